@@ -1,0 +1,35 @@
+import { createRequire } from "node:module";
+import { defineConfig } from "vitest/config";
+
+const require = createRequire(import.meta.url);
+// Dependencies load graphql's CJS build; pin every import to it so there is one realm.
+const graphqlAlias = [{ find: /^graphql$/, replacement: require.resolve("graphql") }];
+
+export default defineConfig({
+  resolve: { alias: graphqlAlias },
+  test: {
+    projects: [
+      {
+        resolve: { alias: graphqlAlias },
+        test: {
+          name: "unit",
+          include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts"],
+          environment: "node",
+        },
+      },
+      {
+        resolve: { alias: graphqlAlias },
+        test: {
+          name: "integration",
+          include: ["test/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          // Files run in parallel processes; each owns its database and Redis DB index.
+          fileParallelism: true,
+          maxWorkers: 2,
+        },
+      },
+    ],
+  },
+});
