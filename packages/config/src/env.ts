@@ -1,0 +1,79 @@
+import { z } from "zod";
+
+/** Environment shared by every app; each app parses it once at start. */
+const booleanFlag = (fallback: "0" | "1") =>
+  z
+    .enum(["0", "1", "true", "false"])
+    .default(fallback)
+    .transform((v) => v === "1" || v === "true");
+
+const retrySchedule = z
+  .string()
+  .default("5,30,120,600,3600,21600")
+  .transform((s, ctx) => {
+    const parts = s.split(",").map((p) => Number(p.trim()));
+    if (parts.length === 0 || parts.some((n) => !Number.isFinite(n) || n < 0)) {
+      ctx.addIssue({ code: "custom", message: "must be comma-separated non-negative seconds" });
+      return z.NEVER;
+    }
+    return parts;
+  });
+
+export const baseEnvSchema = z.object({
+  DATABASE_URL: z.string().url().default("postgresql://postgres@127.0.0.1:5432/tasklane"),
+  REDIS_URL: z.string().url().default("redis://127.0.0.1:6379/0"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  ALLOW_PRIVATE_TARGETS: booleanFlag("0"),
+  /** Prefix of every Redis key this deployment owns (tests give each file its own). */
+  REDIS_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/).default("tl"),
+});
+
+export const gatewayEnvSchema = baseEnvSchema.extend({
+  PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+  HOST: z.string().default("0.0.0.0"),
+  ADMIN_TOKEN: z.string().min(16).optional(),
+  INTROSPECTION: booleanFlag("1"),
+  /** Platform protection: pending tasks across all tenants before submissions get OVERLOADED. */
+  GLOBAL_MAX_PENDING_TASKS: z.coerce.number().int().positive().default(5_000_000),
+});
+
+export const schedulerEnvSchema = baseEnvSchema.extend({
+  /** Tasks due within this horizon are placed in Redis's delayed set; later ones stay in Postgres. */
+  DISPATCH_HORIZON_SECONDS: z.coerce.number().positive().default(300),
+  RECONCILE_INTERVAL_SECONDS: z.coerce.number().positive().default(15),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+});
+
+export const workerEnvSchema = baseEnvSchema.extend({
+  WORKER_CONCURRENCY: z.coerce.number().int().positive().max(10_000).default(100),
+  WORKER_ID: z.string().optional(),
+  PRIORITY_AGING_SECONDS: z.coerce.number().positive().default(60),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+});
+
+export const notifierEnvSchema = baseEnvSchema.extend({
+  WEBHOOK_RETRY_SCHEDULE: retrySchedule,
+  NOTIFIER_CONCURRENCY: z.coerce.number().int().positive().default(32),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+});
+
+export type BaseEnv = z.infer<typeof baseEnvSchema>;
+export type GatewayEnv = z.infer<typeof gatewayEnvSchema>;
+export type SchedulerEnv = z.infer<typeof schedulerEnvSchema>;
+export type WorkerEnv = z.infer<typeof workerEnvSchema>;
+export type NotifierEnv = z.infer<typeof notifierEnvSchema>;
+
+/**
+ * Parses the environment once; a bad variable stops the process with its name,
+ * instead of failing later somewhere far from the cause.
+ */
+export function loadEnv<S extends z.ZodType>(schema: S, source: NodeJS.ProcessEnv = process.env): z.infer<S> {
+  // Empty strings count as unset, the way shells and compose files usually mean them.
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = schema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".") || "(env)"}: ${i.message}`);
+    throw new Error(`Invalid environment:\n${lines.join("\n")}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,51 @@
+/**
+ * Platform limits. One place so the API, SDK validation and the README agree.
+ * Byte limits are measured on the UTF-8 JSON encoding (what is stored and sent).
+ */
+
+/** Largest task payload: 256 KiB, like SQS; bigger blobs belong in object storage. */
+export const MAX_PAYLOAD_BYTES = 262_144;
+/** Largest task result a worker may report (same reasoning as the payload). */
+export const MAX_RESULT_BYTES = 262_144;
+/** Task metadata is for small labels, not data. */
+export const MAX_METADATA_BYTES = 16_384;
+/** Deepest JSON nesting accepted; deeper values are almost always bugs and strain recursive encoders. */
+export const MAX_JSON_DEPTH = 32;
+/** Most inputs in one submitTasks call (the contract asks for at least 1,000). */
+export const MAX_BATCH_SIZE = 1000;
+/** Longest task type name. */
+export const MAX_TYPE_LENGTH = 200;
+/** Queue names: a safe subset for Redis keys, metrics labels and URLs. */
+export const QUEUE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+/** Longest idempotency or ordering key (fits a btree index comfortably). */
+export const MAX_KEY_LENGTH = 255;
+/** Longest endpoint/callback/webhook URL (the de facto browser and proxy limit). */
+export const MAX_URL_LENGTH = 2048;
+/** Error strings longer than this are truncated, not refused: a failing worker must still be able to report. */
+export const MAX_ERROR_LENGTH = 8192;
+/** Highest maxAttempts a task may ask for. */
+export const MAX_MAX_ATTEMPTS = 100;
+/** Attempts in all (first included) when the task does not say. */
+export const DEFAULT_MAX_ATTEMPTS = 3;
+/** Attempt timeout when the task does not say. */
+export const DEFAULT_TIMEOUT_SECONDS = 300;
+/** Longest attempt timeout: one day. */
+export const MAX_TIMEOUT_SECONDS = 86_400;
+/** Furthest a task may be scheduled ahead: 366 days (a yearly job plus a leap day). */
+export const MAX_DELAY_SECONDS = 366 * 86_400;
+/** Longest single retry delay (backoff and Retry-After alike): one day. */
+export const MAX_BACKOFF_SECONDS = 86_400;
+/** Largest page a list query returns. */
+export const MAX_PAGE_SIZE = 500;
+/** Page size when `first` is not given. */
+export const DEFAULT_PAGE_SIZE = 50;
+/** Longest lease (and heartbeat extension) a pull worker may take. */
+export const MAX_LEASE_SECONDS = 3600;
+/** Lease length when leaseTasks does not say. */
+export const DEFAULT_LEASE_SECONDS = 30;
+/** Most tasks one leaseTasks call returns. */
+export const MAX_LEASE_BATCH = 100;
+/** Longest long-poll in leaseTasks, below common proxy idle timeouts. */
+export const MAX_WAIT_SECONDS = 20;
+/** Every tenant starts with a PULL queue of this name (contract convention). */
+export const DEFAULT_QUEUE_NAME = "default";
