@@ -15,18 +15,34 @@ export interface BackoffPolicy {
   jitter?: boolean | null;
 }
 
-/** @defaultValue EXPONENTIAL from 1 s, capped at 1 h, with jitter — spreads retry storms. */
-export const DEFAULT_BACKOFF: Readonly<{
-  strategy: BackoffStrategy;
-  delaySeconds: number;
+/** A policy with every field decided, as stored on a task. */
+export interface ResolvedBackoffPolicy extends BackoffPolicy {
   maxDelaySeconds: number;
   jitter: boolean;
-}> = {
+}
+
+/** @defaultValue EXPONENTIAL from 1 s, capped at 1 h, with jitter — spreads retry storms. */
+export const DEFAULT_BACKOFF: Readonly<ResolvedBackoffPolicy> = {
   strategy: BackoffStrategy.EXPONENTIAL,
   delaySeconds: 1,
   maxDelaySeconds: 3600,
   jitter: true,
 };
+
+/**
+ * Fills what the caller left null with DEFAULT_BACKOFF. The contract reads an
+ * omitted/null field as "use the default", so a given policy without a cap
+ * still gets the 1 h default cap rather than none.
+ */
+export function resolveBackoff(given: BackoffPolicy | null | undefined): ResolvedBackoffPolicy {
+  if (given == null) return { ...DEFAULT_BACKOFF };
+  return {
+    strategy: given.strategy,
+    delaySeconds: given.delaySeconds,
+    maxDelaySeconds: given.maxDelaySeconds ?? DEFAULT_BACKOFF.maxDelaySeconds,
+    jitter: given.jitter ?? DEFAULT_BACKOFF.jitter,
+  };
+}
 
 const MAX_BACKOFF_MS = MAX_BACKOFF_SECONDS * 1000;
 

@@ -1,4 +1,15 @@
 export * from "./database.js";
 export * from "./migrations/apply-migrations.js";
 export * from "./migrations/ensure-database.js";
-export * from "./generated/prisma/client.js";
+export * from "./tasks/task-record.js";
+export * from "./tasks/submit-tasks.js";
+export * from "./tasks/read-tasks.js";
+export * from "./outbox/dispatch-intent.js";
+export * from "./outbox/dispatch-outbox.js";
+export * from "./transitions/start-attempts.js";
+export * from "./transitions/finish-attempts.js";
+export * from "./transitions/cancel-task.js";
+export * from "./transitions/redrive-task.js";
+export * from "./transitions/maintenance.js";
+export * from "./transitions/heartbeat.js";
+export { PrismaClient, Prisma } from "./generated/prisma/client.js";

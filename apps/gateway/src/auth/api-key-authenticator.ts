@@ -1,0 +1,106 @@
+/**
+ * Resolves a presented API key to its tenant.
+ *
+ * Rows are cached per public prefix for at most CACHE_TTL_MS, so a burst of
+ * requests costs one lookup while a revocation elsewhere still takes effect
+ * within seconds (and at once on the instance that revoked, via `forget`).
+ * The secret is verified against the cached hash on every request.
+ */
+import { apiKeyPrefixOf, hashSecret, safeEqualHex } from "@tasklane/core";
+import type { Database } from "@tasklane/db";
+import type { Logger } from "../observability/logger.js";
+import type { TenantPrincipal } from "./principal.js";
+import { knownScopes } from "./scopes.js";
+
+/** Contract: a revoked key must stop working within seconds. */
+const CACHE_TTL_MS = 2_000;
+/** Bounds memory under a flood of distinct (mostly bogus) prefixes. */
+const CACHE_MAX_ENTRIES = 10_000;
+/** last_used_at is informational; one write a minute per key keeps it off the hot path. */
+const LAST_USED_INTERVAL_MS = 60_000;
+
+interface KeyRow {
+  id: string;
+  tenantId: string;
+  secretHash: string;
+  scopes: string[];
+  revoked: boolean;
+}
+
+interface CacheEntry {
+  row: KeyRow | null;
+  expiresAt: number;
+}
+
+export class ApiKeyAuthenticator {
+  readonly #cache = new Map<string, CacheEntry>();
+  readonly #lastUsedWrites = new Map<string, number>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly log: Logger,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The tenant behind `secret`, or null for anything that is not a valid, live key. */
+  async authenticate(secret: string): Promise<TenantPrincipal | null> {
+    const prefix = apiKeyPrefixOf(secret);
+    if (prefix === null) return null;
+    const row = await this.#lookup(prefix);
+    // Hash and compare even when the row is missing, so an unknown prefix costs the same as a wrong secret.
+    const matches = safeEqualHex(hashSecret(secret), row?.secretHash ?? "00".repeat(32));
+    if (row === null || row.revoked || !matches) return null;
+    this.#touch(row.id);
+    return { kind: "tenant", tenantId: row.tenantId, apiKeyId: row.id, scopes: knownScopes(row.scopes) };
+  }
+
+  /** Drops a cached key at once (after revocation on this instance). */
+  forget(prefix: string): void {
+    this.#cache.delete(prefix);
+  }
+
+  async #lookup(prefix: string): Promise<KeyRow | null> {
+    const now = this.now();
+    const cached = this.#cache.get(prefix);
+    if (cached !== undefined && cached.expiresAt > now) return cached.row;
+    const found = await this.db.prisma.apiKey.findUnique({
+      where: { prefix },
+      select: { id: true, tenantId: true, secretHash: true, scopes: true, revokedAt: true },
+    });
+    const row: KeyRow | null =
+      found === null
+        ? null
+        : { id: found.id, tenantId: found.tenantId, secretHash: found.secretHash, scopes: found.scopes, revoked: found.revokedAt !== null };
+    if (this.#cache.size >= CACHE_MAX_ENTRIES) this.#evictExpired(now);
+    this.#cache.set(prefix, { row, expiresAt: now + CACHE_TTL_MS });
+    return row;
+  }
+
+  #evictExpired(now: number): void {
+    for (const [key, entry] of this.#cache) {
+      if (entry.expiresAt <= now) this.#cache.delete(key);
+    }
+    // Still full of live entries: drop the oldest inserted (Map keeps insertion order).
+    while (this.#cache.size >= CACHE_MAX_ENTRIES) {
+      const oldest = this.#cache.keys().next();
+      if (oldest.done === true) break;
+      this.#cache.delete(oldest.value);
+    }
+  }
+
+  /** Fire-and-forget; the WHERE clause also keeps several gateway instances to ~one write a minute. */
+  #touch(keyId: string): void {
+    const now = this.now();
+    const last = this.#lastUsedWrites.get(keyId);
+    if (last !== undefined && now - last < LAST_USED_INTERVAL_MS) return;
+    this.#lastUsedWrites.set(keyId, now);
+    if (this.#lastUsedWrites.size > CACHE_MAX_ENTRIES) this.#lastUsedWrites.clear();
+    this.db.pool
+      .query(
+        `UPDATE api_keys SET last_used_at = now()
+          WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+        [keyId],
+      )
+      .catch((error: unknown) => this.log.warn({ err: error, keyId }, "could not record api key use"));
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * Prometheus metrics. A registry per server instance (not prom-client's global
+ * one) so tests can start several gateways in one process.
+ */
+import { Counter, Registry, collectDefaultMetrics } from "prom-client";
+
+export interface GatewayMetrics {
+  readonly registry: Registry;
+  /** One increment per root field of each GraphQL operation; `code` is OK or the contract error code. */
+  readonly apiRequests: Counter<"operation" | "code">;
+  /** Tasks accepted by submitTask/submitTasks (idempotent replays included). */
+  readonly tasksSubmitted: Counter<string>;
+}
+
+export function createMetrics(): GatewayMetrics {
+  const registry = new Registry();
+  registry.setDefaultLabels({ app: "gateway" });
+  collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    apiRequests: new Counter({
+      name: "tasklane_api_requests_total",
+      help: "GraphQL root fields served, by operation (root field) and result code",
+      labelNames: ["operation", "code"] as const,
+      registers: [registry],
+    }),
+    tasksSubmitted: new Counter({
+      name: "tasklane_tasks_submitted_total",
+      help: "Tasks accepted through submitTask and submitTasks",
+      registers: [registry],
+    }),
+  };
+}

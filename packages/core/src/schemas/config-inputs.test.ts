@@ -1,0 +1,117 @@
+import { describe, expect, it } from "vitest";
+import { BadUserInputError } from "../errors.js";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../limits.js";
+import { paginationSchema } from "./pagination.js";
+import { parseInput } from "./parse.js";
+import { rateLimitInputSchema, upsertQueueInputSchema } from "./queue.js";
+import { createTenantInputSchema, tenantLimitsInputSchema } from "./tenant.js";
+
+describe("rateLimitInputSchema", () => {
+  const r = (x: Record<string, unknown>) => rateLimitInputSchema.safeParse(x).success;
+  it("perSecond > 0 and <= 100000; burst int 1..1e6", () => {
+    expect(r({ perSecond: 0.001 })).toBe(true);
+    expect(r({ perSecond: 100_000, burst: 1_000_000 })).toBe(true);
+    expect(r({ perSecond: 0 })).toBe(false);
+    expect(r({ perSecond: 100_000.5 })).toBe(false);
+    expect(r({ perSecond: 1, burst: 0 })).toBe(false);
+    expect(r({ perSecond: 1, burst: 1_000_001 })).toBe(false);
+    expect(r({ perSecond: 1, burst: 1.5 })).toBe(false);
+    expect(r({ perSecond: 1, burst: null })).toBe(true);
+  });
+});
+
+describe("upsertQueueInputSchema", () => {
+  const q = (x: Record<string, unknown>) => upsertQueueInputSchema.safeParse({ name: "q", mode: "PULL", ...x });
+
+  it("PUSH requires endpointUrl", () => {
+    expect(q({ mode: "PUSH", endpointUrl: "https://example.com/run" }).success).toBe(true);
+    const r = q({ mode: "PUSH" });
+    expect(r.success).toBe(false);
+    expect(r.error?.issues[0]?.path).toEqual(["endpointUrl"]);
+    expect(q({ mode: "PUSH", endpointUrl: null }).success).toBe(false);
+    expect(q({ mode: "PUSH", endpointUrl: "ftp://example.com/" }).success).toBe(false);
+  });
+
+  it("PULL forbids endpointUrl", () => {
+    expect(q({}).success).toBe(true);
+    expect(q({ endpointUrl: "https://example.com/run" }).success).toBe(false);
+  });
+
+  it("concurrency int 1..100000 or null; name pattern; mode enum", () => {
+    expect(q({ concurrency: 1 }).success).toBe(true);
+    expect(q({ concurrency: 100_000 }).success).toBe(true);
+    expect(q({ concurrency: null }).success).toBe(true);
+    expect(q({ concurrency: 0 }).success).toBe(false);
+    expect(q({ concurrency: 100_001 }).success).toBe(false);
+    expect(q({ name: "bad name" }).success).toBe(false);
+    expect(q({ mode: "POLL" }).success).toBe(false);
+    expect(q({ rateLimit: { perSecond: 0 } }).success).toBe(false);
+    expect(q({ rateLimit: { perSecond: 5 }, paused: true }).success).toBe(true);
+  });
+});
+
+describe("tenantLimitsInputSchema", () => {
+  const t = (x: Record<string, unknown>) => tenantLimitsInputSchema.safeParse(x).success;
+  it("bounds", () => {
+    expect(t({})).toBe(true);
+    expect(t({ weight: 1 })).toBe(true);
+    expect(t({ weight: 1000 })).toBe(true);
+    expect(t({ weight: 0 })).toBe(false);
+    expect(t({ weight: 1001 })).toBe(false);
+    expect(t({ apiRatePerSecond: 0.5, apiBurst: 1 })).toBe(true);
+    expect(t({ apiRatePerSecond: 0 })).toBe(false);
+    expect(t({ apiBurst: 0 })).toBe(false);
+    for (const f of ["maxConcurrency", "maxPendingTasks", "dailyTaskQuota"]) {
+      expect(t({ [f]: 0 }), f).toBe(true);
+      expect(t({ [f]: null }), f).toBe(true);
+      expect(t({ [f]: -1 }), f).toBe(false);
+      expect(t({ [f]: 1.5 }), f).toBe(false);
+    }
+  });
+});
+
+describe("createTenantInputSchema", () => {
+  it("name 1..200, not blank; limits optional", () => {
+    expect(createTenantInputSchema.safeParse({ name: "acme" }).success).toBe(true);
+    expect(createTenantInputSchema.safeParse({ name: "a".repeat(200), limits: { weight: 2 } }).success).toBe(true);
+    expect(createTenantInputSchema.safeParse({ name: "a".repeat(201) }).success).toBe(false);
+    expect(createTenantInputSchema.safeParse({ name: "" }).success).toBe(false);
+    expect(createTenantInputSchema.safeParse({ name: " " }).success).toBe(false);
+    expect(createTenantInputSchema.safeParse({ name: "a", limits: { weight: 0 } }).success).toBe(false);
+  });
+});
+
+describe("paginationSchema", () => {
+  it("defaults first and after", () => {
+    expect(parseInput(paginationSchema, {})).toEqual({ first: DEFAULT_PAGE_SIZE, after: null });
+    expect(parseInput(paginationSchema, { first: null, after: null })).toEqual({ first: DEFAULT_PAGE_SIZE, after: null });
+    expect(parseInput(paginationSchema, { first: MAX_PAGE_SIZE, after: "c" })).toEqual({ first: MAX_PAGE_SIZE, after: "c" });
+  });
+
+  it("bounds", () => {
+    expect(paginationSchema.safeParse({ first: 0 }).success).toBe(false);
+    expect(paginationSchema.safeParse({ first: MAX_PAGE_SIZE + 1 }).success).toBe(false);
+    expect(paginationSchema.safeParse({ first: 1 }).success).toBe(true);
+    expect(paginationSchema.safeParse({ after: "c".repeat(200) }).success).toBe(true);
+    expect(paginationSchema.safeParse({ after: "c".repeat(201) }).success).toBe(false);
+  });
+});
+
+describe("parseInput", () => {
+  it("lists every issue with a dotted path", () => {
+    try {
+      parseInput(createTenantInputSchema, { name: "", limits: { weight: 0, apiBurst: 0 } });
+      expect.unreachable();
+    } catch (e: unknown) {
+      expect(e).toBeInstanceOf(BadUserInputError);
+      const err = e as BadUserInputError;
+      expect(err.fieldErrors.map((f) => f.path).sort()).toEqual(["limits.apiBurst", "limits.weight", "name"]);
+      expect(err.message).toMatch(/\(and 2 more\)$/);
+      expect(err.extensions["fieldErrors"]).toBe(err.fieldErrors);
+    }
+  });
+
+  it("names the input when it is not an object", () => {
+    expect(() => parseInput(createTenantInputSchema, "nope")).toThrow(/^Invalid input: /);
+  });
+});

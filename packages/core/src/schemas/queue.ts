@@ -1,0 +1,33 @@
+/**
+ * Queue configuration inputs (contract: RateLimitInput, UpsertQueueInput).
+ */
+import { z } from "zod";
+import { QueueMode } from "../statuses.js";
+import { httpUrlSchema, queueNameSchema } from "./common.js";
+
+export const rateLimitInputSchema = z.object({
+  perSecond: z.number().gt(0).max(100_000),
+  burst: z.number().int().min(1).max(1_000_000).nullish(),
+});
+export type RateLimitInput = z.output<typeof rateLimitInputSchema>;
+
+export const upsertQueueInputSchema = z
+  .object({
+    name: queueNameSchema,
+    mode: z.enum(QueueMode),
+    endpointUrl: httpUrlSchema.nullish(),
+    concurrency: z.number().int().min(1).max(100_000).nullish(),
+    rateLimit: rateLimitInputSchema.nullish(),
+    paused: z.boolean().nullish(),
+  })
+  .superRefine((input, ctx) => {
+    // A PUSH queue without a target could never run anything; a PULL queue
+    // with one would suggest we POST to it when we never will.
+    if (input.mode === QueueMode.PUSH && input.endpointUrl == null) {
+      ctx.addIssue({ code: "custom", path: ["endpointUrl"], message: "is required for a PUSH queue" });
+    }
+    if (input.mode === QueueMode.PULL && input.endpointUrl != null) {
+      ctx.addIssue({ code: "custom", path: ["endpointUrl"], message: "must not be set for a PULL queue" });
+    }
+  });
+export type UpsertQueueInput = z.output<typeof upsertQueueInputSchema>;

@@ -1,0 +1,49 @@
+/**
+ * A validated SubmitTaskInput with every default decided, so storage never
+ * has to know the defaults.
+ */
+import { type ResolvedBackoffPolicy, resolveBackoff } from "../backoff.js";
+import { DEFAULT_MAX_ATTEMPTS, DEFAULT_QUEUE_NAME, DEFAULT_TIMEOUT_SECONDS } from "../limits.js";
+import { Priority } from "../statuses.js";
+import type { SubmitTaskInput } from "./task.js";
+
+export interface TaskSpec {
+  type: string;
+  queue: string;
+  /** JSON; null when not given. */
+  payload: unknown;
+  priority: Priority;
+  runAt: Date;
+  maxAttempts: number;
+  backoff: ResolvedBackoffPolicy;
+  timeoutSeconds: number;
+  idempotencyKey: string | null;
+  orderingKey: string | null;
+  callbackUrl: string | null;
+  /** JSON; null when not given. */
+  metadata: unknown;
+}
+
+/** `input` must already have passed submitTaskInputSchema; `nowMs` is the submission time. */
+export function normalizeTaskSpec(input: SubmitTaskInput, nowMs: number): TaskSpec {
+  const runAtMs =
+    input.runAt != null
+      ? input.runAt.getTime()
+      : input.delaySeconds != null
+        ? nowMs + Math.round(input.delaySeconds * 1000)
+        : nowMs;
+  return {
+    type: input.type,
+    queue: input.queue ?? DEFAULT_QUEUE_NAME,
+    payload: input.payload ?? null,
+    priority: input.priority ?? Priority.NORMAL,
+    runAt: new Date(runAtMs),
+    maxAttempts: input.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+    backoff: resolveBackoff(input.backoff),
+    timeoutSeconds: input.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+    idempotencyKey: input.idempotencyKey ?? null,
+    orderingKey: input.orderingKey ?? null,
+    callbackUrl: input.callbackUrl ?? null,
+    metadata: input.metadata ?? null,
+  };
+}

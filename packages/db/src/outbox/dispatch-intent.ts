@@ -1,0 +1,43 @@
+import type { Priority } from "@tasklane/core";
+
+/**
+ * "Place this task's current dispatch generation in Redis." Produced by every
+ * transition that makes a PUSH task runnable, together with an outbox row in
+ * the same transaction; consumed by the fast path right after commit and, if
+ * that never happens (crash), by the scheduler's outbox dispatcher.
+ */
+export interface DispatchIntent {
+  taskId: string;
+  tenantId: string;
+  queueId: string;
+  priority: Priority;
+  runAt: Date;
+  dispatchGeneration: number;
+  /** The outbox row to delete once the job is in Redis; absent for reconciler re-adds. */
+  outboxId?: string;
+}
+
+export function mapDispatchRow(r: Record<string, unknown>): DispatchIntent {
+  return {
+    taskId: r.task_id as string,
+    tenantId: r.tenant_id as string,
+    queueId: r.queue_id as string,
+    priority: r.priority as Priority,
+    runAt: r.run_at as Date,
+    dispatchGeneration: r.dispatch_generation as number,
+    ...(r.outbox_id != null ? { outboxId: String(r.outbox_id) } : {}),
+  };
+}
+
+/**
+ * SQL fragment: an outbox row per updated PUSH task that is due within the
+ * horizon. `$HORIZON` is replaced by the caller's parameter reference.
+ */
+export function dispatchOutboxCte(source: string, horizonParam: string): string {
+  return `INSERT INTO outbox (kind, tenant_id, task_id)
+    SELECT 'DISPATCH_TASK', s.tenant_id, s.id FROM ${source} s
+    JOIN queues dq ON dq.id = s.queue_id
+    WHERE dq.mode = 'PUSH' AND s.status IN ('QUEUED', 'SCHEDULED', 'RETRYING')
+      AND s.run_at <= now() + ${horizonParam} * interval '1 millisecond'
+    RETURNING id AS outbox_id, task_id`;
+}

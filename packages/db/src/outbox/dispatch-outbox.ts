@@ -1,0 +1,80 @@
+import type pg from "pg";
+import { withTransaction, type Database } from "../database.js";
+import { mapDispatchRow, type DispatchIntent } from "./dispatch-intent.js";
+
+/**
+ * Claims due DISPATCH_TASK outbox rows (SKIP LOCKED, so any number of
+ * dispatchers share the work), hands them to `enqueue`, and deletes them in
+ * the same transaction only once enqueue resolved. A crash in between leaves
+ * the rows for the next claim; the repeat is harmless because the job id is
+ * derived from (task id, dispatch generation). Rows whose task has moved on
+ * (cancelled, already running) are dropped without enqueueing.
+ */
+export async function drainDispatchOutbox(
+  db: Database,
+  limit: number,
+  minAgeMs: number,
+  enqueue: (intents: DispatchIntent[]) => Promise<void>,
+): Promise<number> {
+  return withTransaction(db.pool, async (client: pg.PoolClient) => {
+    const claimed = await client.query(
+      `DELETE FROM outbox o WHERE o.id IN (
+         SELECT id FROM outbox WHERE kind = 'DISPATCH_TASK' AND created_at <= now() - $2 * interval '1 millisecond'
+         ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
+       RETURNING o.id, o.task_id`,
+      [limit, minAgeMs],
+    );
+    if (claimed.rowCount === 0) return 0;
+    const live = await client.query(
+      `SELECT t.id AS task_id, t.tenant_id, t.queue_id, t.priority, t.run_at, t.dispatch_generation FROM tasks t
+       JOIN queues q ON q.id = t.queue_id
+       WHERE t.id = ANY($1::text[]) AND t.status IN ('QUEUED', 'SCHEDULED', 'RETRYING') AND q.mode = 'PUSH'`,
+      [claimed.rows.map((r) => r.task_id as string)],
+    );
+    if (live.rows.length) await enqueue(live.rows.map(mapDispatchRow));
+    return claimed.rowCount ?? 0;
+  });
+}
+
+/** Fast path: the writer enqueued these itself right after its commit. */
+export async function deleteOutboxRows(db: Database, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.pool.query("DELETE FROM outbox WHERE id = ANY($1::bigint[])", [ids]);
+}
+
+/**
+ * Horizon promotion: PUSH tasks that were too far in the future to go to
+ * Redis when written, and are now within the horizon. Marks them handed over
+ * in the same statement that selects them; the caller enqueues them, and if it
+ * dies first the reconciler finds them (due tasks missing from Redis).
+ */
+export async function takeTasksEnteringHorizon(db: Database, horizonMs: number, limit: number): Promise<DispatchIntent[]> {
+  const res = await db.pool.query(
+    `UPDATE tasks t SET enqueued_generation = t.dispatch_generation
+     FROM (SELECT id FROM tasks
+           WHERE enqueued_generation < dispatch_generation AND status IN ('QUEUED', 'SCHEDULED', 'RETRYING')
+             AND run_at <= now() + $1 * interval '1 millisecond'
+           ORDER BY run_at LIMIT $2 FOR UPDATE SKIP LOCKED) c
+     WHERE t.id = c.id
+     RETURNING t.id AS task_id, t.tenant_id, t.queue_id, t.priority, t.run_at, t.dispatch_generation`,
+    [horizonMs, limit],
+  );
+  return res.rows.map(mapDispatchRow);
+}
+
+/**
+ * Every PUSH task that should be in Redis now: runnable and handed over, due
+ * within the horizon. Keyset-paged by id for the reconciler.
+ */
+export async function listTasksThatBelongInRedis(db: Database, horizonMs: number, afterId: string, limit: number): Promise<DispatchIntent[]> {
+  const res = await db.pool.query(
+    `SELECT t.id AS task_id, t.tenant_id, t.queue_id, t.priority, t.run_at, t.dispatch_generation FROM tasks t
+     JOIN queues q ON q.id = t.queue_id
+     WHERE t.status IN ('QUEUED', 'SCHEDULED', 'RETRYING') AND q.mode = 'PUSH'
+       AND t.enqueued_generation = t.dispatch_generation
+       AND t.run_at <= now() + $1 * interval '1 millisecond' AND t.id > $2
+     ORDER BY t.id LIMIT $3`,
+    [horizonMs, afterId, limit],
+  );
+  return res.rows.map(mapDispatchRow);
+}

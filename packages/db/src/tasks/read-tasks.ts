@@ -1,0 +1,102 @@
+import { isWellFormedId, type TaskStatus } from "@tasklane/core";
+import type { Database, Queryable } from "../database.js";
+import { TASK_COLUMNS, mapAttemptRow, mapTaskRow, type AttemptRecord, type TaskRecord } from "./task-record.js";
+
+export interface TaskFilter {
+  status?: TaskStatus[] | null;
+  type?: string | null;
+  queue?: string | null;
+  workflowId?: string | null;
+  scheduleId?: string | null;
+  createdAfter?: Date | null;
+  createdBefore?: Date | null;
+}
+
+export interface Page {
+  first: number;
+  after?: string | null;
+}
+
+export interface TaskPage {
+  nodes: TaskRecord[];
+  hasNextPage: boolean;
+  endCursor: string | null;
+  totalCount: number;
+}
+
+/** Null when absent or another tenant's: the two are indistinguishable to the caller. */
+export async function getTask(db: Database | { pool: Queryable }, tenantId: string, id: string): Promise<TaskRecord | null> {
+  if (!isWellFormedId("task", id)) return null;
+  const res = await db.pool.query(
+    `SELECT ${TASK_COLUMNS} FROM tasks t JOIN queues q ON q.id = t.queue_id WHERE t.id = $1 AND t.tenant_id = $2`,
+    [id, tenantId],
+  );
+  return res.rows[0] ? mapTaskRow(res.rows[0]) : null;
+}
+
+const encodeCursor = (id: string) => Buffer.from(id, "utf8").toString("base64url");
+
+function decodeCursor(cursor: string): string | null {
+  const id = Buffer.from(cursor, "base64url").toString("utf8");
+  return isWellFormedId("task", id) ? id : null;
+}
+
+/**
+ * Newest first. Ids are time-ordered (UUIDv7), so the keyset is the id alone
+ * and a page costs one index range scan however deep it is.
+ */
+export async function listTasks(db: Database, tenantId: string, filter: TaskFilter, page: Page): Promise<TaskPage> {
+  const where = ["t.tenant_id = $1"];
+  const params: unknown[] = [tenantId];
+  const add = (sql: string, value: unknown) => {
+    params.push(value);
+    where.push(sql.replace("?", `$${params.length}`));
+  };
+  if (filter.status?.length) add(`t.status = ANY(?::"TaskStatus"[])`, filter.status);
+  if (filter.type != null) add("t.type = ?", filter.type);
+  if (filter.queue != null) add("q.name = ?", filter.queue);
+  if (filter.workflowId != null) add("t.workflow_id = ?", filter.workflowId);
+  if (filter.scheduleId != null) add("t.schedule_id = ?", filter.scheduleId);
+  if (filter.createdAfter != null) add("t.created_at > ?", filter.createdAfter);
+  if (filter.createdBefore != null) add("t.created_at < ?", filter.createdBefore);
+  const countWhere = where.join(" AND ");
+  const countParams = [...params];
+  if (page.after) {
+    const afterId = decodeCursor(page.after);
+    // An unreadable cursor reads as "past the end", never as "from the start".
+    add("t.id < ?", afterId ?? "");
+  }
+  params.push(page.first + 1);
+  const [rows, count] = await Promise.all([
+    db.pool.query(
+      `SELECT ${TASK_COLUMNS} FROM tasks t JOIN queues q ON q.id = t.queue_id
+       WHERE ${where.join(" AND ")} ORDER BY t.id DESC LIMIT $${params.length}`,
+      params,
+    ),
+    db.pool.query<{ n: string }>(
+      `SELECT count(*) AS n FROM tasks t JOIN queues q ON q.id = t.queue_id WHERE ${countWhere}`,
+      countParams,
+    ),
+  ]);
+  const nodes = rows.rows.slice(0, page.first).map(mapTaskRow);
+  const last = nodes[nodes.length - 1];
+  return {
+    nodes,
+    hasNextPage: rows.rows.length > page.first,
+    endCursor: last ? encodeCursor(last.id) : null,
+    totalCount: Number(count.rows[0]?.n ?? 0),
+  };
+}
+
+/** Attempt history of many tasks in one query (no N+1 across a list). */
+export async function listAttempts(db: Database, taskIds: string[]): Promise<Map<string, AttemptRecord[]>> {
+  const out = new Map<string, AttemptRecord[]>(taskIds.map((id) => [id, []]));
+  if (taskIds.length === 0) return out;
+  const res = await db.pool.query(
+    `SELECT task_id, number, worker_id, lease_token, started_at, finished_at, outcome, error
+     FROM task_attempts WHERE task_id = ANY($1::text[]) ORDER BY task_id, id`,
+    [taskIds],
+  );
+  for (const row of res.rows) out.get(row.task_id as string)?.push(mapAttemptRow(row));
+  return out;
+}

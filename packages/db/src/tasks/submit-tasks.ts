@@ -1,0 +1,135 @@
+import { NotFoundError, newId, type TaskSpec } from "@tasklane/core";
+import { withTransaction, type Database } from "../database.js";
+import { dispatchOutboxCte, mapDispatchRow, type DispatchIntent } from "../outbox/dispatch-intent.js";
+import { TASK_COLUMNS, mapTaskRow, type TaskRecord } from "./task-record.js";
+
+export interface SubmitOptions {
+  /** Tasks due within this many ms get an outbox row now; later ones wait for the horizon promoter. */
+  horizonMs: number;
+  actor?: string;
+}
+
+export interface SubmitResult {
+  /** In input order; an idempotent repeat returns the first task. */
+  tasks: TaskRecord[];
+  /** Dispatch intents of newly created PUSH tasks, for the post-commit fast path. */
+  dispatch: DispatchIntent[];
+}
+
+/**
+ * Inserts a batch of tasks, their creation events and their outbox rows in one
+ * statement inside one transaction (all or nothing). Idempotency keys are
+ * enforced by the (tenant_id, idempotency_key) unique index with ON CONFLICT,
+ * never by read-then-write, so concurrent submissions of one key yield one task.
+ */
+export async function submitTasks(db: Database, tenantId: string, specs: TaskSpec[], options: SubmitOptions): Promise<SubmitResult> {
+  if (specs.length === 0) return { tasks: [], dispatch: [] };
+  return withTransaction(db.pool, async (client) => {
+    const queueNames = [...new Set(specs.map((s) => s.queue))];
+    const queues = await client.query<{ id: string; name: string }>(
+      "SELECT id, name FROM queues WHERE tenant_id = $1 AND name = ANY($2::text[])",
+      [tenantId, queueNames],
+    );
+    const queueIds = new Map(queues.rows.map((q) => [q.name, q.id]));
+    for (const name of queueNames) {
+      if (!queueIds.has(name)) throw new NotFoundError("Queue", name);
+    }
+    const ids = specs.map(() => newId("task"));
+    const columns = {
+      id: ids,
+      queue_id: specs.map((s) => queueIds.get(s.queue) as string),
+      type: specs.map((s) => s.type),
+      payload: specs.map((s) => (s.payload == null ? null : JSON.stringify(s.payload))),
+      priority: specs.map((s) => s.priority),
+      run_at: specs.map((s) => s.runAt.toISOString()),
+      max_attempts: specs.map((s) => s.maxAttempts),
+      backoff_strategy: specs.map((s) => s.backoff.strategy),
+      backoff_delay_seconds: specs.map((s) => s.backoff.delaySeconds),
+      backoff_max_delay_seconds: specs.map((s) => s.backoff.maxDelaySeconds ?? null),
+      backoff_jitter: specs.map((s) => s.backoff.jitter ?? false),
+      timeout_seconds: specs.map((s) => s.timeoutSeconds),
+      idempotency_key: specs.map((s) => s.idempotencyKey),
+      ordering_key: specs.map((s) => s.orderingKey),
+      callback_url: specs.map((s) => s.callbackUrl),
+      metadata: specs.map((s) => (s.metadata == null ? null : JSON.stringify(s.metadata))),
+    };
+    const inserted = await client.query(
+      `WITH input AS (
+         SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::"Priority"[], $7::timestamptz[],
+           $8::int[], $9::"BackoffStrategy"[], $10::float8[], $11::float8[], $12::bool[], $13::int[], $14::text[],
+           $15::text[], $16::text[], $17::text[]) WITH ORDINALITY
+         AS i(id, queue_id, type, payload, priority, run_at, max_attempts, backoff_strategy, backoff_delay_seconds,
+              backoff_max_delay_seconds, backoff_jitter, timeout_seconds, idempotency_key, ordering_key, callback_url,
+              metadata, ord)
+       ),
+       ins AS (
+         INSERT INTO tasks (id, tenant_id, queue_id, type, payload, status, priority, run_at, max_attempts,
+           backoff_strategy, backoff_delay_seconds, backoff_max_delay_seconds, backoff_jitter, timeout_seconds,
+           idempotency_key, ordering_key, callback_url, metadata, dispatch_generation, enqueued_generation)
+         SELECT i.id, $1, i.queue_id, i.type, i.payload::jsonb,
+           (CASE WHEN i.run_at <= now() THEN 'QUEUED' ELSE 'SCHEDULED' END)::"TaskStatus",
+           i.priority, i.run_at, i.max_attempts, i.backoff_strategy, i.backoff_delay_seconds,
+           i.backoff_max_delay_seconds, i.backoff_jitter, i.timeout_seconds, i.idempotency_key, i.ordering_key,
+           i.callback_url, i.metadata::jsonb, 1,
+           -- The outbox row written below hands generation 1 over; PULL tasks never go to Redis.
+           CASE WHEN iq.mode = 'PULL' OR i.run_at <= now() + $19::float8 * interval '1 millisecond' THEN 1 ELSE 0 END
+         FROM input i JOIN queues iq ON iq.id = i.queue_id ORDER BY i.ord
+         ON CONFLICT (tenant_id, idempotency_key) DO NOTHING
+         RETURNING id, tenant_id, queue_id, status, priority, run_at, dispatch_generation
+       ),
+       ev AS (
+         INSERT INTO task_events (task_id, tenant_id, from_status, to_status, attempt, lease_generation, actor)
+         SELECT id, tenant_id, NULL, status, 0, 0, $18 FROM ins
+       ),
+       ob AS (${dispatchOutboxCte("ins", "$19::float8")})
+       SELECT ins.id AS task_id, ins.tenant_id, ins.queue_id, ins.priority, ins.run_at, ins.dispatch_generation,
+              ob.outbox_id
+       FROM ins LEFT JOIN ob ON ob.task_id = ins.id`,
+      [
+        tenantId,
+        columns.id,
+        columns.queue_id,
+        columns.type,
+        columns.payload,
+        columns.priority,
+        columns.run_at,
+        columns.max_attempts,
+        columns.backoff_strategy,
+        columns.backoff_delay_seconds,
+        columns.backoff_max_delay_seconds,
+        columns.backoff_jitter,
+        columns.timeout_seconds,
+        columns.idempotency_key,
+        columns.ordering_key,
+        columns.callback_url,
+        columns.metadata,
+        options.actor ?? "api",
+        options.horizonMs,
+      ],
+    );
+    const dispatch = inserted.rows.filter((r) => r.outbox_id != null).map(mapDispatchRow);
+    const insertedIds = new Set(inserted.rows.map((r) => r.task_id as string));
+    const keysOfRepeats = specs
+      .filter((s, i) => !insertedIds.has(ids[i] as string) && s.idempotencyKey != null)
+      .map((s) => s.idempotencyKey as string);
+    const rows = await client.query(
+      `SELECT ${TASK_COLUMNS} FROM tasks t JOIN queues q ON q.id = t.queue_id
+       WHERE t.tenant_id = $1 AND (t.id = ANY($2::text[]) OR t.idempotency_key = ANY($3::text[]))`,
+      [tenantId, [...insertedIds], keysOfRepeats],
+    );
+    const byId = new Map<string, TaskRecord>();
+    const byKey = new Map<string, TaskRecord>();
+    for (const row of rows.rows) {
+      const task = mapTaskRow(row);
+      byId.set(task.id, task);
+      if (task.idempotencyKey != null) byKey.set(task.idempotencyKey, task);
+    }
+    const tasks = specs.map((spec, i) => {
+      // A key repeated inside one batch resolves to the row that won the insert.
+      const task = (spec.idempotencyKey != null ? byKey.get(spec.idempotencyKey) : undefined) ?? byId.get(ids[i] as string);
+      if (!task) throw new Error(`submitted task ${ids[i]} vanished inside its own transaction`);
+      return task;
+    });
+    return { tasks, dispatch };
+  });
+}

@@ -1,0 +1,114 @@
+import type { AttemptOutcome, BackoffStrategy, Priority, TaskStatus } from "@tasklane/core";
+
+/** A task as the hot-path SQL returns it (camelCase, queue name joined in). */
+export interface TaskRecord {
+  id: string;
+  tenantId: string;
+  queueId: string;
+  queueName: string;
+  type: string;
+  payload: unknown;
+  status: TaskStatus;
+  priority: Priority;
+  runAt: Date;
+  createdAt: Date;
+  updatedAt: Date;
+  startedAt: Date | null;
+  completedAt: Date | null;
+  attempts: number;
+  maxAttempts: number;
+  backoffStrategy: BackoffStrategy;
+  backoffDelaySeconds: number;
+  backoffMaxDelaySeconds: number | null;
+  backoffJitter: boolean;
+  timeoutSeconds: number;
+  result: unknown;
+  lastError: string | null;
+  idempotencyKey: string | null;
+  orderingKey: string | null;
+  callbackUrl: string | null;
+  metadata: unknown;
+  workflowId: string | null;
+  workflowKey: string | null;
+  scheduleId: string | null;
+  cancelRequested: boolean;
+  leaseGeneration: number;
+  leaseToken: string | null;
+  leaseExpiresAt: Date | null;
+  workerId: string | null;
+  dispatchGeneration: number;
+}
+
+export interface AttemptRecord {
+  taskId: string;
+  number: number;
+  workerId: string | null;
+  leaseToken: string | null;
+  startedAt: Date;
+  finishedAt: Date | null;
+  outcome: AttemptOutcome | null;
+  error: string | null;
+}
+
+/** Columns of `tasks t JOIN queues q`; keep in step with mapTaskRow. */
+export const TASK_COLUMNS = `t.id, t.tenant_id, t.queue_id, q.name AS queue_name, t.type, t.payload, t.status, t.priority,
+  t.run_at, t.created_at, t.updated_at, t.started_at, t.completed_at, t.attempts, t.max_attempts,
+  t.backoff_strategy, t.backoff_delay_seconds, t.backoff_max_delay_seconds, t.backoff_jitter, t.timeout_seconds,
+  t.result, t.last_error, t.idempotency_key, t.ordering_key, t.callback_url, t.metadata, t.workflow_id,
+  t.workflow_key, t.schedule_id, t.cancel_requested, t.lease_generation, t.lease_token, t.lease_expires_at,
+  t.worker_id, t.dispatch_generation`;
+
+export type TaskRow = Record<string, unknown>;
+
+export function mapTaskRow(r: TaskRow): TaskRecord {
+  return {
+    id: r.id as string,
+    tenantId: r.tenant_id as string,
+    queueId: r.queue_id as string,
+    queueName: r.queue_name as string,
+    type: r.type as string,
+    payload: r.payload ?? null,
+    status: r.status as TaskStatus,
+    priority: r.priority as Priority,
+    runAt: r.run_at as Date,
+    createdAt: r.created_at as Date,
+    updatedAt: r.updated_at as Date,
+    startedAt: (r.started_at as Date | null) ?? null,
+    completedAt: (r.completed_at as Date | null) ?? null,
+    attempts: r.attempts as number,
+    maxAttempts: r.max_attempts as number,
+    backoffStrategy: r.backoff_strategy as BackoffStrategy,
+    backoffDelaySeconds: r.backoff_delay_seconds as number,
+    backoffMaxDelaySeconds: (r.backoff_max_delay_seconds as number | null) ?? null,
+    backoffJitter: r.backoff_jitter as boolean,
+    timeoutSeconds: r.timeout_seconds as number,
+    result: r.result ?? null,
+    lastError: (r.last_error as string | null) ?? null,
+    idempotencyKey: (r.idempotency_key as string | null) ?? null,
+    orderingKey: (r.ordering_key as string | null) ?? null,
+    callbackUrl: (r.callback_url as string | null) ?? null,
+    metadata: r.metadata ?? null,
+    workflowId: (r.workflow_id as string | null) ?? null,
+    workflowKey: (r.workflow_key as string | null) ?? null,
+    scheduleId: (r.schedule_id as string | null) ?? null,
+    cancelRequested: r.cancel_requested as boolean,
+    leaseGeneration: r.lease_generation as number,
+    leaseToken: (r.lease_token as string | null) ?? null,
+    leaseExpiresAt: (r.lease_expires_at as Date | null) ?? null,
+    workerId: (r.worker_id as string | null) ?? null,
+    dispatchGeneration: r.dispatch_generation as number,
+  };
+}
+
+export function mapAttemptRow(r: TaskRow): AttemptRecord {
+  return {
+    taskId: r.task_id as string,
+    number: r.number as number,
+    workerId: (r.worker_id as string | null) ?? null,
+    leaseToken: (r.lease_token as string | null) ?? null,
+    startedAt: r.started_at as Date,
+    finishedAt: (r.finished_at as Date | null) ?? null,
+    outcome: (r.outcome as AttemptOutcome | null) ?? null,
+    error: (r.error as string | null) ?? null,
+  };
+}

@@ -1,0 +1,48 @@
+import { ConflictError, NotFoundError, isWellFormedId } from "@tasklane/core";
+import { withTransaction, type Database } from "../database.js";
+import { TASK_COLUMNS, mapTaskRow, type TaskRecord } from "../tasks/task-record.js";
+import { RETURNING_FOR_CTES, eventInsert, notifyOutboxInsert } from "./sql-fragments.js";
+
+export interface CancelResult {
+  task: TaskRecord;
+  /** The task was RUNNING: its executor must be told to stop (PUSH abort, PULL heartbeat). */
+  wasRunning: boolean;
+}
+
+/**
+ * Cancels a task in any non-terminal state. A RUNNING task becomes CANCELLED at
+ * once with cancelRequested set; its lease stays valid for heartbeats so a pull
+ * worker can stop cleanly, but any outcome it reports later is refused (the
+ * status is no longer RUNNING).
+ */
+export async function cancelTask(db: Database, tenantId: string, id: string, actor: string): Promise<CancelResult> {
+  if (!isWellFormedId("task", id)) throw new NotFoundError("Task", id);
+  return withTransaction(db.pool, async (client) => {
+    const res = await client.query(
+      `WITH cand AS (
+         SELECT t.id, t.status AS from_status, t.lease_token AS old_token FROM tasks t
+         WHERE t.id = $1 AND t.tenant_id = $2
+           AND t.status IN ('SCHEDULED', 'QUEUED', 'RETRYING', 'BLOCKED', 'RUNNING') FOR UPDATE OF t
+       ),
+       upd AS (
+         UPDATE tasks t SET status = 'CANCELLED', completed_at = now(), updated_at = now(),
+           cancel_requested = (cand.from_status = 'RUNNING')
+         FROM cand WHERE t.id = cand.id
+         RETURNING ${RETURNING_FOR_CTES}, cand.from_status, cand.old_token
+       ),
+       att AS (
+         UPDATE task_attempts a SET finished_at = now(), outcome = 'CANCELLED'
+         FROM upd WHERE upd.from_status = 'RUNNING' AND a.task_id = upd.id AND a.lease_token = upd.old_token
+       ),
+       ev AS (${eventInsert("upd", "$3")}),
+       nt AS (${notifyOutboxInsert("upd")})
+       SELECT upd.from_status, ${TASK_COLUMNS} FROM upd JOIN tasks t ON t.id = upd.id JOIN queues q ON q.id = t.queue_id`,
+      [id, tenantId, actor],
+    );
+    const row = res.rows[0];
+    if (row) return { task: mapTaskRow(row), wasRunning: row.from_status === "RUNNING" };
+    const exists = await client.query("SELECT status FROM tasks WHERE id = $1 AND tenant_id = $2", [id, tenantId]);
+    if (!exists.rows[0]) throw new NotFoundError("Task", id);
+    throw new ConflictError(`Task is already ${exists.rows[0].status as string}`);
+  });
+}

@@ -1,0 +1,64 @@
+import type { Database } from "../database.js";
+import { dispatchOutboxCte, mapDispatchRow, type DispatchIntent } from "../outbox/dispatch-intent.js";
+import { RETURNING_FOR_CTES, enqueuedGenerationExpr, eventInsert, notifyOutboxInsert } from "./sql-fragments.js";
+
+/**
+ * Leases that ran out: the executor died or stalled. The attempt counts
+ * (outcome LEASE_EXPIRED); the task runs again at once while budget remains,
+ * otherwise it is DEAD. The old token can never match again because the next
+ * lease bumps the generation.
+ */
+export async function expireLeases(db: Database, limit: number, horizonMs: number): Promise<{ expired: number; dispatch: DispatchIntent[] }> {
+  const res = await db.pool.query(
+    `WITH cand AS (
+       SELECT t.id, t.status AS from_status, t.lease_token AS old_token FROM tasks t
+       WHERE t.status = 'RUNNING' AND t.lease_expires_at < now()
+       ORDER BY t.lease_expires_at LIMIT $1 FOR UPDATE OF t SKIP LOCKED
+     ),
+     upd AS (
+       UPDATE tasks t SET
+         status = (CASE WHEN t.attempts < t.max_attempts THEN 'QUEUED' ELSE 'DEAD' END)::"TaskStatus",
+         run_at = CASE WHEN t.attempts < t.max_attempts THEN now() ELSE t.run_at END,
+         completed_at = CASE WHEN t.attempts < t.max_attempts THEN NULL ELSE now() END,
+         last_error = 'lease expired', lease_token = NULL, lease_expires_at = NULL,
+         dispatch_generation = t.dispatch_generation + 1, updated_at = now(),
+         enqueued_generation = ${enqueuedGenerationExpr("t.dispatch_generation + 1", "now()", "$2::float8")}
+       FROM cand WHERE t.id = cand.id
+       RETURNING ${RETURNING_FOR_CTES}, cand.from_status, cand.old_token
+     ),
+     att AS (
+       UPDATE task_attempts a SET finished_at = now(), outcome = 'LEASE_EXPIRED', error = 'lease expired'
+       FROM upd WHERE a.task_id = upd.id AND a.lease_token = upd.old_token
+     ),
+     ev AS (${eventInsert("upd", "'scheduler'", "'lease expired'")}),
+     nt AS (${notifyOutboxInsert("upd")}),
+     ob AS (${dispatchOutboxCte("upd", "$2::float8")})
+     SELECT upd.id AS task_id, upd.tenant_id, upd.queue_id, upd.priority, upd.run_at, upd.dispatch_generation, ob.outbox_id
+     FROM upd LEFT JOIN ob ON ob.task_id = upd.id`,
+    [limit, horizonMs],
+  );
+  return { expired: res.rowCount ?? 0, dispatch: res.rows.filter((r) => r.outbox_id != null).map(mapDispatchRow) };
+}
+
+/**
+ * SCHEDULED and RETRYING tasks whose time has come read as QUEUED from here
+ * on. Execution does not wait for this (a worker may start a due task in any
+ * of the three states); it keeps the reported status honest.
+ */
+export async function promoteDueTasks(db: Database, limit: number): Promise<number> {
+  const res = await db.pool.query(
+    `WITH cand AS (
+       SELECT t.id, t.status AS from_status FROM tasks t
+       WHERE t.status IN ('SCHEDULED', 'RETRYING') AND t.run_at <= now()
+       ORDER BY t.run_at LIMIT $1 FOR UPDATE OF t SKIP LOCKED
+     ),
+     upd AS (
+       UPDATE tasks t SET status = 'QUEUED', updated_at = now() FROM cand WHERE t.id = cand.id
+       RETURNING ${RETURNING_FOR_CTES}, cand.from_status
+     ),
+     ev AS (${eventInsert("upd", "'scheduler'")})
+     SELECT count(*)::int AS n FROM upd`,
+    [limit],
+  );
+  return (res.rows[0]?.n as number | undefined) ?? 0;
+}

@@ -1,0 +1,44 @@
+import { ConflictError, NotFoundError, isWellFormedId } from "@tasklane/core";
+import { withTransaction, type Database } from "../database.js";
+import { dispatchOutboxCte, mapDispatchRow, type DispatchIntent } from "../outbox/dispatch-intent.js";
+import { TASK_COLUMNS, mapTaskRow, type TaskRecord } from "../tasks/task-record.js";
+import { RETURNING_FOR_CTES, enqueuedGenerationExpr, eventInsert } from "./sql-fragments.js";
+
+/** DEAD -> QUEUED with a fresh attempt budget (attempts back to 0; history kept). */
+export async function redriveTask(
+  db: Database,
+  tenantId: string,
+  id: string,
+  actor: string,
+  horizonMs: number,
+): Promise<{ task: TaskRecord; dispatch: DispatchIntent[] }> {
+  if (!isWellFormedId("task", id)) throw new NotFoundError("Task", id);
+  return withTransaction(db.pool, async (client) => {
+    const res = await client.query(
+      `WITH cand AS (
+         SELECT t.id, t.status AS from_status FROM tasks t
+         WHERE t.id = $1 AND t.tenant_id = $2 AND t.status = 'DEAD' FOR UPDATE OF t
+       ),
+       upd AS (
+         UPDATE tasks t SET status = 'QUEUED', attempts = 0, run_at = now(), completed_at = NULL, result = NULL,
+           dispatch_generation = t.dispatch_generation + 1, updated_at = now(),
+           enqueued_generation = ${enqueuedGenerationExpr("t.dispatch_generation + 1", "now()", "$4::float8")}
+         FROM cand WHERE t.id = cand.id
+         RETURNING ${RETURNING_FOR_CTES}, cand.from_status
+       ),
+       ev AS (${eventInsert("upd", "$3", "'redrive'")}),
+       ob AS (${dispatchOutboxCte("upd", "$4::float8")})
+       SELECT ob.outbox_id, ${TASK_COLUMNS} FROM upd JOIN tasks t ON t.id = upd.id JOIN queues q ON q.id = t.queue_id
+       LEFT JOIN ob ON ob.task_id = upd.id`,
+      [id, tenantId, actor, horizonMs],
+    );
+    const row = res.rows[0];
+    if (row) {
+      const dispatch = row.outbox_id != null ? [mapDispatchRow({ ...row, task_id: row.id })] : [];
+      return { task: mapTaskRow(row), dispatch };
+    }
+    const exists = await client.query("SELECT status FROM tasks WHERE id = $1 AND tenant_id = $2", [id, tenantId]);
+    if (!exists.rows[0]) throw new NotFoundError("Task", id);
+    throw new ConflictError(`Only DEAD tasks can be redriven; this one is ${exists.rows[0].status as string}`);
+  });
+}

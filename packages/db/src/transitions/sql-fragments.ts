@@ -1,0 +1,41 @@
+/**
+ * SQL shared by the transitions. Every transition is one statement: a CTE that
+ * locks the rows still in the expected state, updates them, and writes the
+ * audit event (and outbox rows) from what the update returned. A row that is
+ * no longer in the expected state (or whose lease generation moved on) is
+ * simply not returned: the caller reports that as refused.
+ */
+
+/** Audit row per updated task; `source` must expose id, tenant_id, from_status, status, attempts, lease_generation. */
+export function eventInsert(source: string, actorParam: string, reasonExpr = "NULL"): string {
+  return `INSERT INTO task_events (task_id, tenant_id, from_status, to_status, attempt, lease_generation, actor, reason)
+    SELECT id, tenant_id, from_status, status, attempts, lease_generation, ${actorParam}, ${reasonExpr} FROM ${source}`;
+}
+
+/**
+ * Terminal events notify webhooks and callbacks through the outbox. Only rows
+ * someone listens to are written, so a tenant without webhooks costs nothing.
+ */
+export function notifyOutboxInsert(source: string): string {
+  return `INSERT INTO outbox (kind, tenant_id, task_id, payload)
+    SELECT 'NOTIFY', s.tenant_id, s.id, jsonb_build_object('status', s.status) FROM ${source} s
+    WHERE s.status IN ('SUCCEEDED', 'DEAD', 'CANCELLED', 'SKIPPED')
+      AND (s.callback_url IS NOT NULL
+           OR EXISTS (SELECT 1 FROM webhooks w WHERE w.tenant_id = s.tenant_id AND w.enabled AND w.deleted_at IS NULL))`;
+}
+
+/** Columns an UPDATE ... RETURNING hands to eventInsert/notify/dispatch CTEs. */
+export const RETURNING_FOR_CTES = `t.id, t.tenant_id, t.queue_id, t.status, t.priority, t.run_at, t.attempts,
+  t.lease_generation, t.dispatch_generation, t.callback_url`;
+
+/**
+ * New value of enqueued_generation when a transition bumps the dispatch
+ * generation: handed over now (an outbox row is written in the same statement)
+ * when the task is due within the horizon, or never needed for PULL queues;
+ * otherwise left behind so the horizon promoter picks it up when it nears.
+ */
+export function enqueuedGenerationExpr(newGeneration: string, runAt: string, horizonParam: string): string {
+  return `CASE WHEN (SELECT eq.mode FROM queues eq WHERE eq.id = t.queue_id) = 'PULL'
+      OR ${runAt} <= now() + ${horizonParam} * interval '1 millisecond'
+    THEN ${newGeneration} ELSE t.enqueued_generation END`;
+}

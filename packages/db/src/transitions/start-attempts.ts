@@ -1,0 +1,110 @@
+import { randomBytes } from "node:crypto";
+import { withTransaction, type Database } from "../database.js";
+import { TASK_COLUMNS, mapTaskRow, type TaskRecord } from "../tasks/task-record.js";
+import { eventInsert } from "./sql-fragments.js";
+
+export interface StartedAttempt {
+  task: TaskRecord;
+  leaseToken: string;
+  leaseExpiresAt: Date;
+}
+
+export interface StartOptions {
+  workerId: string;
+  /** Lease length; PUSH passes timeout + grace, PULL the requested lease. */
+  leaseMs: number | ((timeoutSeconds: number) => number);
+  actor: string;
+}
+
+const randomPart = () => randomBytes(12).toString("base64url");
+
+/**
+ * Starts an attempt on each candidate that is still runnable: status QUEUED,
+ * SCHEDULED or RETRYING, due (run_at <= now(), the database's clock), queue not
+ * paused, and no earlier task of the same ordering key unfinished. The lease
+ * generation grows by one and names the new token, so an older token can never
+ * match again (fencing).
+ */
+function startSql(candidates: string): string {
+  return `WITH cand AS (${candidates}),
+    upd AS (
+      UPDATE tasks t SET status = 'RUNNING', attempts = t.attempts + 1, lease_generation = t.lease_generation + 1,
+        lease_token = 'lt_' || (t.lease_generation + 1) || '_' || cand.rand,
+        lease_expires_at = now() + cand.lease_ms * interval '1 millisecond',
+        started_at = COALESCE(t.started_at, now()), worker_id = $WORKER, updated_at = now()
+      FROM cand WHERE t.id = cand.id
+      RETURNING t.*, cand.from_status
+    ),
+    att AS (
+      INSERT INTO task_attempts (task_id, tenant_id, number, worker_id, lease_token, started_at)
+      SELECT id, tenant_id, attempts, worker_id, lease_token, now() FROM upd
+    ),
+    ev AS (${eventInsert("upd", "$ACTOR")})
+    SELECT ${TASK_COLUMNS.replaceAll("t.", "u.")} FROM upd u JOIN queues q ON q.id = u.queue_id`;
+}
+
+const RUNNABLE = `t.status IN ('QUEUED', 'SCHEDULED', 'RETRYING') AND t.run_at <= now()
+  AND NOT EXISTS (SELECT 1 FROM queues pq WHERE pq.id = t.queue_id AND pq.paused)
+  AND (t.ordering_key IS NULL OR NOT EXISTS (
+    SELECT 1 FROM tasks o WHERE o.tenant_id = t.tenant_id AND o.ordering_key = t.ordering_key AND o.id < t.id
+      AND o.status NOT IN ('SUCCEEDED', 'DEAD', 'CANCELLED', 'SKIPPED')))`;
+
+function mapStarted(rows: Record<string, unknown>[]): StartedAttempt[] {
+  return rows.map((row) => {
+    const task = mapTaskRow(row);
+    return { task, leaseToken: task.leaseToken as string, leaseExpiresAt: task.leaseExpiresAt as Date };
+  });
+}
+
+function leaseFor(options: StartOptions, timeoutSeconds: number): number {
+  return typeof options.leaseMs === "function" ? options.leaseMs(timeoutSeconds) : options.leaseMs;
+}
+
+/** PUSH: start the given tasks (picked from Redis). Those no longer runnable are left out. */
+export async function startAttemptsByIds(db: Database, taskIds: string[], options: StartOptions): Promise<StartedAttempt[]> {
+  if (taskIds.length === 0) return [];
+  const timeouts = await db.pool.query<{ id: string; timeout_seconds: number }>(
+    "SELECT id, timeout_seconds FROM tasks WHERE id = ANY($1::text[])",
+    [taskIds],
+  );
+  const leaseMs = new Map(timeouts.rows.map((r) => [r.id, leaseFor(options, r.timeout_seconds)]));
+  const ids = [...leaseMs.keys()];
+  const sql = startSql(
+    `SELECT t.id, t.status AS from_status, i.rand, i.lease_ms FROM tasks t
+     JOIN unnest($1::text[], $2::text[], $3::float8[]) AS i(id, rand, lease_ms) ON i.id = t.id
+     WHERE ${RUNNABLE} FOR UPDATE OF t SKIP LOCKED`,
+  )
+    .replace("$WORKER", "$4")
+    .replace("$ACTOR", "$5");
+  const res = await db.pool.query(sql, [ids, ids.map(randomPart), ids.map((id) => leaseMs.get(id) as number), options.workerId, options.actor]);
+  return mapStarted(res.rows);
+}
+
+/**
+ * PULL: lease up to `max` runnable tasks of one queue, HIGH before NORMAL
+ * before LOW, aged tasks counting one lane higher, then oldest first.
+ */
+export async function startAttemptsFromQueue(
+  db: Database,
+  queueId: string,
+  max: number,
+  agingSeconds: number,
+  options: StartOptions,
+): Promise<StartedAttempt[]> {
+  return withTransaction(db.pool, async (client) => {
+    const sql = startSql(
+      `SELECT t.id, t.status AS from_status, $6::text || md5(random()::text || t.id) AS rand,
+         (CASE WHEN $7::float8 > 0 THEN $7::float8 ELSE LEAST(t.timeout_seconds * 1000, 3600000) END) AS lease_ms
+       FROM tasks t
+       WHERE t.queue_id = $1 AND ${RUNNABLE}
+       ORDER BY (CASE t.priority WHEN 'HIGH' THEN 1 WHEN 'NORMAL' THEN 2 ELSE 3 END)
+                - (CASE WHEN t.run_at < now() - $3 * interval '1 second' THEN 1 ELSE 0 END), t.run_at, t.id
+       LIMIT $2 FOR UPDATE OF t SKIP LOCKED`,
+    )
+      .replace("$WORKER", "$4")
+      .replace("$ACTOR", "$5");
+    const fixedLease = typeof options.leaseMs === "number" ? options.leaseMs : 0;
+    const res = await client.query(sql, [queueId, max, agingSeconds, options.workerId, options.actor, randomPart(), fixedLease]);
+    return mapStarted(res.rows);
+  });
+}
