@@ -26,6 +26,8 @@ export const baseEnvSchema = z.object({
   ALLOW_PRIVATE_TARGETS: booleanFlag("0"),
   /** Prefix of every Redis key this deployment owns (tests give each file its own). */
   REDIS_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/).default("tl"),
+  /** Tasks due within this horizon are placed in Redis's delayed set; later ones stay in Postgres. */
+  DISPATCH_HORIZON_SECONDS: z.coerce.number().positive().max(86_400).default(300),
 });
 
 export const gatewayEnvSchema = baseEnvSchema.extend({
@@ -38,8 +40,6 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
 });
 
 export const schedulerEnvSchema = baseEnvSchema.extend({
-  /** Tasks due within this horizon are placed in Redis's delayed set; later ones stay in Postgres. */
-  DISPATCH_HORIZON_SECONDS: z.coerce.number().positive().default(300),
   RECONCILE_INTERVAL_SECONDS: z.coerce.number().positive().default(15),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
 });

@@ -1,2 +1,4 @@
 export * from "./env.js";
 export * from "./redis-url.js";
+export * from "./logger.js";
+export * from "./periodic.js";

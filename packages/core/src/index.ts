@@ -12,3 +12,4 @@ export * from "./schemas/index.js";
 export * from "./signing.js";
 export * from "./statuses.js";
 export * from "./task-state-machine.js";
+export * from "./fairness.js";

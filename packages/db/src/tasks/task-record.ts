@@ -58,6 +58,13 @@ export const TASK_COLUMNS = `t.id, t.tenant_id, t.queue_id, q.name AS queue_name
   t.workflow_key, t.schedule_id, t.cancel_requested, t.lease_generation, t.lease_token, t.lease_expires_at,
   t.worker_id, t.dispatch_generation`;
 
+/**
+ * TASK_COLUMNS read from another alias. Data-modifying CTEs must return rows
+ * from their own RETURNING: a join back to tasks in the same statement sees
+ * the snapshot from before the update.
+ */
+export const taskColumnsOf = (alias: string) => TASK_COLUMNS.replace(/\bt\./g, `${alias}.`);
+
 export type TaskRow = Record<string, unknown>;
 
 export function mapTaskRow(r: TaskRow): TaskRecord {

@@ -1,6 +1,6 @@
 import { ConflictError, NotFoundError, isWellFormedId } from "@tasklane/core";
 import { withTransaction, type Database } from "../database.js";
-import { TASK_COLUMNS, mapTaskRow, type TaskRecord } from "../tasks/task-record.js";
+import { mapTaskRow, taskColumnsOf, type TaskRecord } from "../tasks/task-record.js";
 import { RETURNING_FOR_CTES, eventInsert, notifyOutboxInsert } from "./sql-fragments.js";
 
 export interface CancelResult {
@@ -36,7 +36,7 @@ export async function cancelTask(db: Database, tenantId: string, id: string, act
        ),
        ev AS (${eventInsert("upd", "$3")}),
        nt AS (${notifyOutboxInsert("upd")})
-       SELECT upd.from_status, ${TASK_COLUMNS} FROM upd JOIN tasks t ON t.id = upd.id JOIN queues q ON q.id = t.queue_id`,
+       SELECT upd.from_status, ${taskColumnsOf("upd")} FROM upd JOIN queues q ON q.id = upd.queue_id`,
       [id, tenantId, actor],
     );
     const row = res.rows[0];

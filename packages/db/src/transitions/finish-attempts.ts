@@ -1,7 +1,7 @@
 import { MAX_ERROR_LENGTH, type FailureDecision } from "@tasklane/core";
 import type { Database } from "../database.js";
 import { dispatchOutboxCte, mapDispatchRow, type DispatchIntent } from "../outbox/dispatch-intent.js";
-import { TASK_COLUMNS, mapTaskRow, type TaskRecord } from "../tasks/task-record.js";
+import { mapTaskRow, taskColumnsOf, type TaskRecord } from "../tasks/task-record.js";
 import { RETURNING_FOR_CTES, enqueuedGenerationExpr, eventInsert, notifyOutboxInsert } from "./sql-fragments.js";
 
 export interface Completion {
@@ -32,8 +32,8 @@ function finishSql(cand: string, set: string, outcome: string, errorExpr: string
     ev AS (${eventInsert("upd", actorParam)}),
     nt AS (${notifyOutboxInsert("upd")})
     ${horizonParam ? `, ob AS (${dispatchOutboxCte("upd", horizonParam)})` : ""}
-    SELECT ${TASK_COLUMNS}${horizonParam ? ", ob.outbox_id" : ""} FROM upd JOIN tasks t ON t.id = upd.id
-    JOIN queues q ON q.id = t.queue_id ${horizonParam ? "LEFT JOIN ob ON ob.task_id = upd.id" : ""}`;
+    SELECT ${taskColumnsOf("upd")}${horizonParam ? ", ob.outbox_id" : ""} FROM upd
+    JOIN queues q ON q.id = upd.queue_id ${horizonParam ? "LEFT JOIN ob ON ob.task_id = upd.id" : ""}`;
 }
 
 /**

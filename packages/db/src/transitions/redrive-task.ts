@@ -1,7 +1,7 @@
 import { ConflictError, NotFoundError, isWellFormedId } from "@tasklane/core";
 import { withTransaction, type Database } from "../database.js";
 import { dispatchOutboxCte, mapDispatchRow, type DispatchIntent } from "../outbox/dispatch-intent.js";
-import { TASK_COLUMNS, mapTaskRow, type TaskRecord } from "../tasks/task-record.js";
+import { mapTaskRow, taskColumnsOf, type TaskRecord } from "../tasks/task-record.js";
 import { RETURNING_FOR_CTES, enqueuedGenerationExpr, eventInsert } from "./sql-fragments.js";
 
 /** DEAD -> QUEUED with a fresh attempt budget (attempts back to 0; history kept). */
@@ -28,7 +28,7 @@ export async function redriveTask(
        ),
        ev AS (${eventInsert("upd", "$3", "'redrive'")}),
        ob AS (${dispatchOutboxCte("upd", "$4::float8")})
-       SELECT ob.outbox_id, ${TASK_COLUMNS} FROM upd JOIN tasks t ON t.id = upd.id JOIN queues q ON q.id = t.queue_id
+       SELECT ob.outbox_id, ${taskColumnsOf("upd")} FROM upd JOIN queues q ON q.id = upd.queue_id
        LEFT JOIN ob ON ob.task_id = upd.id`,
       [id, tenantId, actor, horizonMs],
     );

@@ -24,9 +24,8 @@ export function notifyOutboxInsert(source: string): string {
            OR EXISTS (SELECT 1 FROM webhooks w WHERE w.tenant_id = s.tenant_id AND w.enabled AND w.deleted_at IS NULL))`;
 }
 
-/** Columns an UPDATE ... RETURNING hands to eventInsert/notify/dispatch CTEs. */
-export const RETURNING_FOR_CTES = `t.id, t.tenant_id, t.queue_id, t.status, t.priority, t.run_at, t.attempts,
-  t.lease_generation, t.dispatch_generation, t.callback_url`;
+/** An UPDATE ... RETURNING hands whole rows on: to eventInsert/notify/dispatch CTEs and to the caller. */
+export const RETURNING_FOR_CTES = "t.*";
 
 /**
  * New value of enqueued_generation when a transition bumps the dispatch

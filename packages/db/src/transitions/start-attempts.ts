@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { withTransaction, type Database } from "../database.js";
-import { TASK_COLUMNS, mapTaskRow, type TaskRecord } from "../tasks/task-record.js";
+import { mapTaskRow, taskColumnsOf, type TaskRecord } from "../tasks/task-record.js";
 import { eventInsert } from "./sql-fragments.js";
 
 export interface StartedAttempt {
@@ -40,7 +40,7 @@ function startSql(candidates: string): string {
       SELECT id, tenant_id, attempts, worker_id, lease_token, now() FROM upd
     ),
     ev AS (${eventInsert("upd", "$ACTOR")})
-    SELECT ${TASK_COLUMNS.replaceAll("t.", "u.")} FROM upd u JOIN queues q ON q.id = u.queue_id`;
+    SELECT ${taskColumnsOf("u")} FROM upd u JOIN queues q ON q.id = u.queue_id`;
 }
 
 const RUNNABLE = `t.status IN ('QUEUED', 'SCHEDULED', 'RETRYING') AND t.run_at <= now()

@@ -1,0 +1,27 @@
+// Runs `next start` on 127.0.0.1:$CONSOLE_PORT (default 3000).
+// A node script rather than `next start -p ${CONSOLE_PORT:-3000}` so the
+// default does not depend on the shell npm happens to use, and so the
+// next-auth settings below are filled in before Next reads them.
+import { randomBytes } from "node:crypto";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const port = process.env.CONSOLE_PORT || "3000";
+process.env.NEXT_TELEMETRY_DISABLED = "1";
+
+// next-auth refuses to run in production without a secret. Never commit one:
+// a per-process secret is enough while no session can be created, but console
+// instances that must share sessions need the same NEXTAUTH_SECRET set.
+process.env.NEXTAUTH_SECRET ||= randomBytes(32).toString("base64url");
+// next-auth v4 builds its callback URLs from NEXTAUTH_URL (else localhost:3000).
+process.env.NEXTAUTH_URL ||= `http://127.0.0.1:${port}`;
+
+const require = createRequire(import.meta.url);
+const nextBin = path.join(path.dirname(require.resolve("next/package.json")), "dist/bin/next");
+const appDir = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+// Run Next's own CLI in this process (no extra child to keep alive): signals
+// reach Next directly and it shuts down on SIGINT/SIGTERM by itself.
+process.argv = [process.argv[0] ?? process.execPath, nextBin, "start", appDir, "-p", port, "-H", "127.0.0.1"];
+await import(pathToFileURL(nextBin).href);

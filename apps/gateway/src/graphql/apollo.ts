@@ -1,0 +1,52 @@
+/** Apollo Server with the gateway's hardening and plugins. */
+import type http from "node:http";
+import { ApolloServer, type ApolloServerPlugin } from "@apollo/server";
+import { ApolloServerPluginDrainHttpServer } from "@apollo/server/plugin/drainHttpServer";
+import { ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
+import type { GraphQLSchema } from "graphql";
+import type { Logger } from "../observability/logger.js";
+import type { GatewayMetrics } from "../observability/metrics.js";
+import type { GatewayContext } from "./context.js";
+import { formatError } from "./errors.js";
+import { introspectionGuard } from "./plugins/introspection-guard.js";
+import { throttleHttpStatus } from "./plugins/http-status.js";
+import { requestMetrics } from "./plugins/request-metrics.js";
+import { QueryLimitsRule } from "./validation/query-limits.js";
+
+export interface ApolloOptions {
+  schema: GraphQLSchema;
+  httpServer: http.Server;
+  log: Logger;
+  metrics: GatewayMetrics;
+  introspection: boolean;
+  production: boolean;
+  /** Stops the WebSocket server as part of Apollo's drain. */
+  drainWebSockets: () => Promise<void>;
+}
+
+export function createApollo(opts: ApolloOptions): ApolloServer<GatewayContext> {
+  const drainWs: ApolloServerPlugin<GatewayContext> = {
+    async serverWillStart() {
+      return { drainServer: opts.drainWebSockets };
+    },
+  };
+  return new ApolloServer<GatewayContext>({
+    schema: opts.schema,
+    introspection: opts.introspection,
+    includeStacktraceInErrorResponses: false,
+    hideSchemaDetailsFromClientErrors: opts.production,
+    allowBatchedHttpRequests: true,
+    validationRules: [QueryLimitsRule],
+    formatError: (formatted, error) => formatError(formatted, error, { hideSuggestions: opts.production, fallbackLog: opts.log }),
+    logger: opts.log,
+    plugins: [
+      ApolloServerPluginDrainHttpServer({ httpServer: opts.httpServer }),
+      // The default landing page loads Apollo's hosted sandbox; a self-hosted API should not.
+      ApolloServerPluginLandingPageDisabled(),
+      drainWs,
+      introspectionGuard(),
+      throttleHttpStatus(),
+      requestMetrics(opts.metrics),
+    ],
+  });
+}

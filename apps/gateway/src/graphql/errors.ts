@@ -1,0 +1,79 @@
+/**
+ * The one place errors become what a client sees. Every error leaves with an
+ * `extensions.code` from the contract:
+ * - a core UserError keeps its message, code and extensions;
+ * - a request the server could not even run (parse, validation, variable
+ *   coercion, malformed HTTP body) is BAD_USER_INPUT;
+ * - anything else is INTERNAL_SERVER_ERROR "Internal server error" with the
+ *   requestId; the real error is logged, never returned (no stack, no SQL).
+ */
+import { unwrapResolverError } from "@apollo/server/errors";
+import { ErrorCode, httpStatusForCode, isUserError, type UserError } from "@tasklane/core";
+import { GraphQLError, type GraphQLFormattedError } from "graphql";
+import type { Logger } from "../observability/logger.js";
+import { currentRequestScope } from "../observability/request-scope.js";
+
+/** Apollo's codes for a request that never reached execution. */
+const CLIENT_REQUEST_CODES: ReadonlySet<unknown> = new Set([
+  "GRAPHQL_PARSE_FAILED",
+  "GRAPHQL_VALIDATION_FAILED",
+  "BAD_USER_INPUT",
+  "BAD_REQUEST",
+  "OPERATION_RESOLUTION_FAILURE",
+  "PERSISTED_QUERY_NOT_FOUND",
+  "PERSISTED_QUERY_NOT_SUPPORTED",
+]);
+
+export const INTERNAL_MESSAGE = "Internal server error";
+
+const SUGGESTION = /\s*Did you mean .*\?$/;
+
+export interface ErrorFormatOptions {
+  /** Strip "Did you mean …?" so the schema cannot be discovered by guessing (production). */
+  hideSuggestions: boolean;
+  /** Used when no request scope is active (e.g. a WebSocket message). */
+  fallbackLog: Logger;
+}
+
+export interface ErrorScope {
+  requestId: string;
+  log: Logger;
+}
+
+/** For errors raised outside resolvers (plugins): the status travels in `extensions.http`, which Apollo strips. */
+export function toGraphQLError(error: UserError): GraphQLError {
+  return new GraphQLError(error.message, {
+    originalError: error,
+    extensions: { ...error.extensions, code: error.code, http: { status: httpStatusForCode(error.code) } },
+  });
+}
+
+/** A request-level refusal in the GraphQL error shape (HTTP middleware, before Apollo runs). */
+export function requestErrorBody(message: string): { errors: GraphQLFormattedError[] } {
+  return { errors: [{ message, extensions: { code: ErrorCode.BAD_USER_INPUT } }] };
+}
+
+export function formatError(
+  formatted: GraphQLFormattedError,
+  error: unknown,
+  opts: ErrorFormatOptions,
+  scope: ErrorScope | undefined = currentRequestScope(),
+): GraphQLFormattedError {
+  const original = unwrapResolverError(error);
+  const where = { ...(formatted.locations ? { locations: formatted.locations } : {}), ...(formatted.path ? { path: formatted.path } : {}) };
+  if (isUserError(original)) {
+    // formatted.message, not original.message: graphql may have prefixed context ("Variable $x got invalid value …").
+    return { message: clean(formatted.message, opts), ...where, extensions: { ...original.extensions, code: original.code } };
+  }
+  const code = formatted.extensions?.code;
+  if (CLIENT_REQUEST_CODES.has(code)) {
+    return { message: clean(formatted.message, opts), ...where, extensions: { code: ErrorCode.BAD_USER_INPUT } };
+  }
+  const requestId = scope?.requestId ?? "unknown";
+  (scope?.log ?? opts.fallbackLog).error({ err: original, requestId, path: formatted.path }, "unhandled error in GraphQL request");
+  return { message: INTERNAL_MESSAGE, ...where, extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR, requestId } };
+}
+
+function clean(message: string, opts: ErrorFormatOptions): string {
+  return opts.hideSuggestions ? message.replace(SUGGESTION, "") : message;
+}

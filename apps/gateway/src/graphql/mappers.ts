@@ -1,0 +1,82 @@
+/** Storage rows → GraphQL objects. The only place that knows both shapes. */
+import type { Prisma, AttemptRecord, TaskRecord } from "@tasklane/db";
+import type { Attempt, Task } from "./types/task.js";
+import type { ApiKey } from "./types/api-key.js";
+import type { Queue } from "./types/queue.js";
+import type { Tenant } from "./types/tenant.js";
+
+export function toTask(r: TaskRecord): Task {
+  return {
+    id: r.id,
+    type: r.type,
+    queue: r.queueName,
+    payload: r.payload,
+    status: r.status,
+    priority: r.priority,
+    runAt: r.runAt,
+    createdAt: r.createdAt,
+    startedAt: r.startedAt,
+    completedAt: r.completedAt,
+    attempts: r.attempts,
+    maxAttempts: r.maxAttempts,
+    result: r.result,
+    lastError: r.lastError,
+    idempotencyKey: r.idempotencyKey,
+    orderingKey: r.orderingKey,
+    workflowId: r.workflowId,
+    scheduleId: r.scheduleId,
+    cancelRequested: r.cancelRequested,
+  };
+}
+
+export function toAttempt(r: AttemptRecord): Attempt {
+  return {
+    number: r.number,
+    workerId: r.workerId,
+    leaseToken: r.leaseToken,
+    startedAt: r.startedAt,
+    finishedAt: r.finishedAt,
+    outcome: r.outcome,
+    error: r.error,
+  };
+}
+
+export function toTenant(r: Prisma.TenantModel): Tenant {
+  return {
+    id: r.id,
+    name: r.name,
+    limits: {
+      weight: r.weight,
+      maxConcurrency: r.maxConcurrency,
+      apiRatePerSecond: r.apiRatePerSecond,
+      apiBurst: r.apiBurst,
+      maxPendingTasks: r.maxPendingTasks,
+      dailyTaskQuota: r.dailyTaskQuota,
+    },
+  };
+}
+
+export function toApiKey(r: Prisma.ApiKeyModel): ApiKey {
+  return {
+    id: r.id,
+    name: r.name,
+    prefix: r.prefix,
+    scopes: r.scopes,
+    createdAt: r.createdAt,
+    lastUsedAt: r.lastUsedAt,
+    revokedAt: r.revokedAt,
+  };
+}
+
+export function toQueue(r: Prisma.QueueModel): Queue {
+  return {
+    id: r.id,
+    name: r.name,
+    mode: r.mode,
+    endpointUrl: r.endpointUrl,
+    concurrency: r.concurrency,
+    rateLimit:
+      r.rateLimitPerSecond === null ? null : { perSecond: r.rateLimitPerSecond, burst: r.rateLimitBurst ?? Math.max(1, Math.ceil(r.rateLimitPerSecond)) },
+    paused: r.paused,
+  };
+}

@@ -1,0 +1,54 @@
+/** Queues, addressed by name within the caller's tenant. */
+import { parseInput, upsertQueueInputSchema } from "@tasklane/core";
+import { Arg, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from "type-graphql";
+import { requireTenant } from "../../auth/guards.js";
+import { Permission } from "../../auth/scopes.js";
+import type { GatewayContext } from "../context.js";
+import { queueNameArgSchema } from "../input-schemas.js";
+import { toQueue } from "../mappers.js";
+import { Queue, QueueStats, UpsertQueueInput } from "../types/queue.js";
+
+@Resolver(() => Queue)
+export class QueueResolver {
+  @Query(() => Queue, { nullable: true, description: "null when the caller has no queue of that name" })
+  async queue(@Arg("name", () => String) name: string, @Ctx() ctx: GatewayContext): Promise<Queue | null> {
+    const caller = requireTenant(ctx.principal, Permission.READ);
+    // A name no queue could have is simply absent, like any other unknown name.
+    if (!queueNameArgSchema.safeParse(name).success) return null;
+    const row = await ctx.services.queues.find(caller.tenantId, name);
+    return row === null ? null : toQueue(row);
+  }
+
+  @Query(() => [Queue])
+  async queues(@Ctx() ctx: GatewayContext): Promise<Queue[]> {
+    const caller = requireTenant(ctx.principal, Permission.READ);
+    return (await ctx.services.queues.list(caller.tenantId)).map(toQueue);
+  }
+
+  @FieldResolver(() => QueueStats)
+  stats(@Root() queue: Queue, @Ctx() ctx: GatewayContext): Promise<QueueStats> {
+    return ctx.loaders.queueStats.load(queue.id);
+  }
+
+  @Mutation(() => Queue, { description: "creates the queue or updates it by name; PUSH needs endpointUrl" })
+  async upsertQueue(@Arg("input", () => UpsertQueueInput) input: UpsertQueueInput, @Ctx() ctx: GatewayContext): Promise<Queue> {
+    const caller = requireTenant(ctx.principal, Permission.MANAGE);
+    const parsed = parseInput(upsertQueueInputSchema, input);
+    return toQueue(await ctx.services.queues.upsert(caller.tenantId, parsed));
+  }
+
+  @Mutation(() => Queue, { description: "holds QUEUED tasks until resumeQueue" })
+  pauseQueue(@Arg("name", () => String) name: string, @Ctx() ctx: GatewayContext): Promise<Queue> {
+    return setPaused(ctx, name, true);
+  }
+
+  @Mutation(() => Queue)
+  resumeQueue(@Arg("name", () => String) name: string, @Ctx() ctx: GatewayContext): Promise<Queue> {
+    return setPaused(ctx, name, false);
+  }
+}
+
+async function setPaused(ctx: GatewayContext, name: string, paused: boolean): Promise<Queue> {
+  const caller = requireTenant(ctx.principal, Permission.MANAGE);
+  return toQueue(await ctx.services.queues.setPaused(caller.tenantId, parseInput(queueNameArgSchema, name), paused));
+}

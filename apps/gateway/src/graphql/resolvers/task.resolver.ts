@@ -1,0 +1,135 @@
+/**
+ * Task queries and the submit/cancel/redrive mutations. Storage is behind
+ * services/task-service.ts; this file validates, authorises and maps.
+ */
+import {
+  BadUserInputError,
+  checkOutboundUrl,
+  normalizeTaskSpec,
+  paginationSchema,
+  parseInput,
+  submitTaskInputSchema,
+  submitTasksInputSchema,
+  taskFilterSchema,
+  TaskStatus,
+  type TaskSpec,
+} from "@tasklane/core";
+import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from "type-graphql";
+import type { TenantPrincipal } from "../../auth/principal.js";
+import { requireTenant } from "../../auth/guards.js";
+import { Permission } from "../../auth/scopes.js";
+import type { GatewayContext } from "../context.js";
+import { idArgSchema, queueNameArgSchema } from "../input-schemas.js";
+import { toAttempt, toTask } from "../mappers.js";
+import { Attempt, SubmitTaskInput, Task, TaskConnection, TaskFilter } from "../types/task.js";
+
+const actorOf = (caller: TenantPrincipal) => `api-key:${caller.apiKeyId}`;
+
+@Resolver(() => Task)
+export class TaskResolver {
+  @Query(() => Task, { nullable: true, description: "null when absent or another tenant's" })
+  async task(@Arg("id", () => ID) id: string, @Ctx() ctx: GatewayContext): Promise<Task | null> {
+    const caller = requireTenant(ctx.principal, Permission.READ);
+    const record = await ctx.services.tasks.get(caller.tenantId, parseInput(idArgSchema, id));
+    return record === null ? null : toTask(record);
+  }
+
+  @Query(() => TaskConnection, { description: "newest first" })
+  async tasks(
+    @Arg("filter", () => TaskFilter, { nullable: true }) filter: TaskFilter | null | undefined,
+    @Arg("first", () => Int, { nullable: true }) first: number | null | undefined,
+    @Arg("after", () => String, { nullable: true }) after: string | null | undefined,
+    @Ctx() ctx: GatewayContext,
+  ): Promise<TaskConnection> {
+    const caller = requireTenant(ctx.principal, Permission.READ);
+    const parsedFilter = parseInput(taskFilterSchema, filter ?? {});
+    return listPage(ctx, caller, parsedFilter, { first, after });
+  }
+
+  @Query(() => TaskConnection, { description: "DEAD tasks, newest first" })
+  async deadLetterTasks(
+    @Arg("queue", () => String, { nullable: true }) queue: string | null | undefined,
+    @Arg("first", () => Int, { nullable: true }) first: number | null | undefined,
+    @Arg("after", () => String, { nullable: true }) after: string | null | undefined,
+    @Ctx() ctx: GatewayContext,
+  ): Promise<TaskConnection> {
+    const caller = requireTenant(ctx.principal, Permission.READ);
+    const queueName = queue == null ? null : parseInput(queueNameArgSchema, queue);
+    return listPage(ctx, caller, { status: [TaskStatus.DEAD], queue: queueName }, { first, after });
+  }
+
+  @FieldResolver(() => [Attempt])
+  async attemptHistory(@Root() task: Task, @Ctx() ctx: GatewayContext): Promise<Attempt[]> {
+    return (await ctx.loaders.attempts.load(task.id)).map(toAttempt);
+  }
+
+  @Mutation(() => Task)
+  async submitTask(@Arg("input", () => SubmitTaskInput) input: SubmitTaskInput, @Ctx() ctx: GatewayContext): Promise<Task> {
+    const caller = requireTenant(ctx.principal, Permission.SUBMIT);
+    const spec = toSpecs([parseInput(submitTaskInputSchema, input)], allowPrivate(ctx), "input");
+    const [record] = await submit(ctx, caller, spec);
+    if (record === undefined) throw new Error("submitTasks returned no task for one spec");
+    return toTask(record);
+  }
+
+  @Mutation(() => [Task], { description: "all or nothing; tasks come back in input order" })
+  async submitTasks(@Arg("inputs", () => [SubmitTaskInput]) inputs: SubmitTaskInput[], @Ctx() ctx: GatewayContext): Promise<Task[]> {
+    const caller = requireTenant(ctx.principal, Permission.SUBMIT);
+    const specs = toSpecs(parseInput(submitTasksInputSchema, inputs), allowPrivate(ctx), "inputs");
+    return (await submit(ctx, caller, specs)).map(toTask);
+  }
+
+  @Mutation(() => Task, { description: "terminal task: CONFLICT" })
+  async cancelTask(@Arg("id", () => ID) id: string, @Ctx() ctx: GatewayContext): Promise<Task> {
+    const caller = requireTenant(ctx.principal, Permission.SUBMIT);
+    return toTask(await ctx.services.tasks.cancel(caller.tenantId, parseInput(idArgSchema, id), actorOf(caller)));
+  }
+
+  @Mutation(() => Task, { description: "DEAD -> QUEUED with a fresh attempt budget" })
+  async redriveTask(@Arg("id", () => ID) id: string, @Ctx() ctx: GatewayContext): Promise<Task> {
+    const caller = requireTenant(ctx.principal, Permission.SUBMIT);
+    return toTask(await ctx.services.tasks.redrive(caller.tenantId, parseInput(idArgSchema, id), actorOf(caller)));
+  }
+}
+
+async function listPage(
+  ctx: GatewayContext,
+  caller: TenantPrincipal,
+  filter: Parameters<GatewayContext["services"]["tasks"]["list"]>[1],
+  args: { first: number | null | undefined; after: string | null | undefined },
+): Promise<TaskConnection> {
+  const page = parseInput(paginationSchema, args);
+  const result = await ctx.services.tasks.list(caller.tenantId, filter, page);
+  return {
+    nodes: result.nodes.map(toTask),
+    pageInfo: { hasNextPage: result.hasNextPage, endCursor: result.endCursor },
+    totalCount: result.totalCount,
+  };
+}
+
+function allowPrivate(ctx: GatewayContext): boolean {
+  return ctx.services.config.allowPrivateTargets;
+}
+
+/**
+ * Defaults decided once, against one clock reading for the whole batch.
+ * callbackUrl gets the literal-address SSRF check here; the notifier
+ * resolves and checks again before it connects.
+ */
+function toSpecs(inputs: Parameters<typeof normalizeTaskSpec>[0][], allowPrivateTargets: boolean, path: string): TaskSpec[] {
+  const now = Date.now();
+  return inputs.map((input, i) => {
+    if (input.callbackUrl != null) {
+      const checked = checkOutboundUrl(input.callbackUrl, { allowPrivate: allowPrivateTargets });
+      const field = path === "input" ? "input.callbackUrl" : `${path}.${i}.callbackUrl`;
+      if (!checked.ok) throw new BadUserInputError(`${field} refused: ${checked.reason}`, [{ path: field, message: checked.reason }]);
+    }
+    return normalizeTaskSpec(input, now);
+  });
+}
+
+async function submit(ctx: GatewayContext, caller: TenantPrincipal, specs: TaskSpec[]) {
+  const records = await ctx.services.tasks.submit(caller.tenantId, specs, actorOf(caller));
+  ctx.services.metrics.tasksSubmitted.inc(records.length);
+  return records;
+}

@@ -1,0 +1,10 @@
+import { Field, ObjectType } from "type-graphql";
+
+@ObjectType("PageInfo")
+export class PageInfo {
+  @Field(() => Boolean)
+  hasNextPage!: boolean;
+
+  @Field(() => String, { nullable: true, description: "Opaque; pass as `after` to get the next page" })
+  endCursor!: string | null;
+}

@@ -1,0 +1,230 @@
+/**
+ * Task, its inputs and the worker-facing types (contract: Task, Attempt,
+ * TaskConnection, TaskFilter, SubmitTaskInput, BackoffInput, Lease,
+ * HeartbeatResult, TaskEvent). Enum values are core's, identical to the contract.
+ */
+import { BackoffStrategy, Priority, TaskStatus } from "@tasklane/core";
+import { Field, Float, ID, InputType, Int, ObjectType, registerEnumType } from "type-graphql";
+import { PageInfo } from "./common.js";
+import { DateTimeScalar, JSONScalar } from "./scalars.js";
+
+registerEnumType(Priority, { name: "Priority" });
+registerEnumType(TaskStatus, { name: "TaskStatus" });
+registerEnumType(BackoffStrategy, { name: "BackoffStrategy" });
+
+@InputType("BackoffInput")
+export class BackoffInput {
+  @Field(() => BackoffStrategy)
+  strategy!: BackoffStrategy;
+
+  @Field(() => Float)
+  delaySeconds!: number;
+
+  @Field(() => Float, { nullable: true })
+  maxDelaySeconds?: number | null;
+
+  @Field(() => Boolean, { nullable: true })
+  jitter?: boolean | null;
+}
+
+@InputType("SubmitTaskInput")
+export class SubmitTaskInput {
+  @Field(() => String)
+  type!: string;
+
+  @Field(() => String, { nullable: true, description: 'default "default"' })
+  queue?: string | null;
+
+  @Field(() => JSONScalar, { nullable: true })
+  payload?: unknown;
+
+  @Field(() => Priority, { nullable: true })
+  priority?: Priority | null;
+
+  @Field(() => DateTimeScalar, { nullable: true, description: "null and no delaySeconds: run now" })
+  runAt?: Date | null;
+
+  @Field(() => Float, { nullable: true })
+  delaySeconds?: number | null;
+
+  @Field(() => Int, { nullable: true, description: "attempts in all, first included" })
+  maxAttempts?: number | null;
+
+  @Field(() => BackoffInput, { nullable: true })
+  backoff?: BackoffInput | null;
+
+  @Field(() => Int, { nullable: true })
+  timeoutSeconds?: number | null;
+
+  @Field(() => String, { nullable: true, description: "same tenant + key: the first task is returned, nothing new is created" })
+  idempotencyKey?: string | null;
+
+  @Field(() => String, { nullable: true, description: "tasks of one tenant with the same key run one at a time, in submission order" })
+  orderingKey?: string | null;
+
+  @Field(() => String, { nullable: true, description: "receives the task's terminal event, signed like webhooks" })
+  callbackUrl?: string | null;
+
+  @Field(() => JSONScalar, { nullable: true })
+  metadata?: unknown;
+}
+
+@ObjectType("Attempt")
+export class Attempt {
+  @Field(() => Int)
+  number!: number;
+
+  @Field(() => String, { nullable: true })
+  workerId!: string | null;
+
+  @Field(() => String, { nullable: true })
+  leaseToken!: string | null;
+
+  @Field(() => DateTimeScalar)
+  startedAt!: Date;
+
+  @Field(() => DateTimeScalar, { nullable: true })
+  finishedAt!: Date | null;
+
+  @Field(() => String, { nullable: true, description: "SUCCEEDED, FAILED, TIMED_OUT, LEASE_EXPIRED, CANCELLED" })
+  outcome!: string | null;
+
+  @Field(() => String, { nullable: true })
+  error!: string | null;
+}
+
+/** `attemptHistory` is a field resolver (task.resolver.ts), batched per request. */
+@ObjectType("Task")
+export class Task {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => String)
+  type!: string;
+
+  @Field(() => String, { description: "the queue's name" })
+  queue!: string;
+
+  @Field(() => JSONScalar, { nullable: true })
+  payload!: unknown;
+
+  @Field(() => TaskStatus)
+  status!: TaskStatus;
+
+  @Field(() => Priority)
+  priority!: Priority;
+
+  @Field(() => DateTimeScalar)
+  runAt!: Date;
+
+  @Field(() => DateTimeScalar)
+  createdAt!: Date;
+
+  @Field(() => DateTimeScalar, { nullable: true })
+  startedAt!: Date | null;
+
+  @Field(() => DateTimeScalar, { nullable: true })
+  completedAt!: Date | null;
+
+  @Field(() => Int)
+  attempts!: number;
+
+  @Field(() => Int)
+  maxAttempts!: number;
+
+  @Field(() => JSONScalar, { nullable: true })
+  result!: unknown;
+
+  @Field(() => String, { nullable: true })
+  lastError!: string | null;
+
+  @Field(() => String, { nullable: true })
+  idempotencyKey!: string | null;
+
+  @Field(() => String, { nullable: true })
+  orderingKey!: string | null;
+
+  @Field(() => ID, { nullable: true })
+  workflowId!: string | null;
+
+  @Field(() => ID, { nullable: true })
+  scheduleId!: string | null;
+
+  @Field(() => Boolean)
+  cancelRequested!: boolean;
+}
+
+@ObjectType("TaskConnection")
+export class TaskConnection {
+  @Field(() => [Task])
+  nodes!: Task[];
+
+  @Field(() => PageInfo)
+  pageInfo!: PageInfo;
+
+  @Field(() => Int, { description: "exact" })
+  totalCount!: number;
+}
+
+@InputType("TaskFilter")
+export class TaskFilter {
+  @Field(() => [TaskStatus], { nullable: true })
+  status?: TaskStatus[] | null;
+
+  @Field(() => String, { nullable: true })
+  type?: string | null;
+
+  @Field(() => String, { nullable: true })
+  queue?: string | null;
+
+  @Field(() => ID, { nullable: true })
+  workflowId?: string | null;
+
+  @Field(() => ID, { nullable: true })
+  scheduleId?: string | null;
+
+  @Field(() => DateTimeScalar, { nullable: true })
+  createdAfter?: Date | null;
+
+  @Field(() => DateTimeScalar, { nullable: true })
+  createdBefore?: Date | null;
+}
+
+@ObjectType("Lease")
+export class Lease {
+  @Field(() => Task)
+  task!: Task;
+
+  @Field(() => String, { description: "changes with every lease; a stale token is refused" })
+  leaseToken!: string;
+
+  @Field(() => DateTimeScalar)
+  leaseExpiresAt!: Date;
+}
+
+@ObjectType("HeartbeatResult")
+export class HeartbeatResult {
+  @Field(() => DateTimeScalar)
+  leaseExpiresAt!: Date;
+
+  @Field(() => Boolean, { description: "true after cancelTask; the lease stays valid so the worker can stop cleanly" })
+  cancelRequested!: boolean;
+}
+
+@ObjectType("TaskEvent")
+export class TaskEvent {
+  @Field(() => ID)
+  taskId!: string;
+
+  @Field(() => TaskStatus)
+  status!: TaskStatus;
+
+  @Field(() => TaskStatus, { nullable: true })
+  previousStatus!: TaskStatus | null;
+
+  @Field(() => DateTimeScalar)
+  at!: Date;
+
+  @Field(() => Task)
+  task!: Task;
+}

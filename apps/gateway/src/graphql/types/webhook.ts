@@ -1,0 +1,66 @@
+/** Webhook endpoints and deliveries (contract: CreateWebhookInput, Webhook, WebhookWithSecret, WebhookDelivery). */
+import { Field, ID, InputType, Int, ObjectType } from "type-graphql";
+import { DateTimeScalar } from "./scalars.js";
+
+@InputType("CreateWebhookInput")
+export class CreateWebhookInput {
+  @Field(() => String)
+  url!: string;
+
+  @Field(() => [String], { description: 'e.g. task.succeeded, task.dead, task.cancelled, workflow.completed; "*" for all' })
+  events!: string[];
+}
+
+@ObjectType("Webhook")
+export class Webhook {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => String)
+  url!: string;
+
+  @Field(() => [String])
+  events!: string[];
+
+  @Field(() => Boolean)
+  enabled!: boolean;
+}
+
+@ObjectType("WebhookWithSecret")
+export class WebhookWithSecret {
+  @Field(() => Webhook)
+  webhook!: Webhook;
+
+  @Field(() => String, { description: "shown once; signs deliveries" })
+  secret!: string;
+}
+
+@ObjectType("WebhookDelivery")
+export class WebhookDelivery {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => ID, { nullable: true })
+  webhookId!: string | null;
+
+  @Field(() => String)
+  event!: string;
+
+  @Field(() => ID, { nullable: true })
+  taskId!: string | null;
+
+  @Field(() => String, { description: "PENDING, DELIVERED, FAILED" })
+  status!: string;
+
+  @Field(() => Int)
+  attempts!: number;
+
+  @Field(() => Int, { nullable: true })
+  lastResponseCode!: number | null;
+
+  @Field(() => DateTimeScalar)
+  createdAt!: Date;
+
+  @Field(() => DateTimeScalar, { nullable: true })
+  deliveredAt!: Date | null;
+}

@@ -1,0 +1,82 @@
+/** Workflows (contract: WorkflowStatus, WorkflowTaskInput, SubmitWorkflowInput, WorkflowTask, Workflow). */
+import { Priority, WorkflowStatus } from "@tasklane/core";
+import { Field, ID, InputType, Int, ObjectType, registerEnumType } from "type-graphql";
+import { DateTimeScalar, JSONScalar } from "./scalars.js";
+import { BackoffInput, Task } from "./task.js";
+
+registerEnumType(WorkflowStatus, { name: "WorkflowStatus" });
+
+@InputType("WorkflowTaskInput")
+export class WorkflowTaskInput {
+  @Field(() => String, { description: "unique within the workflow" })
+  key!: string;
+
+  @Field(() => String)
+  type!: string;
+
+  @Field(() => String, { nullable: true })
+  queue?: string | null;
+
+  @Field(() => JSONScalar, { nullable: true })
+  payload?: unknown;
+
+  @Field(() => Priority, { nullable: true })
+  priority?: Priority | null;
+
+  @Field(() => Int, { nullable: true })
+  maxAttempts?: number | null;
+
+  @Field(() => BackoffInput, { nullable: true })
+  backoff?: BackoffInput | null;
+
+  @Field(() => Int, { nullable: true })
+  timeoutSeconds?: number | null;
+
+  @Field(() => [String], { nullable: true })
+  dependsOn?: string[] | null;
+}
+
+@InputType("SubmitWorkflowInput")
+export class SubmitWorkflowInput {
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => [WorkflowTaskInput])
+  tasks!: WorkflowTaskInput[];
+
+  @Field(() => String, { nullable: true })
+  idempotencyKey?: string | null;
+}
+
+@ObjectType("WorkflowTask")
+export class WorkflowTask {
+  @Field(() => String)
+  key!: string;
+
+  @Field(() => [String])
+  dependsOn!: string[];
+
+  @Field(() => Task)
+  task!: Task;
+}
+
+@ObjectType("Workflow")
+export class Workflow {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => WorkflowStatus)
+  status!: WorkflowStatus;
+
+  @Field(() => DateTimeScalar)
+  createdAt!: Date;
+
+  @Field(() => DateTimeScalar, { nullable: true })
+  completedAt!: Date | null;
+
+  @Field(() => [WorkflowTask])
+  tasks!: WorkflowTask[];
+}

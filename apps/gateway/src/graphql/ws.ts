@@ -1,0 +1,102 @@
+/**
+ * graphql-ws on the same path as HTTP. Auth comes from connectionParams
+ * { authorization: "Bearer …" } and is checked per operation (so a revoked key
+ * stops opening subscriptions within seconds); every operation gets its own
+ * context and requestId, HTTP's validation rules and HTTP's error formatting.
+ */
+import { randomUUID } from "node:crypto";
+import type http from "node:http";
+import { UnauthenticatedError } from "@tasklane/core";
+import {
+  GraphQLError,
+  NoSchemaIntrospectionCustomRule,
+  parse,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type GraphQLSchema,
+  type ValidationRule,
+} from "graphql";
+import { useServer } from "graphql-ws/use/ws";
+import { WebSocketServer } from "ws";
+import { MAX_DOCUMENT_BYTES } from "../http/graphql-guards.js";
+import type { Logger } from "../observability/logger.js";
+import type { ContextFactory } from "./context-factory.js";
+import type { GatewayContext } from "./context.js";
+import { formatError, toGraphQLError, type ErrorFormatOptions } from "./errors.js";
+import { usesIntrospection } from "./plugins/introspection-guard.js";
+import { QueryLimitsRule } from "./validation/query-limits.js";
+
+export interface WsOptions {
+  schema: GraphQLSchema;
+  httpServer: http.Server;
+  contextFor: ContextFactory;
+  log: Logger;
+  introspection: boolean;
+  errorFormat: ErrorFormatOptions;
+}
+
+/** Marks a parse/validation failure the way Apollo does, so formatError maps it to BAD_USER_INPUT. */
+function requestError(error: GraphQLError): GraphQLError {
+  return new GraphQLError(error.message, { nodes: error.nodes ?? null, extensions: { code: "GRAPHQL_VALIDATION_FAILED" } });
+}
+
+function isGatewayContext(value: unknown): value is GatewayContext {
+  return typeof value === "object" && value !== null && "requestId" in value && "principal" in value;
+}
+
+export function attachWebSockets(opts: WsOptions): { dispose(): Promise<void> } {
+  const wsServer = new WebSocketServer({ server: opts.httpServer, path: "/graphql", maxPayload: 2 * MAX_DOCUMENT_BYTES });
+  const rules: ValidationRule[] = [...specifiedRules, QueryLimitsRule, ...(opts.introspection ? [] : [NoSchemaIntrospectionCustomRule])];
+  const format = (errors: readonly GraphQLError[], contextValue: unknown) => {
+    const scope = isGatewayContext(contextValue) ? { requestId: contextValue.requestId, log: contextValue.log } : undefined;
+    return errors.map((e) => formatError(e.toJSON(), e, opts.errorFormat, scope));
+  };
+
+  const cleanup = useServer<Record<string, unknown> | undefined>(
+    {
+      schema: opts.schema,
+      async onSubscribe(ctx, _id, payload) {
+        if (Buffer.byteLength(payload.query, "utf8") > MAX_DOCUMENT_BYTES) {
+          return [requestError(new GraphQLError(`GraphQL documents are limited to ${MAX_DOCUMENT_BYTES / 1024} KB`))];
+        }
+        let document: DocumentNode;
+        try {
+          document = parse(payload.query);
+        } catch (error: unknown) {
+          if (error instanceof GraphQLError) return [requestError(error)];
+          throw error;
+        }
+        const invalid = validate(opts.schema, document, rules);
+        if (invalid.length > 0) return invalid.map(requestError);
+        const requestId = `ws-${randomUUID()}`;
+        const contextValue = await opts.contextFor(ctx.connectionParams?.authorization, { requestId, log: opts.log.child({ requestId }) });
+        if (contextValue.principal.kind === "anonymous" && usesIntrospection(document)) {
+          return [toGraphQLError(new UnauthenticatedError())];
+        }
+        return {
+          schema: opts.schema,
+          document,
+          operationName: payload.operationName ?? null,
+          variableValues: payload.variables ?? null,
+          contextValue,
+        };
+      },
+      onError(_ctx, _id, _payload, errors) {
+        return format(errors, undefined);
+      },
+      onNext(_ctx, _id, _payload, args, result) {
+        if (!result.errors?.length) return undefined;
+        return { ...result, errors: format(result.errors, args.contextValue) };
+      },
+    },
+    wsServer,
+  );
+
+  return {
+    async dispose() {
+      await cleanup.dispose();
+      await new Promise<void>((resolve) => wsServer.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * `npm start -w apps/gateway`: parse env once, bring the database up to date,
+ * serve, and shut down cleanly on SIGTERM/SIGINT (exit 0).
+ */
+import { gatewayEnvSchema, loadEnv } from "@tasklane/config";
+import { prepareDatabase } from "@tasklane/db";
+import { createLogger } from "./observability/logger.js";
+import { createGatewayServer } from "./server.js";
+
+/** A drain longer than this is cut short: orchestrators kill at ~30 s anyway. */
+const SHUTDOWN_TIMEOUT_MS = 15_000;
+
+const env = loadEnv(gatewayEnvSchema);
+const log = createLogger(env.LOG_LEVEL);
+
+try {
+  const applied = await prepareDatabase(env.DATABASE_URL);
+  if (applied.length > 0) log.info({ migrations: applied.map((m) => m.name) }, "migrations applied");
+  const server = await createGatewayServer(env, { logger: log });
+  if (env.ADMIN_TOKEN === undefined) {
+    // Printed once, on stderr only, so it is not shipped with structured logs.
+    process.stderr.write(`ADMIN_TOKEN=${server.adminToken}\n`);
+    log.warn("ADMIN_TOKEN is not set: generated one for this process (printed above on stderr)");
+  }
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, "shutting down");
+    const timer = setTimeout(() => {
+      log.error("shutdown timed out; exiting");
+      process.exit(1);
+    }, SHUTDOWN_TIMEOUT_MS);
+    timer.unref();
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        log.error({ err: error }, "error during shutdown");
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+} catch (error: unknown) {
+  log.fatal({ err: error }, "gateway failed to start");
+  process.exit(1);
+}

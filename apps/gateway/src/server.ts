@@ -1,0 +1,129 @@
+/**
+ * createGatewayServer: the whole gateway in-process (main.ts runs it; tests
+ * start it on port 0). Owns the connections it opens and closes them on close().
+ */
+import { randomBytes } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { expressMiddleware } from "@as-integrations/express5";
+import type { GatewayEnv } from "@tasklane/config";
+import { createDatabase, type Database } from "@tasklane/db";
+import { createRedis } from "@tasklane/queue";
+import express from "express";
+import type { Redis } from "ioredis";
+import { ApiKeyAuthenticator } from "./auth/api-key-authenticator.js";
+import { createAuthenticator } from "./auth/authenticate.js";
+import { OperatorToken } from "./auth/operator-token.js";
+import { createApollo } from "./graphql/apollo.js";
+import { createContextFactory } from "./graphql/context-factory.js";
+import { buildGatewaySchema } from "./graphql/schema.js";
+import { attachWebSockets } from "./graphql/ws.js";
+import { MAX_BODY, graphqlRequestGuard, httpErrorHandler } from "./http/graphql-guards.js";
+import { healthHandler, metricsHandler } from "./http/health.js";
+import { requestScope } from "./http/request-scope.js";
+import { createLogger, type Logger } from "./observability/logger.js";
+import { createMetrics } from "./observability/metrics.js";
+import type { HostResolver } from "./services/outbound-url.js";
+import { createServices } from "./services/index.js";
+import type { TaskService } from "./services/task-service.js";
+
+export interface GatewayDeps {
+  /** Shared connections (not closed by close()); by default the server opens its own. */
+  db?: Database;
+  redis?: Redis;
+  logger?: Logger;
+  /** Test seams. */
+  taskService?: TaskService;
+  resolver?: HostResolver;
+}
+
+export interface GatewayServer {
+  readonly httpServer: http.Server;
+  /** http://host:port/graphql */
+  readonly url: string;
+  /** The operator token in force (generated when env.ADMIN_TOKEN is unset). */
+  readonly adminToken: string;
+  close(): Promise<void>;
+}
+
+export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {}): Promise<GatewayServer> {
+  const log = deps.logger ?? createLogger(env.LOG_LEVEL);
+  const production = process.env.NODE_ENV === "production";
+  const adminToken = env.ADMIN_TOKEN ?? randomBytes(32).toString("base64url");
+  const db = deps.db ?? createDatabase({ url: env.DATABASE_URL, applicationName: "tasklane-gateway" });
+  const redis = deps.redis ?? createRedis(env.REDIS_URL, "tasklane-gateway");
+  redis.on("error", (error: unknown) => log.warn({ err: error }, "redis connection error"));
+
+  const metrics = createMetrics();
+  const apiKeys = new ApiKeyAuthenticator(db, log);
+  const { services, dispatcher } = createServices({
+    db,
+    redis,
+    redisKeyPrefix: env.REDIS_KEY_PREFIX,
+    log,
+    metrics,
+    authenticator: apiKeys,
+    allowPrivateTargets: env.ALLOW_PRIVATE_TARGETS,
+    ...(deps.taskService ? { taskService: deps.taskService } : {}),
+    ...(deps.resolver ? { resolver: deps.resolver } : {}),
+  });
+  const contextFor = createContextFactory(createAuthenticator(new OperatorToken(adminToken), apiKeys), services);
+
+  const schema = await buildGatewaySchema();
+  const app = express();
+  const httpServer = http.createServer(app);
+  const ws = attachWebSockets({
+    schema,
+    httpServer,
+    contextFor,
+    log,
+    introspection: env.INTROSPECTION,
+    errorFormat: { hideSuggestions: production, fallbackLog: log },
+  });
+  const apollo = createApollo({ schema, httpServer, log, metrics, introspection: env.INTROSPECTION, production, drainWebSockets: ws.dispose });
+  await apollo.start();
+
+  app.disable("x-powered-by");
+  app.use(requestScope(log));
+  app.get("/healthz", healthHandler(db.pool, redis));
+  app.get("/metrics", metricsHandler(metrics.registry));
+  app.use(
+    "/graphql",
+    express.json({ limit: MAX_BODY }),
+    graphqlRequestGuard(),
+    expressMiddleware(apollo, {
+      context: async ({ req, res }) =>
+        contextFor(req.headers.authorization, { requestId: String(res.locals.requestId), log: res.locals.log as Logger }),
+    }),
+  );
+  app.use((_req, res) => {
+    res.status(404).json({ error: "not found" });
+  });
+  app.use(httpErrorHandler(log));
+
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once("error", reject);
+    httpServer.listen(env.PORT, env.HOST, () => {
+      httpServer.off("error", reject);
+      resolve();
+    });
+  });
+  const address = httpServer.address() as AddressInfo;
+  const host = env.HOST === "0.0.0.0" || env.HOST === "::" ? "127.0.0.1" : env.HOST;
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${address.port}/graphql`;
+  log.info({ url }, "gateway listening");
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      // Apollo's drain plugins stop accepting, let in-flight requests finish, and close sockets.
+      await apollo.stop();
+      await dispatcher.close();
+      if (!deps.redis) await redis.quit().catch(() => redis.disconnect());
+      if (!deps.db) await db.close();
+      log.info("gateway closed");
+    })();
+    return closing;
+  };
+  return { httpServer, url, adminToken, close };
+}

@@ -1,0 +1,78 @@
+/**
+ * The one seam between the gateway and packages/db's task functions (the
+ * transition module owns every status write). Each method takes parsed,
+ * normalised input and the tenant from the caller's key; after a commit that
+ * produced dispatch intents it runs the post-commit fast path, whose failure
+ * is only logged because the outbox row delivers the task anyway.
+ */
+import type { TaskSpec } from "@tasklane/core";
+import {
+  cancelTask,
+  getTask,
+  listAttempts,
+  listTasks,
+  redriveTask,
+  submitTasks,
+  type AttemptRecord,
+  type Database,
+  type DispatchIntent,
+  type Page,
+  type TaskFilter,
+  type TaskPage,
+  type TaskRecord,
+} from "@tasklane/db";
+import { dispatchAfterCommit, type TaskDispatcher } from "@tasklane/queue";
+import type { Logger } from "../observability/logger.js";
+
+/**
+ * Tasks due within this window are placed in Redis right after commit; later
+ * ones wait in Postgres for the scheduler's horizon promoter. Same value as
+ * the scheduler's DISPATCH_HORIZON_SECONDS default (the gateway env has no such variable).
+ */
+export const DISPATCH_HORIZON_MS = 300_000;
+
+export interface TaskService {
+  submit(tenantId: string, specs: TaskSpec[], actor: string): Promise<TaskRecord[]>;
+  get(tenantId: string, id: string): Promise<TaskRecord | null>;
+  list(tenantId: string, filter: TaskFilter, page: Page): Promise<TaskPage>;
+  attempts(taskIds: string[]): Promise<Map<string, AttemptRecord[]>>;
+  cancel(tenantId: string, id: string, actor: string): Promise<TaskRecord>;
+  redrive(tenantId: string, id: string, actor: string): Promise<TaskRecord>;
+}
+
+export interface TaskServiceDeps {
+  db: Database;
+  dispatcher: TaskDispatcher;
+  log: Logger;
+  /** Tells the executor of a RUNNING task to stop (PUSH abort); best effort, heartbeats also report it. */
+  announceCancel(taskId: string): Promise<void>;
+}
+
+export function createTaskService({ db, dispatcher, log, announceCancel }: TaskServiceDeps): TaskService {
+  const dispatch = (intents: DispatchIntent[]) =>
+    dispatchAfterCommit(db, dispatcher, intents, (error: unknown) =>
+      log.warn({ err: error, count: intents.length }, "post-commit dispatch failed; the outbox will deliver"),
+    );
+  return {
+    async submit(tenantId, specs, actor) {
+      const { tasks, dispatch: intents } = await submitTasks(db, tenantId, specs, { horizonMs: DISPATCH_HORIZON_MS, actor });
+      await dispatch(intents);
+      return tasks;
+    },
+    get: (tenantId, id) => getTask(db, tenantId, id),
+    list: (tenantId, filter, page) => listTasks(db, tenantId, filter, page),
+    attempts: (taskIds) => listAttempts(db, taskIds),
+    async cancel(tenantId, id, actor) {
+      const { task, wasRunning } = await cancelTask(db, tenantId, id, actor);
+      if (wasRunning) {
+        await announceCancel(task.id).catch((error: unknown) => log.warn({ err: error, taskId: task.id }, "could not announce cancellation"));
+      }
+      return task;
+    },
+    async redrive(tenantId, id, actor) {
+      const { task, dispatch: intents } = await redriveTask(db, tenantId, id, actor, DISPATCH_HORIZON_MS);
+      await dispatch(intents);
+      return task;
+    },
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * Tenants: creation (operator), limits, usage and the signing secret.
+ */
+import {
+  DEFAULT_QUEUE_NAME,
+  NotFoundError,
+  PENDING_TASK_STATUSES,
+  QueueMode,
+  TaskStatus,
+  generateSigningSecret,
+  hashSecret,
+  newApiKeySecret,
+  newId,
+  type CreateTenantInput,
+  type TenantLimitsInput,
+} from "@tasklane/core";
+import { Prisma, type Database } from "@tasklane/db";
+
+type TenantRow = Prisma.TenantModel;
+import { ApiKeyScope } from "../auth/scopes.js";
+
+/** How long the previous signing secret keeps verifying after a rotation (contract: 24 h). */
+const PREVIOUS_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
+
+export interface CreatedTenant {
+  tenant: TenantRow;
+  apiKey: string;
+  signingSecret: string;
+}
+
+export interface TenantUsageCounts {
+  pendingTasks: number;
+  runningTasks: number;
+  submittedToday: number;
+}
+
+/** Only the limits the caller gave; `undefined` leaves the column to its default or current value. */
+function limitColumns(limits: TenantLimitsInput | null | undefined) {
+  return {
+    weight: limits?.weight ?? undefined,
+    maxConcurrency: limits?.maxConcurrency ?? undefined,
+    apiRatePerSecond: limits?.apiRatePerSecond ?? undefined,
+    apiBurst: limits?.apiBurst ?? undefined,
+    maxPendingTasks: limits?.maxPendingTasks ?? undefined,
+    dailyTaskQuota: limits?.dailyTaskQuota ?? undefined,
+  };
+}
+
+export class TenantService {
+  constructor(private readonly db: Database) {}
+
+  /** Tenant, first API key ("full") and the "default" PULL queue in one nested write (one transaction). */
+  async create(input: CreateTenantInput): Promise<CreatedTenant> {
+    const key = newApiKeySecret();
+    const signingSecret = generateSigningSecret();
+    const tenant = await this.db.prisma.tenant.create({
+      data: {
+        id: newId("ten"),
+        name: input.name,
+        ...limitColumns(input.limits),
+        signingSecret,
+        apiKeys: {
+          create: { id: newId("key"), name: "default", prefix: key.prefix, secretHash: hashSecret(key.secret), scopes: [ApiKeyScope.full] },
+        },
+        queues: { create: { id: newId("que"), name: DEFAULT_QUEUE_NAME, mode: QueueMode.PULL } },
+      },
+    });
+    return { tenant, apiKey: key.secret, signingSecret };
+  }
+
+  async updateLimits(id: string, limits: TenantLimitsInput): Promise<TenantRow> {
+    try {
+      return await this.db.prisma.tenant.update({ where: { id }, data: limitColumns(limits) });
+    } catch (error: unknown) {
+      // P2025: no row matched the where clause.
+      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2025") throw new NotFoundError("Tenant", id);
+      throw error;
+    }
+  }
+
+  async get(id: string): Promise<TenantRow> {
+    const tenant = await this.db.prisma.tenant.findUnique({ where: { id } });
+    // Reachable only if the tenant was deleted after its key was cached.
+    if (tenant === null) throw new NotFoundError("Tenant", id);
+    return tenant;
+  }
+
+  async usage(tenantId: string): Promise<TenantUsageCounts> {
+    const { rows } = await this.db.pool.query<{ pending: number; running: number; submitted_today: number }>(
+      `SELECT count(*) FILTER (WHERE status = ANY($2::"TaskStatus"[]))::int AS pending,
+              count(*) FILTER (WHERE status = $3::"TaskStatus")::int AS running,
+              coalesce((SELECT submitted FROM tenant_daily_usage
+                         WHERE tenant_id = $1 AND day = (now() AT TIME ZONE 'UTC')::date), 0)::int AS submitted_today
+         FROM tasks
+        WHERE tenant_id = $1 AND status = ANY($4::"TaskStatus"[])`,
+      [tenantId, PENDING_TASK_STATUSES, TaskStatus.RUNNING, [...PENDING_TASK_STATUSES, TaskStatus.RUNNING]],
+    );
+    const row = rows[0];
+    return { pendingTasks: row?.pending ?? 0, runningTasks: row?.running ?? 0, submittedToday: row?.submitted_today ?? 0 };
+  }
+
+  /** The old secret keeps verifying for 24 h so receivers can roll over without dropping requests. */
+  async rotateSigningSecret(tenantId: string): Promise<string> {
+    const next = generateSigningSecret();
+    const { rowCount } = await this.db.pool.query(
+      `UPDATE tenants
+          SET previous_signing_secret = signing_secret,
+              previous_secret_expires_at = now() + make_interval(secs => $3),
+              signing_secret = $2,
+              updated_at = now()
+        WHERE id = $1`,
+      [tenantId, next, PREVIOUS_SECRET_GRACE_MS / 1000],
+    );
+    if (rowCount !== 1) throw new NotFoundError("Tenant", tenantId);
+    return next;
+  }
+}

@@ -1,0 +1,16 @@
+import { drainDispatchOutbox } from "@tasklane/db";
+import type { SchedulerContext } from "../context.js";
+
+const BATCH = 500;
+/**
+ * Writers enqueue their own rows right after commit; rows younger than this
+ * are theirs to delete, so the dispatcher does not race every fast path.
+ */
+const FAST_PATH_GRACE_MS = 500;
+
+/** Safety net of the transactional outbox: anything committed reaches Redis. */
+export async function dispatchOutbox(ctx: SchedulerContext): Promise<boolean> {
+  const n = await drainDispatchOutbox(ctx.db, BATCH, FAST_PATH_GRACE_MS, (intents) => ctx.dispatcher.dispatch(intents));
+  if (n > 0) ctx.log.debug({ n }, "outbox rows dispatched");
+  return n === BATCH;
+}

@@ -1,0 +1,69 @@
+import { randomUUID } from "node:crypto";
+import { listTasksThatBelongInRedis, type DispatchIntent } from "@tasklane/db";
+import { jobIdFor } from "@tasklane/queue";
+import type { SchedulerContext } from "../context.js";
+
+const PAGE = 2000;
+
+/**
+ * Redis holds nothing that Postgres cannot rebuild. Two checks:
+ * - the epoch key vanished (FLUSHALL, a restarted Redis without persistence):
+ *   re-add every task that belongs in Redis, page by page;
+ * - otherwise, a periodic sweep finds individual jobs that went missing
+ *   (eviction, a crash between claim and enqueue) with pipelined EXISTS.
+ * Re-adding is harmless: the job id is (task id, dispatch generation).
+ */
+export function createReconciler(ctx: SchedulerContext) {
+  let lastSweep = 0;
+
+  async function forEachPage(visit: (page: DispatchIntent[]) => Promise<void>): Promise<number> {
+    let after = "";
+    let total = 0;
+    for (;;) {
+      const page = await listTasksThatBelongInRedis(ctx.db, ctx.horizonMs, after, PAGE);
+      if (page.length === 0) return total;
+      await visit(page);
+      total += page.length;
+      after = (page[page.length - 1] as DispatchIntent).taskId;
+    }
+  }
+
+  async function rebuild(): Promise<number> {
+    return forEachPage((page) => ctx.dispatcher.dispatch(page));
+  }
+
+  async function sweep(): Promise<number> {
+    let readded = 0;
+    await forEachPage(async (page) => {
+      const pipeline = ctx.redis.pipeline();
+      for (const i of page) {
+        pipeline.exists(ctx.keys.jobKey(ctx.keys.bullQueueName(i.tenantId, i.queueId), jobIdFor(i.taskId, i.dispatchGeneration)));
+      }
+      const results = (await pipeline.exec()) ?? [];
+      const missing = page.filter((_, idx) => results[idx]?.[1] === 0);
+      if (missing.length) {
+        await ctx.dispatcher.dispatch(missing);
+        readded += missing.length;
+      }
+    });
+    return readded;
+  }
+
+  return async function reconcile(): Promise<void> {
+    const epoch = await ctx.redis.get(ctx.keys.epochKey);
+    if (epoch === null) {
+      const started = Date.now();
+      const n = await rebuild();
+      // NX: with several schedulers, the first to finish marks the new epoch.
+      await ctx.redis.set(ctx.keys.epochKey, randomUUID(), "NX");
+      ctx.log.warn({ tasks: n, ms: Date.now() - started }, "Redis had no epoch: rebuilt queues from Postgres");
+      lastSweep = Date.now();
+      return;
+    }
+    if (Date.now() - lastSweep >= ctx.env.RECONCILE_INTERVAL_SECONDS * 1000) {
+      lastSweep = Date.now();
+      const n = await sweep();
+      if (n > 0) ctx.log.warn({ tasks: n }, "re-added jobs missing from Redis");
+    }
+  };
+}

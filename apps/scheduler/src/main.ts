@@ -1,0 +1,49 @@
+import { createLogger, loadEnv, schedulerEnvSchema, startPeriodic } from "@tasklane/config";
+import { createDatabase, prepareDatabase } from "@tasklane/db";
+import { createKeySpace, createRedis, createTaskDispatcher } from "@tasklane/queue";
+import type { SchedulerContext } from "./context.js";
+import { expireStaleLeases } from "./loops/lease-expiry.js";
+import { promoteIntoHorizon } from "./loops/horizon-promotion.js";
+import { dispatchOutbox } from "./loops/outbox-dispatch.js";
+import { createReconciler } from "./loops/reconciler.js";
+import { promoteDueStatuses } from "./loops/status-promotion.js";
+
+const env = loadEnv(schedulerEnvSchema);
+const log = createLogger("scheduler", env.LOG_LEVEL);
+await prepareDatabase(env.DATABASE_URL);
+const db = createDatabase({ url: env.DATABASE_URL, max: 6, applicationName: "tasklane-scheduler" });
+const redis = createRedis(env.REDIS_URL, "tasklane-scheduler");
+const keys = createKeySpace(env.REDIS_KEY_PREFIX);
+const ctx: SchedulerContext = {
+  env,
+  db,
+  redis,
+  keys,
+  dispatcher: createTaskDispatcher(redis, keys),
+  log,
+  horizonMs: env.DISPATCH_HORIZON_SECONDS * 1000,
+};
+
+const onError = (loop: string) => (error: unknown) => log.error({ err: error, loop }, "scheduler loop failed; retrying");
+const loops = [
+  startPeriodic(100, () => dispatchOutbox(ctx), onError("outbox")),
+  startPeriodic(1000, () => promoteIntoHorizon(ctx), onError("horizon")),
+  startPeriodic(250, () => promoteDueStatuses(ctx), onError("status")),
+  startPeriodic(500, () => expireStaleLeases(ctx), onError("leases")),
+  startPeriodic(1000, createReconciler(ctx), onError("reconciler")),
+];
+log.info({ horizonSeconds: env.DISPATCH_HORIZON_SECONDS }, "scheduler started");
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  log.info({ signal }, "scheduler draining");
+  await Promise.all(loops.map((l) => l.stop()));
+  await ctx.dispatcher.close();
+  redis.disconnect();
+  await db.close();
+  process.exit(0);
+}
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));

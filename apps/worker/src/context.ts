@@ -1,0 +1,21 @@
+import type { Logger, WorkerEnv } from "@tasklane/config";
+import type { Database } from "@tasklane/db";
+import type { KeySpace, TaskDispatcher } from "@tasklane/queue";
+import type { Redis } from "ioredis";
+import type { Agent } from "undici";
+import type { CompletionBatcher } from "./completion-batcher.js";
+import type { QueueDirectory } from "./fetch/queue-directory.js";
+
+export interface WorkerContext {
+  env: WorkerEnv;
+  workerId: string;
+  db: Database;
+  redis: Redis;
+  keys: KeySpace;
+  dispatcher: TaskDispatcher;
+  directory: QueueDirectory;
+  completions: CompletionBatcher;
+  agent: Agent;
+  log: Logger;
+  horizonMs: number;
+}

@@ -1,0 +1,82 @@
+import { hostname } from "node:os";
+import { createLogger, loadEnv, workerEnvSchema } from "@tasklane/config";
+import { createDatabase, prepareDatabase } from "@tasklane/db";
+import { createKeySpace, createRedis, createTaskDispatcher } from "@tasklane/queue";
+import { CompletionBatcher } from "./completion-batcher.js";
+import type { WorkerContext } from "./context.js";
+import { FairFetcher } from "./fetch/fair-fetcher.js";
+import { QueueDirectory } from "./fetch/queue-directory.js";
+import { createOutboundAgent } from "./push/outbound-agent.js";
+import { runAttempt } from "./task-runner.js";
+
+const env = loadEnv(workerEnvSchema);
+const workerId = env.WORKER_ID ?? `${hostname()}-${process.pid}`;
+const log = createLogger("worker", env.LOG_LEVEL).child({ workerId });
+await prepareDatabase(env.DATABASE_URL);
+const db = createDatabase({ url: env.DATABASE_URL, max: 10, applicationName: "tasklane-worker" });
+const redis = createRedis(env.REDIS_URL, "tasklane-worker");
+const subscriber = createRedis(env.REDIS_URL, "tasklane-worker-sub");
+const keys = createKeySpace(env.REDIS_KEY_PREFIX);
+const directory = new QueueDirectory(db, (error) => log.warn({ err: error }, "queue directory refresh failed"));
+await directory.start();
+
+const ctx: WorkerContext = {
+  env,
+  workerId,
+  db,
+  redis,
+  keys,
+  dispatcher: createTaskDispatcher(redis, keys),
+  directory,
+  completions: new CompletionBatcher(db, workerId),
+  agent: createOutboundAgent(env.ALLOW_PRIVATE_TARGETS),
+  log,
+  horizonMs: env.DISPATCH_HORIZON_SECONDS * 1000,
+};
+
+/** Attempts in flight, by task id, so a cancellation can abort the request. */
+const inFlight = new Map<string, AbortController>();
+const fetcher = new FairFetcher(ctx, async (started) => {
+  const controller = new AbortController();
+  inFlight.set(started.task.id, controller);
+  try {
+    await runAttempt(ctx, started, controller.signal);
+  } catch (error) {
+    // The outcome could not be recorded (Postgres down?): the lease will expire and the task runs again.
+    log.error({ err: error, taskId: started.task.id }, "could not record attempt outcome");
+  } finally {
+    inFlight.delete(started.task.id);
+  }
+});
+
+await subscriber.subscribe(keys.doorbellChannel, keys.cancelChannel);
+subscriber.on("message", (channel: string, message: string) => {
+  if (channel === keys.doorbellChannel) fetcher.ring(message);
+  else if (channel === keys.cancelChannel) inFlight.get(message)?.abort(new Error("cancelled"));
+});
+fetcher.start();
+log.info({ concurrency: env.WORKER_CONCURRENCY }, "worker started");
+
+const GRACE_MS = 30_000;
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  log.info({ signal, inFlight: fetcher.running }, "worker draining: no new fetches");
+  await fetcher.stop();
+  // In-flight attempts get a grace period; whatever is still running after it
+  // keeps its lease, which expires and lets another worker retry the task.
+  const deadline = Date.now() + GRACE_MS;
+  while (fetcher.running > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  await ctx.completions.flush();
+  directory.stop();
+  await ctx.dispatcher.close();
+  subscriber.disconnect();
+  redis.disconnect();
+  await ctx.agent.close();
+  await db.close();
+  log.info({ abandoned: fetcher.running }, "worker stopped");
+  process.exit(0);
+}
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));

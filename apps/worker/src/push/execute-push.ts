@@ -1,0 +1,74 @@
+import { MAX_RESULT_BYTES, buildPushBody, checkOutboundUrl, classifyHttpStatus, parseRetryAfter, signatureHeaders } from "@tasklane/core";
+import { request, type Agent } from "undici";
+import { BodyTooLargeError, readBoundedBody } from "./read-bounded-body.js";
+import { PrivateTargetError } from "./outbound-agent.js";
+
+export interface PushTarget {
+  taskId: string;
+  type: string;
+  payload: unknown;
+  attempt: number;
+  endpointUrl: string;
+  timeoutSeconds: number;
+  /** Current tenant secret first; the previous one too while a rotation is in its grace period. */
+  signingSecrets: string[];
+}
+
+export type PushOutcome =
+  | { kind: "succeeded"; result: unknown; status: number }
+  | { kind: "failed"; retryable: boolean; timedOut: boolean; error: string; retryAfterSeconds?: number; status?: number }
+  | { kind: "aborted" };
+
+/** A 2xx body is the result: JSON when it parses, else the text itself, null when empty. */
+function parseResult(text: string): unknown {
+  if (text.trim() === "") return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * POSTs one attempt to the queue's endpoint, signed per Standard Webhooks.
+ * The outcome classification is the contract's: 2xx success; 408/429/5xx,
+ * timeouts and network errors retryable (Retry-After honoured); other 4xx and
+ * redirects permanent. `cancel` aborts the request when the task is cancelled.
+ */
+export async function executePush(target: PushTarget, agent: Agent, allowPrivate: boolean, cancel: AbortSignal): Promise<PushOutcome> {
+  const check = checkOutboundUrl(target.endpointUrl, { allowPrivate });
+  if (!check.ok) return { kind: "failed", retryable: false, timedOut: false, error: `Endpoint refused: ${check.reason}` };
+  const body = buildPushBody({ taskId: target.taskId, type: target.type, payload: target.payload, attempt: target.attempt });
+  const timestamp = Math.floor(Date.now() / 1000);
+  const headers = {
+    "content-type": "application/json",
+    "user-agent": "Tasklane/0.1",
+    "idempotency-key": target.taskId,
+    ...signatureHeaders(target.signingSecrets, `${target.taskId}_${target.attempt}`, timestamp, body),
+  };
+  const timeout = AbortSignal.timeout(target.timeoutSeconds * 1000);
+  const signal = AbortSignal.any([timeout, cancel]);
+  try {
+    const res = await request(check.url, { method: "POST", headers, body, dispatcher: agent, signal });
+    const text = await readBoundedBody(res.body, MAX_RESULT_BYTES);
+    const kind = classifyHttpStatus(res.statusCode);
+    if (kind === "success") return { kind: "succeeded", result: parseResult(text), status: res.statusCode };
+    const retryAfter = parseRetryAfter(res.headers["retry-after"] as string | undefined, Date.now());
+    return {
+      kind: "failed",
+      retryable: kind === "retryable",
+      timedOut: false,
+      status: res.statusCode,
+      error: `HTTP ${res.statusCode}${text ? `: ${text.slice(0, 500)}` : ""}`,
+      ...(retryAfter !== undefined ? { retryAfterSeconds: retryAfter } : {}),
+    };
+  } catch (error) {
+    if (cancel.aborted) return { kind: "aborted" };
+    if (timeout.aborted) return { kind: "failed", retryable: true, timedOut: true, error: `Timed out after ${target.timeoutSeconds} s` };
+    if (error instanceof BodyTooLargeError) return { kind: "failed", retryable: false, timedOut: false, error: error.message };
+    const cause = error instanceof Error && error.cause instanceof PrivateTargetError ? error.cause : error;
+    if (cause instanceof PrivateTargetError) return { kind: "failed", retryable: false, timedOut: false, error: cause.message };
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    return { kind: "failed", retryable: true, timedOut: false, error: `Network error: ${message}` };
+  }
+}

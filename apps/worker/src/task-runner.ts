@@ -1,0 +1,78 @@
+import { decideAfterFailure, type BackoffPolicy } from "@tasklane/core";
+import { failAttempt, type StartedAttempt } from "@tasklane/db";
+import { dispatchAfterCommit } from "@tasklane/queue";
+import type { WorkerContext } from "./context.js";
+import { executePush } from "./push/execute-push.js";
+
+/**
+ * Runs one started attempt to its recorded outcome. Every write names the
+ * lease generation it was started under; a refusal means the task moved on
+ * (cancelled, lease expired and re-leased) and this attempt's outcome is void.
+ */
+export async function runAttempt(ctx: WorkerContext, started: StartedAttempt, cancel: AbortSignal): Promise<void> {
+  const { task } = started;
+  const info = ctx.directory.get(task.queueId);
+  if (!info) {
+    // The queue was switched to PULL or deleted after dispatch: hand the task back.
+    await recordFailure(ctx, started, { retryable: true, error: "Queue is no longer a PUSH queue", timedOut: false });
+    return;
+  }
+  const startedAt = Date.now();
+  const outcome = await executePush(
+    {
+      taskId: task.id,
+      type: task.type,
+      payload: task.payload,
+      attempt: task.attempts,
+      endpointUrl: info.endpointUrl,
+      timeoutSeconds: task.timeoutSeconds,
+      signingSecrets: info.signingSecrets,
+    },
+    ctx.agent,
+    ctx.env.ALLOW_PRIVATE_TARGETS,
+    cancel,
+  );
+  const log = ctx.log.child({ taskId: task.id, tenantId: task.tenantId, attempt: task.attempts });
+  switch (outcome.kind) {
+    case "succeeded": {
+      const accepted = await ctx.completions.complete({ taskId: task.id, leaseGeneration: task.leaseGeneration, result: outcome.result });
+      log.debug({ ms: Date.now() - startedAt, accepted }, "attempt succeeded");
+      return;
+    }
+    case "failed":
+      log.info({ error: outcome.error, retryable: outcome.retryable }, "attempt failed");
+      await recordFailure(ctx, started, outcome);
+      return;
+    case "aborted":
+      // Cancelled: the cancel transition already recorded the final state.
+      log.info("attempt aborted by cancellation");
+      return;
+  }
+}
+
+async function recordFailure(
+  ctx: WorkerContext,
+  { task }: StartedAttempt,
+  failure: { retryable: boolean; error: string; timedOut: boolean; retryAfterSeconds?: number },
+): Promise<void> {
+  const backoff: BackoffPolicy = {
+    strategy: task.backoffStrategy,
+    delaySeconds: task.backoffDelaySeconds,
+    maxDelaySeconds: task.backoffMaxDelaySeconds,
+    jitter: task.backoffJitter,
+  };
+  const decision = decideAfterFailure({
+    attempt: task.attempts,
+    maxAttempts: task.maxAttempts,
+    retryable: failure.retryable,
+    backoff,
+    retryAfterSeconds: failure.retryAfterSeconds,
+  });
+  const result = await failAttempt(
+    ctx.db,
+    { taskId: task.id, leaseGeneration: task.leaseGeneration, error: failure.error, outcome: failure.timedOut ? "TIMED_OUT" : "FAILED", decision },
+    ctx.workerId,
+    ctx.horizonMs,
+  );
+  await dispatchAfterCommit(ctx.db, ctx.dispatcher, result.dispatch, (error) => ctx.log.warn({ err: error }, "fast dispatch failed; outbox will retry"));
+}

@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { WeightedFairPicker } from "./fairness.js";
+
+function share(picker: WeightedFairPicker, candidates: { tenantId: string; weight: number }[], n: number) {
+  const counts = new Map<string, number>();
+  for (let i = 0; i < n; i++) {
+    const t = picker.pick(candidates) as string;
+    counts.set(t, (counts.get(t) ?? 0) + 1);
+  }
+  return counts;
+}
+
+describe("WeightedFairPicker", () => {
+  it("splits starts in proportion to weight", () => {
+    const counts = share(new WeightedFairPicker(), [{ tenantId: "a", weight: 3 }, { tenantId: "b", weight: 1 }], 4000);
+    expect(counts.get("a")).toBe(3000);
+    expect(counts.get("b")).toBe(1000);
+  });
+
+  it("gives equal weights equal turns, interleaved", () => {
+    const picker = new WeightedFairPicker();
+    const order = Array.from({ length: 6 }, () => picker.pick([{ tenantId: "a", weight: 1 }, { tenantId: "b", weight: 1 }]));
+    expect(order).toEqual(["a", "b", "a", "b", "a", "b"]);
+  });
+
+  it("does not let an idle tenant bank credit", () => {
+    const picker = new WeightedFairPicker();
+    share(picker, [{ tenantId: "a", weight: 1 }], 1000);
+    // b arrives late; it must not get 1000 starts in a row.
+    const next = Array.from({ length: 10 }, () => picker.pick([{ tenantId: "a", weight: 1 }, { tenantId: "b", weight: 1 }]));
+    expect(next.filter((t) => t === "a").length).toBeGreaterThanOrEqual(4);
+  });
+
+  it("returns null without candidates and treats weight < 1 as 1", () => {
+    const picker = new WeightedFairPicker();
+    expect(picker.pick([])).toBeNull();
+    const counts = share(picker, [{ tenantId: "a", weight: 0 }, { tenantId: "b", weight: 1 }], 100);
+    expect(counts.get("a")).toBe(50);
+  });
+});

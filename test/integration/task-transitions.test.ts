@@ -1,0 +1,218 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { normalizeTaskSpec, parseInput, submitTaskInputSchema, type SubmitTaskInput } from "@tasklane/core";
+import {
+  cancelTask,
+  completeAttempts,
+  expireLeases,
+  extendLease,
+  failAttempt,
+  getTask,
+  listAttempts,
+  redriveTask,
+  startAttemptsFromQueue,
+  submitTasks,
+  type Database,
+} from "@tasklane/db";
+import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
+import { seedTenant } from "../helpers/seed.js";
+
+const HORIZON = 300_000;
+let tdb: TestDatabase;
+let db: Database;
+
+const spec = (input: Partial<SubmitTaskInput> & { type: string }) =>
+  normalizeTaskSpec(parseInput(submitTaskInputSchema, input), Date.now());
+
+async function submitOne(tenantId: string, input: Partial<SubmitTaskInput> & { type: string }) {
+  const { tasks } = await submitTasks(db, tenantId, [spec(input)], { horizonMs: HORIZON });
+  return tasks[0]!;
+}
+
+async function leaseOne(queueId: string, leaseMs = 30_000) {
+  const [lease] = await startAttemptsFromQueue(db, queueId, 1, 60, { workerId: "w1", leaseMs, actor: "test" });
+  return lease;
+}
+
+const statuses = async (taskId: string) =>
+  (await db.pool.query("SELECT from_status, to_status FROM task_events WHERE task_id = $1 ORDER BY id", [taskId])).rows.map(
+    (r) => `${r.from_status ?? "-"}>${r.to_status}`,
+  );
+
+beforeAll(async () => {
+  tdb = await createTestDatabase("transitions");
+  db = tdb.db;
+});
+afterAll(async () => tdb?.drop());
+
+describe("submitTasks", () => {
+  it("returns tasks in input order with QUEUED/SCHEDULED from runAt, and records creation events", async () => {
+    const { tenantId } = await seedTenant(db);
+    const { tasks } = await submitTasks(
+      db,
+      tenantId,
+      [spec({ type: "a" }), spec({ type: "b", delaySeconds: 3600 }), spec({ type: "c" })],
+      { horizonMs: HORIZON },
+    );
+    expect(tasks.map((t) => t.type)).toEqual(["a", "b", "c"]);
+    expect(tasks.map((t) => t.status)).toEqual(["QUEUED", "SCHEDULED", "QUEUED"]);
+    expect(await statuses(tasks[1]!.id)).toEqual(["->SCHEDULED"]);
+  });
+
+  it("is all or nothing: an unknown queue writes nothing", async () => {
+    const { tenantId } = await seedTenant(db);
+    await expect(submitTasks(db, tenantId, [spec({ type: "a" }), spec({ type: "b", queue: "nope" })], { horizonMs: HORIZON })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
+    const n = await db.pool.query("SELECT count(*)::int AS n FROM tasks WHERE tenant_id = $1", [tenantId]);
+    expect(n.rows[0].n).toBe(0);
+  });
+
+  it("gives one task for 50 concurrent submissions of one idempotency key, per tenant", async () => {
+    const a = await seedTenant(db);
+    const b = await seedTenant(db);
+    const results = await Promise.all(Array.from({ length: 50 }, () => submitOne(a.tenantId, { type: "x", idempotencyKey: "k1" })));
+    expect(new Set(results.map((t) => t.id)).size).toBe(1);
+    const other = await submitOne(b.tenantId, { type: "x", idempotencyKey: "k1" });
+    expect(other.id).not.toBe(results[0]!.id);
+    const n = await db.pool.query("SELECT count(*)::int AS n FROM tasks WHERE idempotency_key = 'k1'");
+    expect(n.rows[0].n).toBe(2);
+  });
+});
+
+describe("leases and fencing", () => {
+  it("leases HIGH before NORMAL before LOW", async () => {
+    const { tenantId, defaultQueueId } = await seedTenant(db);
+    await submitTasks(db, tenantId, [spec({ type: "low", priority: "LOW" }), spec({ type: "normal" }), spec({ type: "high", priority: "HIGH" })], {
+      horizonMs: HORIZON,
+    });
+    const leases = await startAttemptsFromQueue(db, defaultQueueId, 3, 60, { workerId: "w", leaseMs: 30_000, actor: "t" });
+    expect(leases.map((l) => l.task.type)).toEqual(["high", "normal", "low"]);
+  });
+
+  it("refuses an outcome under a stale generation and accepts the current one", async () => {
+    const { tenantId, defaultQueueId } = await seedTenant(db);
+    const task = await submitOne(tenantId, { type: "t" });
+    const lease = (await leaseOne(defaultQueueId))!;
+    expect(lease.task.id).toBe(task.id);
+    expect(lease.leaseToken).toMatch(/^lt_1_/);
+    const stale = await completeAttempts(db, [{ taskId: task.id, leaseGeneration: 0, result: 1 }], "test");
+    expect(stale.refused).toEqual([task.id]);
+    const ok = await completeAttempts(db, [{ taskId: task.id, leaseGeneration: 1, result: { n: 1 } }], "test");
+    expect(ok.accepted[0]).toMatchObject({ status: "SUCCEEDED", result: { n: 1 } });
+    const again = await completeAttempts(db, [{ taskId: task.id, leaseGeneration: 1, result: 2 }], "test");
+    expect(again.refused).toEqual([task.id]);
+    const attempts = (await listAttempts(db, [task.id])).get(task.id)!;
+    expect(attempts).toHaveLength(1);
+    expect(attempts[0]).toMatchObject({ number: 1, outcome: "SUCCEEDED", workerId: "w1" });
+    expect(await statuses(task.id)).toEqual(["->QUEUED", "QUEUED>RUNNING", "RUNNING>SUCCEEDED"]);
+  });
+
+  it("expires a lease: the attempt counts, the old token is void, the next lease has a higher generation", async () => {
+    const { tenantId, defaultQueueId } = await seedTenant(db);
+    const task = await submitOne(tenantId, { type: "t", maxAttempts: 3 });
+    const first = (await leaseOne(defaultQueueId, 1))!;
+    await new Promise((r) => setTimeout(r, 20));
+    const { expired } = await expireLeases(db, 100, HORIZON);
+    expect(expired).toBeGreaterThanOrEqual(1);
+    expect((await getTask(db, tenantId, task.id))!.status).toBe("QUEUED");
+    expect(await extendLease(db, tenantId, task.id, first.task.leaseGeneration, 30_000)).toBeNull();
+    const second = (await leaseOne(defaultQueueId))!;
+    expect(second.task.leaseGeneration).toBe(first.task.leaseGeneration + 1);
+    expect(second.task.attempts).toBe(2);
+    const late = await completeAttempts(db, [{ taskId: task.id, leaseGeneration: first.task.leaseGeneration, result: "late" }], "old");
+    expect(late.refused).toEqual([task.id]);
+    const outcomes = (await listAttempts(db, [task.id])).get(task.id)!.map((a) => a.outcome);
+    expect(outcomes).toEqual(["LEASE_EXPIRED", null]);
+  });
+
+  it("moves a failed attempt to RETRYING after the backoff, then to DEAD when the budget is spent", async () => {
+    const { tenantId, defaultQueueId } = await seedTenant(db);
+    const task = await submitOne(tenantId, { type: "t", maxAttempts: 2 });
+    const l1 = (await leaseOne(defaultQueueId))!;
+    const r1 = await failAttempt(
+      db,
+      { taskId: task.id, leaseGeneration: l1.task.leaseGeneration, error: "boom", outcome: "FAILED", decision: { kind: "retry", delayMs: 0 } },
+      "w1",
+      HORIZON,
+    );
+    expect(r1.accepted[0]).toMatchObject({ status: "RETRYING", lastError: "boom" });
+    const l2 = (await leaseOne(defaultQueueId))!;
+    expect(l2.task.attempts).toBe(2);
+    const r2 = await failAttempt(
+      db,
+      { taskId: task.id, leaseGeneration: l2.task.leaseGeneration, error: "boom2", outcome: "TIMED_OUT", decision: { kind: "dead", reason: "exhausted" } },
+      "w1",
+      HORIZON,
+    );
+    expect(r2.accepted[0]).toMatchObject({ status: "DEAD", lastError: "boom2" });
+    const redriven = await redriveTask(db, tenantId, task.id, "test", HORIZON);
+    expect(redriven.task).toMatchObject({ status: "QUEUED", attempts: 0 });
+    await expect(redriveTask(db, tenantId, task.id, "test", HORIZON)).rejects.toMatchObject({ code: "CONFLICT" });
+  });
+
+  it("keeps a retry in the future out of reach until its runAt", async () => {
+    const { tenantId, defaultQueueId } = await seedTenant(db);
+    const task = await submitOne(tenantId, { type: "t", maxAttempts: 2 });
+    const l1 = (await leaseOne(defaultQueueId))!;
+    await failAttempt(
+      db,
+      { taskId: task.id, leaseGeneration: l1.task.leaseGeneration, error: "e", outcome: "FAILED", decision: { kind: "retry", delayMs: 60_000 } },
+      "w1",
+      HORIZON,
+    );
+    expect(await leaseOne(defaultQueueId)).toBeUndefined();
+  });
+});
+
+describe("cancel", () => {
+  it("cancels a QUEUED task for good and answers CONFLICT for a terminal one", async () => {
+    const { tenantId, defaultQueueId } = await seedTenant(db);
+    const task = await submitOne(tenantId, { type: "t" });
+    const { task: cancelled, wasRunning } = await cancelTask(db, tenantId, task.id, "api");
+    expect(cancelled.status).toBe("CANCELLED");
+    expect(wasRunning).toBe(false);
+    expect(await leaseOne(defaultQueueId)).toBeUndefined();
+    await expect(cancelTask(db, tenantId, task.id, "api")).rejects.toMatchObject({ code: "CONFLICT" });
+  });
+
+  it("cancels a RUNNING task: heartbeat reports it, the late outcome is refused", async () => {
+    const { tenantId, defaultQueueId } = await seedTenant(db);
+    const task = await submitOne(tenantId, { type: "t" });
+    const lease = (await leaseOne(defaultQueueId))!;
+    const { task: cancelled, wasRunning } = await cancelTask(db, tenantId, task.id, "api");
+    expect(wasRunning).toBe(true);
+    expect(cancelled).toMatchObject({ status: "CANCELLED", cancelRequested: true });
+    const hb = await extendLease(db, tenantId, task.id, lease.task.leaseGeneration, 30_000);
+    expect(hb?.cancelRequested).toBe(true);
+    const late = await completeAttempts(db, [{ taskId: task.id, leaseGeneration: lease.task.leaseGeneration, result: 1 }], "w");
+    expect(late.refused).toEqual([task.id]);
+    expect((await getTask(db, tenantId, task.id))!.status).toBe("CANCELLED");
+  });
+
+  it("treats another tenant's task exactly like a missing one", async () => {
+    const a = await seedTenant(db);
+    const b = await seedTenant(db);
+    const task = await submitOne(a.tenantId, { type: "t" });
+    expect(await getTask(db, b.tenantId, task.id)).toBeNull();
+    const missing = await cancelTask(db, b.tenantId, "task_00000000000000000000000000000000", "api").catch((e: unknown) => e);
+    const foreign = await cancelTask(db, b.tenantId, task.id, "api").catch((e: unknown) => e);
+    expect(foreign).toMatchObject({ code: "NOT_FOUND" });
+    expect((foreign as Error).message.replace(task.id, "ID")).toBe((missing as Error).message.replace("task_00000000000000000000000000000000", "ID"));
+    expect((await getTask(db, a.tenantId, task.id))!.status).toBe("QUEUED");
+  });
+});
+
+describe("ordering keys", () => {
+  it("starts the next task of a key only after the previous one finished", async () => {
+    const { tenantId, defaultQueueId } = await seedTenant(db);
+    const first = await submitOne(tenantId, { type: "1", orderingKey: "acct-1" });
+    const second = await submitOne(tenantId, { type: "2", orderingKey: "acct-1" });
+    const other = await submitOne(tenantId, { type: "3", orderingKey: "acct-2" });
+    const leases = await startAttemptsFromQueue(db, defaultQueueId, 10, 60, { workerId: "w", leaseMs: 30_000, actor: "t" });
+    expect(leases.map((l) => l.task.id).sort()).toEqual([first.id, other.id].sort());
+    const l1 = leases.find((l) => l.task.id === first.id)!;
+    await completeAttempts(db, [{ taskId: first.id, leaseGeneration: l1.task.leaseGeneration, result: null }], "w");
+    const next = await startAttemptsFromQueue(db, defaultQueueId, 10, 60, { workerId: "w", leaseMs: 30_000, actor: "t" });
+    expect(next.map((l) => l.task.id)).toEqual([second.id]);
+  });
+});
