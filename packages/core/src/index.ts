@@ -13,3 +13,4 @@ export * from "./signing.js";
 export * from "./statuses.js";
 export * from "./task-state-machine.js";
 export * from "./fairness.js";
+export * from "./cron/index.js";

@@ -46,7 +46,7 @@ export function graphqlRequestGuard() {
         return;
       }
       // Apollo's Express integration insists on req.body existing even for GET.
-      if (!("body" in req)) req.body = undefined;
+      if (!Reflect.has(req, "body")) req.body = undefined;
     }
     next();
   };

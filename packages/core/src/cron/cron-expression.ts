@@ -1,0 +1,252 @@
+/**
+ * Cron expressions: validation and the instants a schedule fires at.
+ *
+ * Syntax: 5 fields (minute hour day-of-month month day-of-week) or 6 (seconds
+ * first), as cron-parser 5 reads them: `* / , - ?`, `L` (last day / last
+ * weekday of the month), `#` (nth weekday), names (JAN, MON). Day-of-month
+ * and day-of-week together match either one (Vixie cron). Refused besides
+ * what cron-parser refuses: other field counts, `@daily`-style macros,
+ * characters outside `[0-9*\/,\-?LW#A-Za-z ]`, more than MAX_CRON_LENGTH
+ * characters, `H` hash fields (their meaning depends on a seed we do not
+ * store), expressions that never fire.
+ *
+ * Time zone semantics. The expression matches local wall-clock times in the
+ * schedule's IANA zone; each matching wall time becomes a UTC instant:
+ * - A wall time that exists once fires at that instant.
+ * - Spring forward (a wall time that does not exist, e.g. `30 2 * * *` on
+ *   2026-03-08 in America/New_York, where 02:00 EST jumps to 03:00 EDT): the
+ *   run happens once, at the first instant after the gap — 03:00 EDT
+ *   (07:00Z) — as Vixie cron runs "fixed-time" jobs right after the jump.
+ *   Several skipped wall times of one gap collapse into that one run.
+ *   cron-parser itself moves such a run by the gap's length (03:30 EDT) and,
+ *   iterated from an instant inside [03:00, 03:30) EDT, drops that day's run
+ *   altogether; this module does not use its zone handling at all.
+ * - Fall back (a wall time that occurs twice, e.g. `30 1 * * *` on 2026-11-01
+ *   in America/New_York): the run happens once, at the first occurrence
+ *   (01:30 EDT, 05:30Z), never again at 01:30 EST — whatever instant the
+ *   iteration starts from (cron-parser, started inside the repeated hour,
+ *   fires it a second time).
+ * - Exception: when the hour field matches all 24 hours (`*`, `0-23`, `*\/1`),
+ *   the schedule follows real elapsed time instead: `*\/15 * * * *` fires
+ *   every 15 minutes straight across either transition — both passes of a
+ *   repeated hour fire, wall times inside a gap simply do not exist, and no
+ *   instant is added or duplicated.
+ * The occurrences form one fixed set per (expression, zone): where an
+ * iteration starts never changes them, so nextOccurrence(after = a previous
+ * occurrence) and nextOccurrence(after = now) agree — which the scheduler's
+ * compare-and-set on next_run_at relies on.
+ *
+ * Implementation: cron-parser runs in UTC over floating wall times (where it
+ * has no DST to get wrong); ZoneClock maps each wall time to instants.
+ */
+import { type CronExpression, CronExpressionParser } from "cron-parser";
+import { IANAZone } from "luxon";
+import { BadUserInputError, type FieldError } from "../errors.js";
+import { ZoneClock } from "./zone-clock.js";
+
+/** Longest cron expression accepted; real ones are far shorter. */
+export const MAX_CRON_LENGTH = 120;
+/** Longest time zone name accepted (the longest IANA name is about 30). */
+const MAX_TIMEZONE_LENGTH = 64;
+
+const CRON_CHARACTERS = /^[0-9*/,\-?LW#A-Za-z ]*$/;
+/** Area/Location[/Sublocation], or a single name such as UTC or EST5EDT; refuses offsets like "+05:30". */
+const TIMEZONE_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/;
+/** Any fixed start date will do: validation only asks whether the expression ever fires. */
+const PROBE_START = Date.UTC(2000, 0, 1);
+
+function parseFloating(expression: string, afterWall: number) {
+  return CronExpressionParser.parse(expression, { currentDate: new Date(afterWall), tz: "UTC" });
+}
+
+function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+type Parsed = { ok: true; expression: CronExpression } | { ok: false; problem: string };
+
+/** Syntax checks; does not ask whether the expression ever fires. */
+function parseSyntax(expression: string): Parsed {
+  const fail = (problem: string): Parsed => ({ ok: false, problem });
+  if (expression.length > MAX_CRON_LENGTH) return fail(`must be at most ${MAX_CRON_LENGTH} characters`);
+  if (!CRON_CHARACTERS.test(expression)) return fail("may only contain digits, letters, spaces and * / , - ? L W #");
+  const fields = expression.trim().split(/ +/).filter((f) => f.length > 0);
+  if (fields.length !== 5 && fields.length !== 6) {
+    return fail("must have 5 fields (minute hour day-of-month month day-of-week) or 6 (seconds first)");
+  }
+  // THU is the only name with an H; any other H is cron-parser's hash syntax.
+  if (fields.some((f) => /H/i.test(f.replace(/THU/gi, "")))) return fail("must not use H (hashed) values");
+  try {
+    return { ok: true, expression: parseFloating(expression, PROBE_START) };
+  } catch (e: unknown) {
+    return fail(`is not a valid cron expression: ${messageOf(e)}`);
+  }
+}
+
+/** What is wrong with the cron expression (syntax, or it never fires), or null when it is valid. */
+export function cronExpressionProblem(expression: string): string | null {
+  const parsed = parseSyntax(expression);
+  if (!parsed.ok) return parsed.problem;
+  try {
+    parsed.expression.next();
+    return null;
+  } catch {
+    // cron-parser reports "no matching date" only by throwing (e.g. 0 0 * 2 5#5).
+    return "never matches a date";
+  }
+}
+
+/** What is wrong with the IANA time zone name, or null when it is valid. */
+export function timezoneProblem(timezone: string): string | null {
+  if (timezone.length === 0) return "must not be empty";
+  if (timezone.length > MAX_TIMEZONE_LENGTH || !TIMEZONE_NAME.test(timezone) || !IANAZone.isValidZone(timezone)) {
+    return "must be an IANA time zone name such as Europe/Berlin or UTC";
+  }
+  return null;
+}
+
+/** One error for the problems found (at least one is non-null), worded like parseInput's. */
+function cronInputError(cronProblem: string | null, zoneProblem: string | null): BadUserInputError {
+  const fieldErrors: FieldError[] = [];
+  if (cronProblem !== null) fieldErrors.push({ path: "cron", message: cronProblem });
+  if (zoneProblem !== null) fieldErrors.push({ path: "timezone", message: zoneProblem });
+  const [first] = fieldErrors;
+  const more = fieldErrors.length > 1 ? ` (and ${fieldErrors.length - 1} more)` : "";
+  return new BadUserInputError(`Invalid ${first?.path ?? "input"}: ${first?.message ?? "invalid value"}${more}`, fieldErrors);
+}
+
+/** Throws BadUserInputError (fieldErrors on "cron" and/or "timezone") unless both are valid and the expression fires. */
+export function validateCron(expression: string, timezone: string): void {
+  const cron = cronExpressionProblem(expression);
+  const zone = timezoneProblem(timezone);
+  if (cron !== null || zone !== null) throw cronInputError(cron, zone);
+}
+
+interface CompiledCron {
+  expression: string;
+  clock: ZoneClock;
+  /** The hour field matches all 24 hours: follow elapsed time across DST changes. */
+  everyHour: boolean;
+}
+
+/** Syntax and zone only: the occurrence functions tolerate an expression that never fires (they return nothing). */
+function compile(expression: string, timezone: string): CompiledCron {
+  const parsed = parseSyntax(expression);
+  const zone = timezoneProblem(timezone);
+  if (!parsed.ok || zone !== null) {
+    throw cronInputError(parsed.ok ? null : parsed.problem, zone);
+  }
+  return { expression, clock: new ZoneClock(timezone), everyHour: parsed.expression.fields.hour.values.length === 24 };
+}
+
+/** Matching wall times strictly after `afterWall`, ascending. */
+function* wallTimes(expression: string, afterWall: number): Generator<number> {
+  const it = parseFloating(expression, afterWall);
+  for (;;) {
+    let wall: number;
+    try {
+      wall = it.next().getTime();
+    } catch {
+      // The expression parsed, so this is cron-parser's "no further date
+      // within its search limit"; its own hasNext() reads errors the same way.
+      return;
+    }
+    yield wall;
+  }
+}
+
+/**
+ * Occurrences strictly after `after`, ascending, without end.
+ *
+ * Each wall time yields its "main" instant (unique, first of a repeated pair,
+ * or gap end for fixed-hour expressions); main instants never decrease as
+ * wall times increase. Every-hour expressions also fire the second pass of a
+ * repeated wall time: those instants queue in `secondPass` (ascending) and are
+ * merged in before the first main instant that is later.
+ */
+function* occurrencesAfter({ expression, clock, everyHour }: CompiledCron, after: number): Generator<number> {
+  // Start early enough for a repeated hour just ahead, whose second pass shows
+  // wall times below wall(after) but happens after `after`.
+  const startWall = after + Math.min(clock.offsetMs(after), clock.offsetMs(after + 86_400_000));
+  const secondPass: number[] = [];
+  let last = after;
+  for (const wall of wallTimes(expression, startWall - 1)) {
+    const r = clock.resolve(wall);
+    let main: number;
+    if (r.kind === "unique") {
+      main = r.instant;
+    } else if (r.kind === "repeated") {
+      main = r.earlier;
+      if (everyHour) secondPass.push(r.later);
+    } else if (everyHour) {
+      continue;
+    } else {
+      main = r.gapEnd;
+    }
+    for (let head = secondPass[0]; head !== undefined && head < main; head = secondPass[0]) {
+      secondPass.shift();
+      if (head > last) yield (last = head);
+    }
+    if (main > last) yield (last = main);
+  }
+  for (const instant of secondPass) if (instant > last) yield (last = instant);
+}
+
+function assertInstant(name: string, d: Date): number {
+  const ms = d.getTime();
+  if (Number.isNaN(ms)) throw new RangeError(`${name} is not a valid Date`);
+  return ms;
+}
+
+function assertCount(name: string, n: number): void {
+  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`${name} must be a non-negative integer, got ${n}`);
+}
+
+/**
+ * The next `count` occurrences strictly after `after`, ascending (fewer only
+ * if the expression stops firing). Throws BadUserInputError for an invalid
+ * expression or zone, RangeError for a bad `after` or `count`.
+ */
+export function nextOccurrences(expression: string, timezone: string, after: Date, count: number): Date[] {
+  const compiled = compile(expression, timezone);
+  const afterMs = assertInstant("after", after);
+  assertCount("count", count);
+  const out: Date[] = [];
+  if (count === 0) return out;
+  for (const instant of occurrencesAfter(compiled, afterMs)) {
+    out.push(new Date(instant));
+    if (out.length >= count) break;
+  }
+  return out;
+}
+
+/** The first occurrence strictly after `after`, or null when the expression never fires again. */
+export function nextOccurrence(expression: string, timezone: string, after: Date): Date | null {
+  return nextOccurrences(expression, timezone, after, 1)[0] ?? null;
+}
+
+/**
+ * Occurrences in (afterExclusive, untilInclusive], ascending, at most `cap`:
+ * the oldest `cap` when there are more, so `result.length === cap` means
+ * "maybe truncated; continue after the last one".
+ */
+export function occurrencesBetween(
+  expression: string,
+  timezone: string,
+  afterExclusive: Date,
+  untilInclusive: Date,
+  cap: number,
+): Date[] {
+  const compiled = compile(expression, timezone);
+  const afterMs = assertInstant("afterExclusive", afterExclusive);
+  const untilMs = assertInstant("untilInclusive", untilInclusive);
+  assertCount("cap", cap);
+  const out: Date[] = [];
+  if (cap === 0 || untilMs <= afterMs) return out;
+  for (const instant of occurrencesAfter(compiled, afterMs)) {
+    if (instant > untilMs) break;
+    out.push(new Date(instant));
+    if (out.length >= cap) break;
+  }
+  return out;
+}

@@ -1,0 +1,173 @@
+/**
+ * Shared setup for integration tests against real Postgres and Redis.
+ * Each test file gets a fresh database (tl_test_<random>) with migrations
+ * applied, and its own Redis key prefix on a per-file Redis DB index; both
+ * are removed by the returned cleanup functions.
+ */
+import { randomBytes } from "node:crypto";
+import { gatewayEnvSchema, loadEnv, type GatewayEnv } from "@tasklane/config";
+import { createDatabase, prepareDatabase, type Database } from "@tasklane/db";
+import type { GatewayDeps, GatewayServer } from "@tasklane/gateway";
+import { createGatewayServer } from "@tasklane/gateway";
+import { Redis } from "ioredis";
+import pg from "pg";
+
+const PG_ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+const REDIS_BASE = process.env.TEST_REDIS_BASE ?? "redis://127.0.0.1:6379";
+
+export interface TestDatabase {
+  readonly name: string;
+  readonly url: string;
+  /** A pool + Prisma client on the test database, for arranging and asserting rows. */
+  readonly db: Database;
+  drop(): Promise<void>;
+}
+
+export function randomSuffix(bytes = 6): string {
+  return randomBytes(bytes).toString("hex");
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = `tl_test_${randomSuffix()}`;
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  await prepareDatabase(url.toString());
+  const db = createDatabase({ url: url.toString(), max: 4, applicationName: "tasklane-test" });
+  return {
+    name,
+    url: url.toString(),
+    db,
+    async drop() {
+      await db.close();
+      const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+      await admin.connect();
+      try {
+        await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      } finally {
+        await admin.end();
+      }
+    },
+  };
+}
+
+export interface TestRedis {
+  readonly url: string;
+  readonly prefix: string;
+  /** Deletes every key under the prefix. */
+  cleanup(): Promise<void>;
+}
+
+/** A Redis DB index (1–15, 0 is left to manual runs) and a unique key prefix. */
+export function createTestRedis(): TestRedis {
+  const dbIndex = 1 + (randomBytes(1)[0] ?? 0) % 15;
+  const prefix = `t${randomSuffix(5)}`;
+  const url = `${REDIS_BASE}/${dbIndex}`;
+  return {
+    url,
+    prefix,
+    async cleanup() {
+      const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+      try {
+        let cursor = "0";
+        do {
+          const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
+          if (keys.length > 0) await redis.del(...keys);
+          cursor = next;
+        } while (cursor !== "0");
+      } finally {
+        redis.disconnect();
+      }
+    },
+  };
+}
+
+export interface StartedGateway extends GatewayServer {
+  readonly env: GatewayEnv;
+}
+
+export interface StartGatewayOptions {
+  databaseUrl: string;
+  redis: TestRedis;
+  /** Extra environment, as strings like the real process gets them. */
+  env?: Record<string, string>;
+  deps?: GatewayDeps;
+}
+
+/** Starts the gateway in-process on 127.0.0.1 with an ephemeral port. */
+export async function startGateway(opts: StartGatewayOptions): Promise<StartedGateway> {
+  const env = loadEnv(gatewayEnvSchema, {
+    DATABASE_URL: opts.databaseUrl,
+    REDIS_URL: opts.redis.url,
+    REDIS_KEY_PREFIX: opts.redis.prefix,
+    HOST: "127.0.0.1",
+    PORT: "0",
+    ADMIN_TOKEN: `admin-${randomSuffix(16)}`,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
+    ...opts.env,
+  });
+  const server = await createGatewayServer(env, opts.deps);
+  return Object.assign(server, { env });
+}
+
+export interface GqlError {
+  message: string;
+  path?: Array<string | number>;
+  extensions?: { code?: string; [key: string]: unknown };
+}
+
+export interface GqlResponse<T> {
+  status: number;
+  headers: Headers;
+  data: T | null | undefined;
+  errors: GqlError[] | undefined;
+}
+
+/** POSTs one GraphQL operation; never throws on GraphQL errors (tests assert on them). */
+export async function gql<T = Record<string, unknown>>(
+  url: string,
+  query: string,
+  variables?: Record<string, unknown>,
+  token?: string,
+): Promise<GqlResponse<T>> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify({ query, variables }),
+  });
+  const body = (await res.json()) as { data?: T | null; errors?: GqlError[] };
+  return { status: res.status, headers: res.headers, data: body.data, errors: body.errors };
+}
+
+/** The first error's code, for terse assertions. */
+export function codeOf(res: { errors?: GqlError[] | undefined }): string | undefined {
+  return res.errors?.[0]?.extensions?.code;
+}
+
+export interface CreatedTenant {
+  tenantId: string;
+  apiKey: string;
+  signingSecret: string;
+}
+
+/** createTenant through the API with the operator token. */
+export async function createTenant(gateway: StartedGateway, name = `tenant-${randomSuffix(3)}`, limits?: Record<string, unknown>): Promise<CreatedTenant> {
+  const res = await gql<{ createTenant: { tenant: { id: string }; apiKey: string; signingSecret: string } }>(
+    gateway.url,
+    `mutation ($input: CreateTenantInput!) { createTenant(input: $input) { tenant { id } apiKey signingSecret } }`,
+    { input: { name, ...(limits ? { limits } : {}) } },
+    gateway.adminToken,
+  );
+  const created = res.data?.createTenant;
+  if (!created) throw new Error(`createTenant failed: ${JSON.stringify(res.errors)}`);
+  return { tenantId: created.tenant.id, apiKey: created.apiKey, signingSecret: created.signingSecret };
+}
+
+/** Polls `check` until it returns true or `timeoutMs` passes; returns the elapsed ms. */
+export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, intervalMs = 100): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    if (await check()) return Date.now() - started;
+    if (Date.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}

@@ -1,0 +1,157 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createHmac } from "node:crypto";
+import { Redis } from "ioredis";
+import { normalizeTaskSpec, parseInput, submitTaskInputSchema, type SubmitTaskInput } from "@tasklane/core";
+import { cancelTask, getTask, listAttempts, submitTasks, type TaskRecord } from "@tasklane/db";
+import { createKeySpace, createRedis, createTaskDispatcher, dispatchAfterCommit, type TaskDispatcher } from "@tasklane/queue";
+import { startApp, waitFor, type AppProcess } from "../helpers/app-process.js";
+import { startReceiver, type HttpReceiver } from "../helpers/http-receiver.js";
+import { REDIS_DB, redisUrl } from "../helpers/redis-dbs.js";
+import { seedPushQueue, seedTenant } from "../helpers/seed.js";
+import { createTestDatabase, uniqueRedisPrefix, type TestDatabase } from "../helpers/test-database.js";
+
+/**
+ * The PUSH path end to end with real processes: a scheduler and a worker
+ * against real Postgres and Redis, executing against a real HTTP endpoint.
+ * Tasks are submitted through the same db function and post-commit fast
+ * path the gateway uses.
+ */
+const REDIS_URL = redisUrl(REDIS_DB.pushExecution);
+let tdb: TestDatabase;
+let receiver: HttpReceiver;
+let redis: Redis;
+let dispatcher: TaskDispatcher;
+let apps: AppProcess[] = [];
+let tenantId: string;
+let signingSecret: string;
+const prefix = uniqueRedisPrefix("push");
+const routes = new Map<string, (attempt: number) => { status: number; body?: string; delayMs?: number; headers?: Record<string, string> }>();
+
+async function submit(input: Partial<SubmitTaskInput> & { type: string }): Promise<TaskRecord> {
+  const spec = normalizeTaskSpec(parseInput(submitTaskInputSchema, { queue: "push", ...input }), Date.now());
+  const { tasks, dispatch } = await submitTasks(tdb.db, tenantId, [spec], { horizonMs: 300_000 });
+  await dispatchAfterCommit(tdb.db, dispatcher, dispatch, (e) => {
+    throw e;
+  });
+  return tasks[0]!;
+}
+
+const settled = (id: string) =>
+  waitFor(`task ${id} to settle`, async () => {
+    const t = await getTask(tdb.db, tenantId, id);
+    return t && ["SUCCEEDED", "DEAD", "CANCELLED"].includes(t.status) ? t : null;
+  });
+
+beforeAll(async () => {
+  tdb = await createTestDatabase("push");
+  redis = createRedis(REDIS_URL, "test");
+  await redis.flushdb();
+  dispatcher = createTaskDispatcher(redis, createKeySpace(prefix));
+  receiver = await startReceiver(async (req, res) => {
+    const body = req.json as { type: string; attempt: number };
+    const route = routes.get(body.type)?.(body.attempt) ?? { status: 200, body: JSON.stringify({ echo: body.type }) };
+    if (route.delayMs) await new Promise((r) => setTimeout(r, route.delayMs));
+    if (res.destroyed) return;
+    res.writeHead(route.status, { "content-type": "application/json", ...route.headers }).end(route.body ?? "");
+  });
+  ({ tenantId } = await seedTenant(tdb.db));
+  signingSecret = (await tdb.db.pool.query("SELECT signing_secret FROM tenants WHERE id = $1", [tenantId])).rows[0].signing_secret;
+  await seedPushQueue(tdb.db, tenantId, "push", `${receiver.url}/hook`);
+  const env = {
+    DATABASE_URL: tdb.url,
+    REDIS_URL,
+    REDIS_KEY_PREFIX: prefix,
+    ALLOW_PRIVATE_TARGETS: "1",
+    RECONCILE_INTERVAL_SECONDS: "1",
+    LOG_LEVEL: "warn",
+  };
+  apps = [startApp("scheduler", env), startApp("worker", { ...env, WORKER_CONCURRENCY: "20" })];
+});
+
+afterAll(async () => {
+  await Promise.all(apps.map((a) => a.stop()));
+  await dispatcher?.close();
+  redis?.disconnect();
+  await receiver?.close();
+  await tdb?.drop();
+});
+
+describe("PUSH execution", () => {
+  it("POSTs {taskId, type, payload, attempt}, signed, with Idempotency-Key, and stores the JSON result", async () => {
+    const task = await submit({ type: "ok", payload: { n: 1 } });
+    const done = await settled(task.id);
+    expect(done).toMatchObject({ status: "SUCCEEDED", attempts: 1, result: { echo: "ok" } });
+    const req = receiver.requests.find((r) => (r.json as { taskId?: string }).taskId === task.id)!;
+    expect(req.json).toEqual({ taskId: task.id, type: "ok", payload: { n: 1 }, attempt: 1 });
+    expect(req.headers["idempotency-key"]).toBe(task.id);
+    // Standard Webhooks, verified independently of core's signer.
+    const key = Buffer.from(signingSecret.replace(/^whsec_/, ""), "base64");
+    const signed = `${req.headers["webhook-id"]}.${req.headers["webhook-timestamp"]}.${req.body}`;
+    const expected = createHmac("sha256", key).update(signed).digest("base64");
+    expect(String(req.headers["webhook-signature"]).split(" ")).toContain(`v1,${expected}`);
+  });
+
+  it("retries a 500 with backoff and succeeds on the next attempt", async () => {
+    routes.set("flaky", (attempt) => (attempt === 1 ? { status: 500, body: "down" } : { status: 200, body: '"fine"' }));
+    const task = await submit({ type: "flaky", maxAttempts: 3, backoff: { strategy: "FIXED", delaySeconds: 0.2, jitter: false } });
+    const done = await settled(task.id);
+    expect(done).toMatchObject({ status: "SUCCEEDED", attempts: 2, result: "fine" });
+    const history = (await listAttempts(tdb.db, [task.id])).get(task.id)!;
+    expect(history.map((a) => a.outcome)).toEqual(["FAILED", "SUCCEEDED"]);
+    expect(history[0]!.error).toContain("HTTP 500");
+  });
+
+  it("sends a permanent 4xx straight to DEAD", async () => {
+    routes.set("bad", () => ({ status: 422, body: "nope" }));
+    const task = await submit({ type: "bad", maxAttempts: 5 });
+    const done = await settled(task.id);
+    expect(done).toMatchObject({ status: "DEAD", attempts: 1 });
+    expect(done.lastError).toContain("HTTP 422");
+  });
+
+  it("aborts at timeoutSeconds, records TIMED_OUT and dead-letters when the budget is spent", async () => {
+    routes.set("slow", () => ({ status: 200, delayMs: 3000 }));
+    const task = await submit({ type: "slow", timeoutSeconds: 1, maxAttempts: 2, backoff: { strategy: "FIXED", delaySeconds: 0.1, jitter: false } });
+    const done = await settled(task.id);
+    expect(done.status).toBe("DEAD");
+    const history = (await listAttempts(tdb.db, [task.id])).get(task.id)!;
+    expect(history.map((a) => a.outcome)).toEqual(["TIMED_OUT", "TIMED_OUT"]);
+  });
+
+  it("honours Retry-After on 429", async () => {
+    routes.set("limited", (attempt) => (attempt === 1 ? { status: 429, headers: { "retry-after": "1" } } : { status: 200 }));
+    const task = await submit({ type: "limited", maxAttempts: 2, backoff: { strategy: "FIXED", delaySeconds: 0.05, jitter: false } });
+    const done = await settled(task.id);
+    expect(done.status).toBe("SUCCEEDED");
+    const times = receiver.requests.filter((r) => (r.json as { taskId?: string }).taskId === task.id).map((r) => r.at);
+    expect(times).toHaveLength(2);
+    expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(950);
+  });
+
+  it("never starts a delayed task before its runAt", async () => {
+    const runAt = new Date(Date.now() + 1500);
+    const task = await submit({ type: "timed", runAt });
+    await settled(task.id);
+    const req = receiver.requests.find((r) => (r.json as { taskId?: string }).taskId === task.id)!;
+    expect(req.at).toBeGreaterThanOrEqual(runAt.getTime());
+  });
+
+  it("never runs a task cancelled while it waited", async () => {
+    const task = await submit({ type: "cancel-me", delaySeconds: 1 });
+    await cancelTask(tdb.db, tenantId, task.id, "test");
+    await new Promise((r) => setTimeout(r, 1800));
+    expect(receiver.requests.some((r) => (r.json as { taskId?: string }).taskId === task.id)).toBe(false);
+    expect((await getTask(tdb.db, tenantId, task.id))!.status).toBe("CANCELLED");
+  });
+
+  it("loses nothing when Redis is wiped mid-run", async () => {
+    routes.set("bulk", () => ({ status: 200, delayMs: 5 }));
+    const tasks: TaskRecord[] = [];
+    for (let i = 0; i < 200; i++) tasks.push(await submit({ type: "bulk", delaySeconds: i % 2 === 0 ? 0 : 1.5 }));
+    await redis.flushdb();
+    const done = await Promise.all(tasks.map((t) => settled(t.id)));
+    expect(done.every((t) => t.status === "SUCCEEDED")).toBe(true);
+    const seen = new Set(receiver.requests.filter((r) => (r.json as { type?: string }).type === "bulk").map((r) => (r.json as { taskId: string }).taskId));
+    expect(seen.size).toBe(200);
+  });
+});
