@@ -14,7 +14,7 @@ import {
   type Database,
 } from "@tasklane/db";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
-import { seedTenant } from "../helpers/seed.js";
+import { seedPushQueue, seedTenant } from "../helpers/seed.js";
 
 const HORIZON = 300_000;
 let tdb: TestDatabase;
@@ -214,5 +214,18 @@ describe("ordering keys", () => {
     await completeAttempts(db, [{ taskId: first.id, leaseGeneration: l1.task.leaseGeneration, result: null }], "w");
     const next = await startAttemptsFromQueue(db, defaultQueueId, 10, 60, { workerId: "w", leaseMs: 30_000, actor: "t" });
     expect(next.map((l) => l.task.id)).toEqual([second.id]);
+  });
+
+  it("re-dispatches the next PUSH task of a key in the statement that finishes its predecessor", async () => {
+    const { tenantId } = await seedTenant(db);
+    const queueId = await seedPushQueue(db, tenantId, "push", "http://127.0.0.1:9/never");
+    const first = await submitOne(tenantId, { type: "1", queue: "push", orderingKey: "k" });
+    const second = await submitOne(tenantId, { type: "2", queue: "push", orderingKey: "k" });
+    const [lease] = await startAttemptsFromQueue(db, queueId, 10, 60, { workerId: "w", leaseMs: 30_000, actor: "t" });
+    expect(lease!.task.id).toBe(first.id);
+    const done = await completeAttempts(db, [{ taskId: first.id, leaseGeneration: lease!.task.leaseGeneration, result: null }], "w");
+    expect(done.dispatch).toHaveLength(1);
+    expect(done.dispatch[0]).toMatchObject({ taskId: second.id, dispatchGeneration: 2 });
+    expect(done.dispatch[0]!.outboxId).toBeDefined();
   });
 });

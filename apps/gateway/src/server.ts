@@ -119,7 +119,11 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
       // Apollo's drain plugins stop accepting, let in-flight requests finish, and close sockets.
       await apollo.stop();
       await dispatcher.close();
-      if (!deps.redis) await redis.quit().catch(() => redis.disconnect());
+      // quit() waits for a connection that may never come (Redis down): only a ready client gets a polite QUIT.
+      if (!deps.redis) {
+        if (redis.status === "ready") await redis.quit().catch(() => redis.disconnect());
+        else redis.disconnect();
+      }
       if (!deps.db) await db.close();
       log.info("gateway closed");
     })();

@@ -1,4 +1,4 @@
-import { completeAttempts, type Completion, type Database } from "@tasklane/db";
+import { completeAttempts, type Completion, type Database, type DispatchIntent } from "@tasklane/db";
 
 /**
  * Groups successful outcomes into one UPDATE: under load many attempts finish
@@ -12,6 +12,9 @@ export class CompletionBatcher {
   constructor(
     private readonly db: Database,
     private readonly actor: string,
+    /** Receives the next tasks of ordering keys that these completions released. */
+    private readonly onReleased: (intents: DispatchIntent[]) => Promise<void>,
+    private readonly horizonMs: number,
     private readonly maxBatch = 100,
     private readonly maxDelayMs = 2,
   ) {}
@@ -32,9 +35,10 @@ export class CompletionBatcher {
     this.pending = [];
     if (batch.length === 0) return;
     try {
-      const { refused } = await completeAttempts(this.db, batch.map((b) => b.item), this.actor);
+      const { refused, dispatch } = await completeAttempts(this.db, batch.map((b) => b.item), this.actor, this.horizonMs);
       const refusedSet = new Set(refused);
       for (const b of batch) b.resolve(!refusedSet.has(b.item.taskId));
+      await this.onReleased(dispatch);
     } catch (error) {
       for (const b of batch) b.reject(error);
     }

@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import { createLogger, loadEnv, workerEnvSchema } from "@tasklane/config";
-import { createDatabase, prepareDatabase } from "@tasklane/db";
-import { createKeySpace, createRedis, createTaskDispatcher } from "@tasklane/queue";
+import { createDatabase, prepareDatabase, type DispatchIntent } from "@tasklane/db";
+import { createKeySpace, createRedis, createTaskDispatcher, dispatchAfterCommit } from "@tasklane/queue";
 import { CompletionBatcher } from "./completion-batcher.js";
 import type { WorkerContext } from "./context.js";
 import { FairFetcher } from "./fetch/fair-fetcher.js";
@@ -20,18 +20,22 @@ const keys = createKeySpace(env.REDIS_KEY_PREFIX);
 const directory = new QueueDirectory(db, (error) => log.warn({ err: error }, "queue directory refresh failed"));
 await directory.start();
 
+const dispatcher = createTaskDispatcher(redis, keys);
+const horizonMs = env.DISPATCH_HORIZON_SECONDS * 1000;
+const fastDispatch = (intents: DispatchIntent[]) =>
+  dispatchAfterCommit(db, dispatcher, intents, (error) => log.warn({ err: error }, "fast dispatch failed; outbox will retry"));
 const ctx: WorkerContext = {
   env,
   workerId,
   db,
   redis,
   keys,
-  dispatcher: createTaskDispatcher(redis, keys),
+  dispatcher,
   directory,
-  completions: new CompletionBatcher(db, workerId),
+  completions: new CompletionBatcher(db, workerId, fastDispatch, horizonMs),
   agent: createOutboundAgent(env.ALLOW_PRIVATE_TARGETS),
   log,
-  horizonMs: env.DISPATCH_HORIZON_SECONDS * 1000,
+  horizonMs,
 };
 
 /** Attempts in flight, by task id, so a cancellation can abort the request. */

@@ -13,3 +13,4 @@ export * from "./transitions/redrive-task.js";
 export * from "./transitions/maintenance.js";
 export * from "./transitions/heartbeat.js";
 export { PrismaClient, Prisma } from "./generated/prisma/client.js";
+export * from "./notifications/index.js";

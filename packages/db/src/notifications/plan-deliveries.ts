@@ -1,4 +1,4 @@
-import { TaskStatus, buildEnvelope, eventTypeForTerminalStatus, matchesEventFilter, newId } from "@tasklane/core";
+import { IdPrefix, TaskStatus, buildEnvelope, eventTypeForTerminalStatus, matchesEventFilter, newId } from "@tasklane/core";
 import type { TaskRecord } from "../tasks/task-record.js";
 import { taskEventJson } from "./task-event-json.js";
 
@@ -67,9 +67,9 @@ export function planDeliveries(
     const body = JSON.stringify(buildEnvelope(type, { task: taskEventJson(task) }, ev.createdAt));
     const base = { tenantId: task.tenantId, event: type, taskId: task.id, body };
     for (const hook of webhooksByTenant.get(task.tenantId) ?? []) {
-      if (matchesEventFilter(hook.events, type)) planned.push({ ...base, id: newId("delivery"), webhookId: hook.id, url: hook.url });
+      if (matchesEventFilter(hook.events, type)) planned.push({ ...base, id: newId(IdPrefix.delivery), webhookId: hook.id, url: hook.url });
     }
-    if (task.callbackUrl !== null) planned.push({ ...base, id: newId("delivery"), webhookId: null, url: task.callbackUrl });
+    if (task.callbackUrl !== null) planned.push({ ...base, id: newId(IdPrefix.delivery), webhookId: null, url: task.callbackUrl });
   }
   return planned;
 }

@@ -23,7 +23,8 @@ export function mapDispatchRow(r: Record<string, unknown>): DispatchIntent {
     tenantId: r.tenant_id as string,
     queueId: r.queue_id as string,
     priority: r.priority as Priority,
-    runAt: r.run_at as Date,
+    // Rows built with json_build_object carry the time as a string.
+    runAt: r.run_at instanceof Date ? r.run_at : new Date(r.run_at as string),
     dispatchGeneration: r.dispatch_generation as number,
     ...(r.outbox_id != null ? { outboxId: String(r.outbox_id) } : {}),
   };
@@ -40,4 +41,11 @@ export function dispatchOutboxCte(source: string, horizonParam: string): string 
     WHERE dq.mode = 'PUSH' AND s.status IN ('QUEUED', 'SCHEDULED', 'RETRYING')
       AND s.run_at <= now() + ${horizonParam} * interval '1 millisecond'
     RETURNING id AS outbox_id, task_id`;
+}
+
+/** The `released` column of RELEASED_JOIN as dispatch intents. */
+export function mapReleased(rows: Record<string, unknown>[]): DispatchIntent[] {
+  const first = rows[0];
+  const released = (first?.released ?? []) as Record<string, unknown>[];
+  return released.map(mapDispatchRow);
 }

@@ -1,4 +1,5 @@
 import { NotFoundError, newId, type TaskSpec } from "@tasklane/core";
+import type pg from "pg";
 import { withTransaction, type Database } from "../database.js";
 import { dispatchOutboxCte, mapDispatchRow, type DispatchIntent } from "../outbox/dispatch-intent.js";
 import { TASK_COLUMNS, mapTaskRow, type TaskRecord } from "./task-record.js";
@@ -7,6 +8,17 @@ export interface SubmitOptions {
   /** Tasks due within this many ms get an outbox row now; later ones wait for the horizon promoter. */
   horizonMs: number;
   actor?: string;
+}
+
+/** A task to insert: the API's spec plus what schedules and workflows attach. */
+export interface TaskInsert extends TaskSpec {
+  scheduleId?: string | null;
+  /** (schedule id, version, scheduled time); unique, so a cron occurrence materialises once. */
+  occurrenceKey?: string | null;
+  workflowId?: string | null;
+  workflowKey?: string | null;
+  /** Overrides QUEUED/SCHEDULED: BLOCKED (workflow dependencies) or SKIPPED (schedule policy). */
+  initialStatus?: "BLOCKED" | "SKIPPED" | null;
 }
 
 export interface SubmitResult {
@@ -22,9 +34,18 @@ export interface SubmitResult {
  * enforced by the (tenant_id, idempotency_key) unique index with ON CONFLICT,
  * never by read-then-write, so concurrent submissions of one key yield one task.
  */
-export async function submitTasks(db: Database, tenantId: string, specs: TaskSpec[], options: SubmitOptions): Promise<SubmitResult> {
+export async function submitTasks(db: Database, tenantId: string, specs: TaskInsert[], options: SubmitOptions): Promise<SubmitResult> {
   if (specs.length === 0) return { tasks: [], dispatch: [] };
-  return withTransaction(db.pool, async (client) => {
+  return withTransaction(db.pool, (client) => insertTasks(client, tenantId, specs, options));
+}
+
+/**
+ * The insert itself, inside the caller's transaction (schedules and workflows
+ * add their own rows in the same one). A spec whose idempotency key or
+ * occurrence key already exists yields the existing task.
+ */
+export async function insertTasks(client: pg.PoolClient, tenantId: string, specs: TaskInsert[], options: SubmitOptions): Promise<SubmitResult> {
+  {
     const queueNames = [...new Set(specs.map((s) => s.queue))];
     const queues = await client.query<{ id: string; name: string }>(
       "SELECT id, name FROM queues WHERE tenant_id = $1 AND name = ANY($2::text[])",
@@ -52,29 +73,39 @@ export async function submitTasks(db: Database, tenantId: string, specs: TaskSpe
       ordering_key: specs.map((s) => s.orderingKey),
       callback_url: specs.map((s) => s.callbackUrl),
       metadata: specs.map((s) => (s.metadata == null ? null : JSON.stringify(s.metadata))),
+      schedule_id: specs.map((s) => s.scheduleId ?? null),
+      occurrence_key: specs.map((s) => s.occurrenceKey ?? null),
+      workflow_id: specs.map((s) => s.workflowId ?? null),
+      workflow_key: specs.map((s) => s.workflowKey ?? null),
+      initial_status: specs.map((s) => s.initialStatus ?? null),
     };
     const inserted = await client.query(
       `WITH input AS (
          SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::"Priority"[], $7::timestamptz[],
            $8::int[], $9::"BackoffStrategy"[], $10::float8[], $11::float8[], $12::bool[], $13::int[], $14::text[],
-           $15::text[], $16::text[], $17::text[]) WITH ORDINALITY
+           $15::text[], $16::text[], $17::text[], $20::text[], $21::text[], $22::text[], $23::text[], $24::text[])
+           WITH ORDINALITY
          AS i(id, queue_id, type, payload, priority, run_at, max_attempts, backoff_strategy, backoff_delay_seconds,
               backoff_max_delay_seconds, backoff_jitter, timeout_seconds, idempotency_key, ordering_key, callback_url,
-              metadata, ord)
+              metadata, schedule_id, occurrence_key, workflow_id, workflow_key, initial_status, ord)
        ),
        ins AS (
          INSERT INTO tasks (id, tenant_id, queue_id, type, payload, status, priority, run_at, max_attempts,
            backoff_strategy, backoff_delay_seconds, backoff_max_delay_seconds, backoff_jitter, timeout_seconds,
-           idempotency_key, ordering_key, callback_url, metadata, dispatch_generation, enqueued_generation)
+           idempotency_key, ordering_key, callback_url, metadata, schedule_id, occurrence_key, workflow_id,
+           workflow_key, completed_at, dispatch_generation, enqueued_generation)
          SELECT i.id, $1, i.queue_id, i.type, i.payload::jsonb,
-           (CASE WHEN i.run_at <= now() THEN 'QUEUED' ELSE 'SCHEDULED' END)::"TaskStatus",
+           (CASE WHEN i.initial_status IS NOT NULL THEN i.initial_status
+                 WHEN i.run_at <= now() THEN 'QUEUED' ELSE 'SCHEDULED' END)::"TaskStatus",
            i.priority, i.run_at, i.max_attempts, i.backoff_strategy, i.backoff_delay_seconds,
            i.backoff_max_delay_seconds, i.backoff_jitter, i.timeout_seconds, i.idempotency_key, i.ordering_key,
-           i.callback_url, i.metadata::jsonb, 1,
+           i.callback_url, i.metadata::jsonb, i.schedule_id, i.occurrence_key, i.workflow_id, i.workflow_key,
+           CASE WHEN i.initial_status = 'SKIPPED' THEN now() END, 1,
            -- The outbox row written below hands generation 1 over; PULL tasks never go to Redis.
            CASE WHEN iq.mode = 'PULL' OR i.run_at <= now() + $19::float8 * interval '1 millisecond' THEN 1 ELSE 0 END
          FROM input i JOIN queues iq ON iq.id = i.queue_id ORDER BY i.ord
-         ON CONFLICT (tenant_id, idempotency_key) DO NOTHING
+         -- Any unique key: (tenant, idempotency key) or the cron occurrence key.
+         ON CONFLICT DO NOTHING
          RETURNING id, tenant_id, queue_id, status, priority, run_at, dispatch_generation
        ),
        ev AS (
@@ -105,31 +136,46 @@ export async function submitTasks(db: Database, tenantId: string, specs: TaskSpe
         columns.metadata,
         options.actor ?? "api",
         options.horizonMs,
+        columns.schedule_id,
+        columns.occurrence_key,
+        columns.workflow_id,
+        columns.workflow_key,
+        columns.initial_status,
       ],
     );
     const dispatch = inserted.rows.filter((r) => r.outbox_id != null).map(mapDispatchRow);
     const insertedIds = new Set(inserted.rows.map((r) => r.task_id as string));
-    const keysOfRepeats = specs
-      .filter((s, i) => !insertedIds.has(ids[i] as string) && s.idempotencyKey != null)
-      .map((s) => s.idempotencyKey as string);
+    const repeats = specs.filter((_, i) => !insertedIds.has(ids[i] as string));
     const rows = await client.query(
       `SELECT ${TASK_COLUMNS} FROM tasks t JOIN queues q ON q.id = t.queue_id
-       WHERE t.tenant_id = $1 AND (t.id = ANY($2::text[]) OR t.idempotency_key = ANY($3::text[]))`,
-      [tenantId, [...insertedIds], keysOfRepeats],
+       WHERE t.tenant_id = $1
+         AND (t.id = ANY($2::text[]) OR t.idempotency_key = ANY($3::text[]) OR t.occurrence_key = ANY($4::text[]))`,
+      [
+        tenantId,
+        [...insertedIds],
+        repeats.flatMap((s) => (s.idempotencyKey != null ? [s.idempotencyKey] : [])),
+        repeats.flatMap((s) => (s.occurrenceKey != null ? [s.occurrenceKey] : [])),
+      ],
     );
     const byId = new Map<string, TaskRecord>();
     const byKey = new Map<string, TaskRecord>();
+    const byOccurrence = new Map<string, TaskRecord>();
     for (const row of rows.rows) {
       const task = mapTaskRow(row);
       byId.set(task.id, task);
       if (task.idempotencyKey != null) byKey.set(task.idempotencyKey, task);
+      const occurrence = row.occurrence_key as string | null;
+      if (occurrence != null) byOccurrence.set(occurrence, task);
     }
     const tasks = specs.map((spec, i) => {
       // A key repeated inside one batch resolves to the row that won the insert.
-      const task = (spec.idempotencyKey != null ? byKey.get(spec.idempotencyKey) : undefined) ?? byId.get(ids[i] as string);
+      const task =
+        (spec.idempotencyKey != null ? byKey.get(spec.idempotencyKey) : undefined) ??
+        (spec.occurrenceKey != null ? byOccurrence.get(spec.occurrenceKey) : undefined) ??
+        byId.get(ids[i] as string);
       if (!task) throw new Error(`submitted task ${ids[i]} vanished inside its own transaction`);
       return task;
     });
     return { tasks, dispatch };
-  });
+  }
 }

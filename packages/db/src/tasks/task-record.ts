@@ -56,7 +56,7 @@ export const TASK_COLUMNS = `t.id, t.tenant_id, t.queue_id, q.name AS queue_name
   t.backoff_strategy, t.backoff_delay_seconds, t.backoff_max_delay_seconds, t.backoff_jitter, t.timeout_seconds,
   t.result, t.last_error, t.idempotency_key, t.ordering_key, t.callback_url, t.metadata, t.workflow_id,
   t.workflow_key, t.schedule_id, t.cancel_requested, t.lease_generation, t.lease_token, t.lease_expires_at,
-  t.worker_id, t.dispatch_generation`;
+  t.worker_id, t.dispatch_generation, t.occurrence_key`;
 
 /**
  * TASK_COLUMNS read from another alias. Data-modifying CTEs must return rows

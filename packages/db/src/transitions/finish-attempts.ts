@@ -1,8 +1,11 @@
 import { MAX_ERROR_LENGTH, type FailureDecision } from "@tasklane/core";
 import type { Database } from "../database.js";
-import { dispatchOutboxCte, mapDispatchRow, type DispatchIntent } from "../outbox/dispatch-intent.js";
+import { dispatchOutboxCte, mapDispatchRow, mapReleased, type DispatchIntent } from "../outbox/dispatch-intent.js";
 import { mapTaskRow, taskColumnsOf, type TaskRecord } from "../tasks/task-record.js";
-import { RETURNING_FOR_CTES, enqueuedGenerationExpr, eventInsert, notifyOutboxInsert } from "./sql-fragments.js";
+import { RELEASED_JOIN, RETURNING_FOR_CTES, enqueuedGenerationExpr, eventInsert, notifyOutboxInsert, releaseNextInOrder } from "./sql-fragments.js";
+
+/** Five minutes: matches the scheduler's default DISPATCH_HORIZON_SECONDS. */
+const DEFAULT_HORIZON_MS = 300_000;
 
 export interface Completion {
   taskId: string;
@@ -18,7 +21,7 @@ export interface FinishResult {
   dispatch: DispatchIntent[];
 }
 
-function finishSql(cand: string, set: string, outcome: string, errorExpr: string, horizonParam: string | null, actorParam: string): string {
+function finishSql(cand: string, set: string, outcome: string, errorExpr: string, horizonParam: string, actorParam: string, dispatchRetry: boolean): string {
   return `WITH cand AS (${cand}),
     upd AS (
       UPDATE tasks t SET ${set}, lease_token = NULL, lease_expires_at = NULL, updated_at = now()
@@ -30,10 +33,12 @@ function finishSql(cand: string, set: string, outcome: string, errorExpr: string
       FROM upd WHERE a.task_id = upd.id AND a.lease_token = upd.old_token
     ),
     ev AS (${eventInsert("upd", actorParam)}),
-    nt AS (${notifyOutboxInsert("upd")})
-    ${horizonParam ? `, ob AS (${dispatchOutboxCte("upd", horizonParam)})` : ""}
-    SELECT ${taskColumnsOf("upd")}${horizonParam ? ", ob.outbox_id" : ""} FROM upd
-    JOIN queues q ON q.id = upd.queue_id ${horizonParam ? "LEFT JOIN ob ON ob.task_id = upd.id" : ""}`;
+    nt AS (${notifyOutboxInsert("upd")}),
+    ${releaseNextInOrder("upd", horizonParam)}
+    ${dispatchRetry ? `, ob AS (${dispatchOutboxCte("upd", horizonParam)})` : ""}
+    SELECT ${taskColumnsOf("upd")}${dispatchRetry ? ", ob.outbox_id" : ""}, released_rows.released FROM upd
+    JOIN queues q ON q.id = upd.queue_id ${dispatchRetry ? "LEFT JOIN ob ON ob.task_id = upd.id" : ""}
+    ${RELEASED_JOIN}`;
 }
 
 /**
@@ -41,7 +46,7 @@ function finishSql(cand: string, set: string, outcome: string, errorExpr: string
  * completions). Each is accepted only if the task is still RUNNING under the
  * same lease generation.
  */
-export async function completeAttempts(db: Database, items: Completion[], actor: string): Promise<FinishResult> {
+export async function completeAttempts(db: Database, items: Completion[], actor: string, horizonMs = DEFAULT_HORIZON_MS): Promise<FinishResult> {
   if (items.length === 0) return { accepted: [], refused: [], dispatch: [] };
   const sql = finishSql(
     `SELECT t.id, t.status AS from_status, t.lease_token AS old_token, i.result FROM tasks t
@@ -50,18 +55,20 @@ export async function completeAttempts(db: Database, items: Completion[], actor:
     `status = 'SUCCEEDED', result = cand.result::jsonb, completed_at = now()`,
     `'SUCCEEDED'`,
     "NULL",
-    null,
+    "$5::float8",
     "$4",
+    false,
   );
   const res = await db.pool.query(sql, [
     items.map((i) => i.taskId),
     items.map((i) => i.leaseGeneration),
     items.map((i) => (i.result === undefined ? null : JSON.stringify(i.result))),
     actor,
+    horizonMs,
   ]);
   const accepted = res.rows.map(mapTaskRow);
   const ok = new Set(accepted.map((t) => t.id));
-  return { accepted, refused: items.filter((i) => !ok.has(i.taskId)).map((i) => i.taskId), dispatch: [] };
+  return { accepted, refused: items.filter((i) => !ok.has(i.taskId)).map((i) => i.taskId), dispatch: mapReleased(res.rows) };
 }
 
 export interface Failure {
@@ -89,6 +96,7 @@ export async function failAttempt(db: Database, failure: Failure, actor: string,
     "$3",
     "$7::float8",
     "$5",
+    retry,
   );
   const res = await db.pool.query(sql, [
     failure.taskId,
@@ -103,6 +111,9 @@ export async function failAttempt(db: Database, failure: Failure, actor: string,
   return {
     accepted,
     refused: accepted.length ? [] : [failure.taskId],
-    dispatch: res.rows.filter((r) => r.outbox_id != null).map((r) => mapDispatchRow({ ...r, task_id: r.id })),
+    dispatch: [
+      ...res.rows.filter((r) => r.outbox_id != null).map((r) => mapDispatchRow({ ...r, task_id: r.id })),
+      ...mapReleased(res.rows),
+    ],
   };
 }

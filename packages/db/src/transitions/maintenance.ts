@@ -1,6 +1,6 @@
 import type { Database } from "../database.js";
-import { dispatchOutboxCte, mapDispatchRow, type DispatchIntent } from "../outbox/dispatch-intent.js";
-import { RETURNING_FOR_CTES, enqueuedGenerationExpr, eventInsert, notifyOutboxInsert } from "./sql-fragments.js";
+import { dispatchOutboxCte, mapDispatchRow, mapReleased, type DispatchIntent } from "../outbox/dispatch-intent.js";
+import { RELEASED_JOIN, RETURNING_FOR_CTES, enqueuedGenerationExpr, eventInsert, notifyOutboxInsert, releaseNextInOrder } from "./sql-fragments.js";
 
 /**
  * Leases that ran out: the executor died or stalled. The attempt counts
@@ -32,12 +32,17 @@ export async function expireLeases(db: Database, limit: number, horizonMs: numbe
      ),
      ev AS (${eventInsert("upd", "'scheduler'", "'lease expired'")}),
      nt AS (${notifyOutboxInsert("upd")}),
-     ob AS (${dispatchOutboxCte("upd", "$2::float8")})
-     SELECT upd.id AS task_id, upd.tenant_id, upd.queue_id, upd.priority, upd.run_at, upd.dispatch_generation, ob.outbox_id
-     FROM upd LEFT JOIN ob ON ob.task_id = upd.id`,
+     ob AS (${dispatchOutboxCte("upd", "$2::float8")}),
+     ${releaseNextInOrder("upd", "$2::float8")}
+     SELECT upd.id AS task_id, upd.tenant_id, upd.queue_id, upd.priority, upd.run_at, upd.dispatch_generation, ob.outbox_id,
+       released_rows.released
+     FROM upd LEFT JOIN ob ON ob.task_id = upd.id ${RELEASED_JOIN}`,
     [limit, horizonMs],
   );
-  return { expired: res.rowCount ?? 0, dispatch: res.rows.filter((r) => r.outbox_id != null).map(mapDispatchRow) };
+  return {
+    expired: res.rowCount ?? 0,
+    dispatch: [...res.rows.filter((r) => r.outbox_id != null).map(mapDispatchRow), ...mapReleased(res.rows)],
+  };
 }
 
 /**

@@ -12,6 +12,8 @@ export function eventInsert(source: string, actorParam: string, reasonExpr = "NU
     SELECT id, tenant_id, from_status, status, attempts, lease_generation, ${actorParam}, ${reasonExpr} FROM ${source}`;
 }
 
+import { dispatchOutboxCte } from "../outbox/dispatch-intent.js";
+
 /**
  * Terminal events notify webhooks and callbacks through the outbox. Only rows
  * someone listens to are written, so a tenant without webhooks costs nothing.
@@ -38,3 +40,33 @@ export function enqueuedGenerationExpr(newGeneration: string, runAt: string, hor
       OR ${runAt} <= now() + ${horizonParam} * interval '1 millisecond'
     THEN ${newGeneration} ELSE t.enqueued_generation END`;
 }
+
+/**
+ * Ordering keys: when a task of a key reaches a terminal state, the next
+ * pending task of that key becomes startable. Its Redis job (if any) was
+ * dropped by the worker that found it blocked, so it gets a new dispatch
+ * generation and an outbox row here, in the same statement. Defines CTEs
+ * `rel` and `relob`; select `released` via RELEASED_JOIN.
+ */
+export function releaseNextInOrder(source: string, horizonParam: string): string {
+  return `rel AS (
+      UPDATE tasks t SET dispatch_generation = t.dispatch_generation + 1,
+        enqueued_generation = ${enqueuedGenerationExpr("t.dispatch_generation + 1", "t.run_at", horizonParam)}
+      FROM (
+        SELECT DISTINCT ON (o.tenant_id, o.ordering_key) o.id
+        FROM ${source} s JOIN tasks o ON o.tenant_id = s.tenant_id AND o.ordering_key = s.ordering_key AND o.id > s.id
+        WHERE s.ordering_key IS NOT NULL AND s.status IN ('SUCCEEDED', 'DEAD', 'CANCELLED', 'SKIPPED')
+          AND o.status IN ('QUEUED', 'SCHEDULED', 'RETRYING')
+        ORDER BY o.tenant_id, o.ordering_key, o.id
+      ) nx WHERE t.id = nx.id
+      RETURNING t.*
+    ),
+    relob AS (${dispatchOutboxCte("rel", horizonParam)})`;
+}
+
+/** Cross join adding a `released` JSON array of dispatch intents (see releaseNextInOrder). */
+export const RELEASED_JOIN = `CROSS JOIN (
+    SELECT COALESCE(json_agg(json_build_object('task_id', rel.id, 'tenant_id', rel.tenant_id, 'queue_id', rel.queue_id,
+      'priority', rel.priority, 'run_at', rel.run_at, 'dispatch_generation', rel.dispatch_generation,
+      'outbox_id', relob.outbox_id)), '[]'::json) AS released
+    FROM rel JOIN relob ON relob.task_id = rel.id) released_rows`;

@@ -1,0 +1,75 @@
+import type { Logger } from "@tasklane/config";
+import { claimDueDeliveries, recordDeliveryOutcome, type ClaimedDelivery, type Database, type DeliveryOutcome } from "@tasklane/db";
+import type { Agent } from "undici";
+import type { NotifierMetrics } from "../metrics.js";
+import type { InFlight } from "./in-flight.js";
+import { decideOutcome } from "./retry-policy.js";
+import { sendDelivery } from "./send-delivery.js";
+
+/** Whole-request deadline (connect, headers and body): a receiver gets 10 s, like most webhook senders give. */
+export const REQUEST_TIMEOUT_MS = 10_000;
+/** Lock beyond the request timeout, for recording the outcome; a killed notifier's claims come back after timeout + margin. */
+export const LOCK_MARGIN_MS = 5_000;
+/** Most deliveries in flight to one endpoint URL per notifier, so one slow receiver cannot take the whole pool. */
+export const PER_ENDPOINT_CONCURRENCY = 4;
+/** Most deliveries claimed per query. */
+const CLAIM_BATCH = 200;
+
+export interface DeliveryLoopDeps {
+  db: Database;
+  agent: Agent;
+  log: Logger;
+  metrics: NotifierMetrics;
+  inFlight: InFlight;
+  allowPrivate: boolean;
+  retrySchedule: readonly number[];
+  concurrency: number;
+  /** Called when a slot frees up, to claim again without waiting out the poll interval. */
+  onSlotFreed: () => void;
+}
+
+/**
+ * One tick of the delivery loop: claim what fits in the free slots, start each
+ * delivery without waiting for it, and report whether the claim came back
+ * full (more is probably due: claim again at once).
+ */
+export function createDeliveryTick(deps: DeliveryLoopDeps): () => Promise<boolean> {
+  return async () => {
+    const want = Math.min(deps.concurrency - deps.inFlight.size, CLAIM_BATCH);
+    if (want <= 0) return false;
+    const claimed = await claimDueDeliveries(deps.db, {
+      limit: want,
+      lockMs: REQUEST_TIMEOUT_MS + LOCK_MARGIN_MS,
+      perEndpointLimit: PER_ENDPOINT_CONCURRENCY,
+      inFlightByUrl: deps.inFlight.byUrl(),
+    });
+    for (const delivery of claimed) {
+      deps.inFlight.track(delivery.url, runDelivery(deps, delivery).finally(deps.onSlotFreed));
+    }
+    return claimed.length === want;
+  };
+}
+
+async function runDelivery(deps: DeliveryLoopDeps, delivery: ClaimedDelivery): Promise<void> {
+  const started = process.hrtime.bigint();
+  let outcome: DeliveryOutcome;
+  if (delivery.blockedReason !== null) {
+    outcome = { kind: "abandoned", error: delivery.blockedReason };
+  } else {
+    const result = await sendDelivery(delivery, { agent: deps.agent, allowPrivate: deps.allowPrivate, timeoutMs: REQUEST_TIMEOUT_MS });
+    deps.metrics.requestSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
+    outcome = decideOutcome(result, delivery.attempts, deps.retrySchedule);
+  }
+  const log = deps.log.child({ deliveryId: delivery.id, webhookId: delivery.webhookId, attempt: delivery.attempts + 1 });
+  try {
+    const held = await recordDeliveryOutcome(deps.db, delivery, outcome);
+    deps.metrics.deliveries.inc({ outcome: held ? outcome.kind : "stale" });
+    if (!held) log.warn({ outcome: outcome.kind }, "delivery claim expired before its outcome was recorded; outcome dropped");
+    else if (outcome.kind === "delivered") log.debug("delivered");
+    else log.info({ outcome }, "delivery not delivered");
+  } catch (error) {
+    // The lock runs out and the delivery is sent again under the same webhook-id: a duplicate, never a loss.
+    deps.metrics.deliveries.inc({ outcome: "unrecorded" });
+    log.error({ err: error, outcome: outcome.kind }, "could not record delivery outcome");
+  }
+}

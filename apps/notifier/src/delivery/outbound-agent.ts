@@ -1,0 +1,47 @@
+/**
+ * A small copy of apps/worker/src/push/outbound-agent.ts (apps do not import
+ * each other; the two are meant to move into a shared package together).
+ */
+import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import type { LookupFunction } from "node:net";
+import { isPrivateAddress } from "@tasklane/core";
+import { Agent } from "undici";
+
+export class PrivateTargetError extends Error {
+  constructor(host: string, address: string) {
+    super(`Refused to connect to ${host}: it resolves to a private address (${address})`);
+    this.name = "PrivateTargetError";
+  }
+}
+
+/**
+ * A DNS lookup that refuses private, loopback and link-local answers. It runs
+ * at connect time, so a hostname that was public when the webhook was
+ * registered and now points inside (DNS rebinding) is still refused. IP
+ * literals never reach a lookup; checkOutboundUrl refuses those before the request.
+ */
+export function guardedLookup(allowPrivate: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, "", 0);
+      const list = Array.isArray(addresses) ? addresses : [];
+      if (!allowPrivate) {
+        const bad = list.find((a) => isPrivateAddress(a.address));
+        if (bad) return callback(new PrivateTargetError(hostname, bad.address), "", 0);
+      }
+      if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
+      const first = list[0];
+      if (!first) return callback(new Error(`No address for ${hostname}`), "", 0);
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+/** One connection pool for every delivery; undici's request() never follows redirects. */
+export function createOutboundAgent(allowPrivate: boolean, connectTimeoutMs: number, connections = 64): Agent {
+  return new Agent({
+    connections,
+    connect: { lookup: guardedLookup(allowPrivate), timeout: connectTimeoutMs },
+    keepAliveTimeout: 10_000,
+  });
+}

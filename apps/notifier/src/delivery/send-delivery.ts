@@ -1,0 +1,61 @@
+import { checkOutboundUrl, parseRetryAfter, signatureHeaders } from "@tasklane/core";
+import type { ClaimedDelivery } from "@tasklane/db";
+import { request, type Agent } from "undici";
+import { PrivateTargetError } from "./outbound-agent.js";
+import { readCappedBody } from "./read-capped-body.js";
+
+/** What one POST came to, before any retry decision. */
+export type SendResult =
+  /** The receiver answered (any status). */
+  | { kind: "response"; status: number; retryAfterSeconds: number | undefined; snippet: string }
+  /** Never sent: the target is not allowed (SSRF policy). Retrying would not change that. */
+  | { kind: "refused"; reason: string }
+  /** No answer: connection error or timeout. */
+  | { kind: "error"; error: string };
+
+export interface SendOptions {
+  agent: Agent;
+  allowPrivate: boolean;
+  timeoutMs: number;
+}
+
+/** Response bytes read at most; the rest is discarded. */
+export const MAX_RESPONSE_BYTES = 65_536;
+/** Characters of the response kept for last_error. */
+const SNIPPET_CHARS = 300;
+const USER_AGENT = "Tasklane-Webhooks/0.1";
+
+function privateTargetCause(error: unknown): PrivateTargetError | null {
+  if (error instanceof PrivateTargetError) return error;
+  if (error instanceof Error && error.cause instanceof PrivateTargetError) return error.cause;
+  return null;
+}
+
+/**
+ * POSTs the stored body, signed per Standard Webhooks. webhook-id is the
+ * delivery id (stable across retries, so receivers can deduplicate);
+ * webhook-timestamp is this attempt's, as the spec's replay window expects.
+ */
+export async function sendDelivery(delivery: ClaimedDelivery, options: SendOptions): Promise<SendResult> {
+  const check = checkOutboundUrl(delivery.url, { allowPrivate: options.allowPrivate });
+  if (!check.ok) return { kind: "refused", reason: `target refused: ${check.reason}` };
+  const headers = {
+    "content-type": "application/json",
+    "user-agent": USER_AGENT,
+    ...signatureHeaders(delivery.secrets, delivery.id, Math.floor(Date.now() / 1000), delivery.body),
+  };
+  const timeout = AbortSignal.timeout(options.timeoutMs);
+  try {
+    const res = await request(check.url, { method: "POST", headers, body: delivery.body, dispatcher: options.agent, signal: timeout });
+    const text = await readCappedBody(res.body, MAX_RESPONSE_BYTES);
+    const retryAfterHeader = res.headers["retry-after"];
+    const retryAfter = parseRetryAfter(Array.isArray(retryAfterHeader) ? retryAfterHeader[0] : retryAfterHeader, Date.now());
+    return { kind: "response", status: res.statusCode, retryAfterSeconds: retryAfter, snippet: text.slice(0, SNIPPET_CHARS) };
+  } catch (error) {
+    const refused = privateTargetCause(error);
+    if (refused) return { kind: "refused", reason: `target refused: ${refused.message}` };
+    if (timeout.aborted) return { kind: "error", error: `timed out after ${options.timeoutMs / 1000} s` };
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    return { kind: "error", error: `network error: ${message}` };
+  }
+}

@@ -1,0 +1,77 @@
+import type { Server } from "node:http";
+import { createLogger, loadEnv, notifierEnvSchema, startPeriodic } from "@tasklane/config";
+import { createDatabase, fanOutNotifications, NOTIFY_BATCH_SIZE, prepareDatabase } from "@tasklane/db";
+import { createDeliveryTick, REQUEST_TIMEOUT_MS } from "./delivery/delivery-loop.js";
+import { InFlight } from "./delivery/in-flight.js";
+import { createOutboundAgent } from "./delivery/outbound-agent.js";
+import { startOpsServer } from "./http-server.js";
+import { createMetrics } from "./metrics.js";
+
+const env = loadEnv(notifierEnvSchema);
+const log = createLogger("notifier", env.LOG_LEVEL).child({ pid: process.pid });
+await prepareDatabase(env.DATABASE_URL);
+const db = createDatabase({ url: env.DATABASE_URL, max: 8, applicationName: "tasklane-notifier" });
+const inFlight = new InFlight();
+const metrics = createMetrics(() => inFlight.size);
+const agent = createOutboundAgent(env.ALLOW_PRIVATE_TARGETS, REQUEST_TIMEOUT_MS);
+
+const onError = (loop: string) => (error: unknown) => log.error({ err: error, loop }, "notifier loop failed; retrying");
+// Both loops poll every 100 ms and drain at once while batches come back full.
+const delivery = startPeriodic(
+  100,
+  createDeliveryTick({
+    db,
+    agent,
+    log,
+    metrics,
+    inFlight,
+    allowPrivate: env.ALLOW_PRIVATE_TARGETS,
+    retrySchedule: env.WEBHOOK_RETRY_SCHEDULE,
+    concurrency: env.NOTIFIER_CONCURRENCY,
+    onSlotFreed: () => delivery.poke(),
+  }),
+  onError("delivery"),
+);
+const fanOut = startPeriodic(
+  100,
+  async () => {
+    const { events, deliveries } = await fanOutNotifications(db, NOTIFY_BATCH_SIZE);
+    metrics.events.inc(events);
+    metrics.deliveriesCreated.inc(deliveries);
+    // New deliveries are due now: start them without waiting for the delivery loop's next poll.
+    if (deliveries > 0) delivery.poke();
+    return events === NOTIFY_BATCH_SIZE;
+  },
+  onError("fan-out"),
+);
+
+let ops: Server | undefined;
+if (env.METRICS_PORT !== undefined) {
+  ops = await startOpsServer(env.METRICS_PORT, metrics.registry, async () => {
+    await db.pool.query("SELECT 1");
+    return true;
+  });
+}
+log.info(
+  { concurrency: env.NOTIFIER_CONCURRENCY, retrySchedule: env.WEBHOOK_RETRY_SCHEDULE, metricsPort: env.METRICS_PORT },
+  "notifier started",
+);
+
+/** In-flight deliveries get this long to finish on SIGTERM; what is left keeps its lock, which runs out and lets another notifier retry. */
+const SHUTDOWN_GRACE_MS = 15_000;
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  log.info({ signal, inFlight: inFlight.size }, "notifier draining: no new claims");
+  await Promise.all([fanOut.stop(), delivery.stop()]);
+  const abandoned = await inFlight.drain(SHUTDOWN_GRACE_MS);
+  ops?.close();
+  // destroy, not close: close would wait for any request still hanging after the grace period.
+  await agent.destroy().catch(() => undefined);
+  await db.close().catch(() => undefined);
+  log.info({ abandoned }, "notifier stopped");
+  process.exit(0);
+}
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -1,0 +1,5 @@
+export * from "./task-event-json.js";
+export * from "./plan-deliveries.js";
+export * from "./fan-out.js";
+export * from "./claim-deliveries.js";
+export * from "./record-delivery-outcome.js";

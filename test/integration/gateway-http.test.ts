@@ -1,0 +1,174 @@
+/** HTTP surface: health, metrics, error masking and throttling status, request limits, introspection. */
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { OverloadedError, RateLimitedError } from "@tasklane/core";
+import type { TaskService } from "@tasklane/gateway/services/task-service";
+import { buildClientSchema, getIntrospectionQuery, lexicographicSortSchema, printSchema, type IntrospectionQuery } from "graphql";
+import { afterAll, describe, expect, it } from "vitest";
+import { useGateway } from "../helpers/gateway-fixture.js";
+import { codeOf, createTenant, gql, startGateway, type StartedGateway } from "../helpers/platform.js";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+/** A task seam whose reads fail the way the test needs. */
+function failingTasks(error: () => unknown): TaskService {
+  const fail = async (): Promise<never> => {
+    throw error();
+  };
+  return { submit: fail, get: fail, list: fail, attempts: fail, cancel: fail, redrive: fail };
+}
+
+const TASK = `query ($id: ID!) { task(id: $id) { id } }`;
+const SOME_TASK_ID = "task_0190f0f0f0f07000800000000000000a";
+
+async function post(url: string, body: unknown, token?: string): Promise<{ status: number; body: unknown; headers: Headers }> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  return { status: res.status, headers: res.headers, body: await res.json() };
+}
+
+describe("gateway HTTP surface", () => {
+  const platform = useGateway();
+  const standalone: StartedGateway[] = [];
+  afterAll(async () => {
+    await Promise.all(standalone.map((g) => g.close()));
+  });
+
+  it("GET /healthz is 200 when Postgres and Redis answer, 503 when Redis does not", async () => {
+    const ok = await fetch(platform.gateway.url.replace("/graphql", "/healthz"));
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toEqual({ status: "ok" });
+
+    const noRedis = await startGateway({
+      databaseUrl: platform.database.url,
+      redis: { url: "redis://127.0.0.1:1/0", prefix: "none", cleanup: async () => undefined },
+    });
+    standalone.push(noRedis);
+    const started = Date.now();
+    const down = await fetch(noRedis.url.replace("/graphql", "/healthz"));
+    expect(down.status).toBe(503);
+    expect(Date.now() - started).toBeLessThan(2_500);
+  });
+
+  it("GET /metrics serves Prometheus text without a credential", async () => {
+    const { apiKey } = await createTenant(platform.gateway);
+    await gql(platform.gateway.url, `{ tenant { id } }`, {}, apiKey);
+    await gql(platform.gateway.url, `{ tenant { id } }`);
+    const res = await fetch(platform.gateway.url.replace("/graphql", "/metrics"));
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/plain");
+    const text = await res.text();
+    expect(text).toMatch(/tasklane_api_requests_total\{operation="tenant",code="OK",app="gateway"\} [1-9]/);
+    expect(text).toMatch(/tasklane_api_requests_total\{operation="tenant",code="UNAUTHENTICATED",app="gateway"\} [1-9]/);
+    expect(text).toContain("# TYPE tasklane_tasks_submitted_total counter");
+    expect(text).toContain("process_cpu_user_seconds_total");
+  });
+
+  it("masks unexpected errors as INTERNAL_SERVER_ERROR with a requestId and no details", async () => {
+    const broken = await platform.startAnother({
+      deps: { taskService: failingTasks(() => new Error('relation "tasks" does not exist: SELECT secret_hash FROM api_keys')) },
+    });
+    const { apiKey } = await createTenant(broken);
+    const res = await post(broken.url, { query: TASK, variables: { id: SOME_TASK_ID } }, apiKey);
+    const text = JSON.stringify(res.body);
+    expect(res.body).toMatchObject({
+      errors: [{ message: "Internal server error", path: ["task"], extensions: { code: "INTERNAL_SERVER_ERROR", requestId: res.headers.get("x-request-id") } }],
+    });
+    expect(text).not.toMatch(/SELECT|relation|stack|at .*\.js/);
+  });
+
+  it("answers RATE_LIMITED with 429 and OVERLOADED with 503, both with Retry-After", async () => {
+    let next: unknown = new RateLimitedError(2.2);
+    const throttled = await platform.startAnother({ deps: { taskService: failingTasks(() => next) } });
+    const { apiKey } = await createTenant(throttled);
+    const limited = await post(throttled.url, { query: TASK, variables: { id: SOME_TASK_ID } }, apiKey);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get("retry-after")).toBe("3");
+    expect(limited.body).toMatchObject({ errors: [{ extensions: { code: "RATE_LIMITED", retryAfterSeconds: 3 } }] });
+    next = new OverloadedError(5);
+    const overloaded = await post(throttled.url, { query: TASK, variables: { id: SOME_TASK_ID } }, apiKey);
+    expect(overloaded.status).toBe(503);
+    expect(overloaded.headers.get("retry-after")).toBe("5");
+    expect(overloaded.body).toMatchObject({ errors: [{ extensions: { code: "OVERLOADED", retryAfterSeconds: 5 } }] });
+  });
+
+  it("maps malformed requests, parse and validation failures to BAD_USER_INPUT", async () => {
+    const { apiKey } = await createTenant(platform.gateway);
+    const cases: Array<{ body: unknown; status: number }> = [
+      { body: "{not json", status: 400 },
+      { body: { query: "{ tenant { id }" }, status: 400 },
+      { body: { query: "{ tenant { nope } }" }, status: 400 },
+      { body: { query: "query ($n: Int!) { queue(name: $n) { name } }", variables: { n: 1 } }, status: 400 },
+      { body: { query: "query ($n: String!) { queue(name: $n) { name } }", variables: { n: 5 } }, status: 400 },
+      { body: { query: 'mutation { submitTask(input: { type: "t", runAt: "tomorrow" }) { id } }' }, status: 400 },
+    ];
+    for (const c of cases) {
+      const res = await post(platform.gateway.url, c.body, apiKey);
+      expect(res.body, JSON.stringify(c.body)).toMatchObject({ errors: [{ extensions: { code: "BAD_USER_INPUT" } }] });
+      expect(res.status, JSON.stringify(c.body)).toBe(c.status);
+    }
+  });
+
+  it("limits documents to 100 KB, depth 12 and 200 aliases", async () => {
+    const { apiKey } = await createTenant(platform.gateway);
+    const big = await post(platform.gateway.url, { query: `{ tenant { id } } # ${"x".repeat(101 * 1024)}` }, apiKey);
+    expect(big.status).toBe(413);
+    expect(big.body).toMatchObject({ errors: [{ extensions: { code: "BAD_USER_INPUT" } }] });
+
+    const deep = `{ ${"f { ".repeat(13)}x${" }".repeat(13)} }`;
+    const deepRes = await post(platform.gateway.url, { query: deep }, apiKey);
+    expect(JSON.stringify(deepRes.body)).toContain("nested 13 levels deep; the limit is 12");
+
+    const aliases = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `a${i}: __typename`).join(" ")} }`;
+    const tooMany = await post(platform.gateway.url, { query: aliases(201) }, apiKey);
+    expect(tooMany.body).toMatchObject({ errors: [{ message: expect.stringContaining("201 aliases"), extensions: { code: "BAD_USER_INPUT" } }] });
+    const fine = await post(platform.gateway.url, { query: aliases(200) }, apiKey);
+    expect(fine.status).toBe(200);
+  });
+
+  it("accepts batches of up to 20 operations", async () => {
+    const { apiKey } = await createTenant(platform.gateway);
+    const op = { query: "{ tenant { name } }" };
+    const two = await post(platform.gateway.url, [op, op], apiKey);
+    expect(two.status).toBe(200);
+    expect(two.body).toHaveLength(2);
+    const tooMany = await post(platform.gateway.url, Array.from({ length: 21 }, () => op), apiKey);
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body).toMatchObject({ errors: [{ extensions: { code: "BAD_USER_INPUT" } }] });
+  });
+
+  it("allows introspection with a valid credential only, and serves the committed SDL", async () => {
+    const { apiKey } = await createTenant(platform.gateway);
+    const query = getIntrospectionQuery({ descriptions: true, specifiedByUrl: true });
+    expect(codeOf(await gql(platform.gateway.url, query))).toBe("UNAUTHENTICATED");
+    expect(codeOf(await gql(platform.gateway.url, `{ __type(name: "Task") { name } }`))).toBe("UNAUTHENTICATED");
+    const res = await gql<IntrospectionQuery>(platform.gateway.url, query, {}, apiKey);
+    expect(res.errors).toBeUndefined();
+    const served = `${printSchema(lexicographicSortSchema(buildClientSchema(res.data as IntrospectionQuery)))}\n`;
+    expect(served).toBe(await readFile(path.join(root, "apps/gateway/schema.graphql"), "utf8"));
+
+    const closed = await platform.startAnother({ env: { INTROSPECTION: "0" } });
+    expect(codeOf(await gql(closed.url, query, {}, apiKey))).toBe("BAD_USER_INPUT");
+  });
+
+  it("hides field suggestions when NODE_ENV=production", async () => {
+    const { apiKey } = await createTenant(platform.gateway);
+    const dev = await gql(platform.gateway.url, `{ tenant { nam } }`, {}, apiKey);
+    expect(dev.errors?.[0]?.message).toContain("Did you mean");
+    const previous = process.env.NODE_ENV;
+    process.env.NODE_ENV = "production";
+    let prod: StartedGateway;
+    try {
+      prod = await platform.startAnother();
+    } finally {
+      process.env.NODE_ENV = previous;
+    }
+    const res = await gql(prod.url, `{ tenant { nam } }`, {}, apiKey);
+    expect(codeOf(res)).toBe("BAD_USER_INPUT");
+    expect(res.errors?.[0]?.message).not.toContain("Did you mean");
+  });
+});
