@@ -1,4 +1,4 @@
-import { generateSigningSecret, newId } from "@tasklane/core";
+import { IdPrefix, generateSigningSecret, newId } from "@tasklane/core";
 import type { Database } from "@tasklane/db";
 
 /**
@@ -6,8 +6,8 @@ import type { Database } from "@tasklane/db";
  * layers that run without the gateway).
  */
 export async function seedTenant(db: Database, opts: { weight?: number } = {}): Promise<{ tenantId: string; defaultQueueId: string }> {
-  const tenantId = newId("tenant");
-  const defaultQueueId = newId("queue");
+  const tenantId = newId(IdPrefix.tenant);
+  const defaultQueueId = newId(IdPrefix.queue);
   await db.pool.query("INSERT INTO tenants (id, name, signing_secret, weight) VALUES ($1, $2, $3, $4)", [
     tenantId,
     `tenant ${tenantId}`,
@@ -19,7 +19,7 @@ export async function seedTenant(db: Database, opts: { weight?: number } = {}): 
 }
 
 export async function seedPushQueue(db: Database, tenantId: string, name: string, endpointUrl: string): Promise<string> {
-  const id = newId("queue");
+  const id = newId(IdPrefix.queue);
   await db.pool.query("INSERT INTO queues (id, tenant_id, name, mode, endpoint_url) VALUES ($1, $2, $3, 'PUSH', $4)", [id, tenantId, name, endpointUrl]);
   return id;
 }

@@ -119,7 +119,7 @@ describe("gateway HTTP surface", () => {
     expect(big.status).toBe(413);
     expect(big.body).toMatchObject({ errors: [{ extensions: { code: "BAD_USER_INPUT" } }] });
 
-    const deep = `{ ${"f { ".repeat(13)}x${" }".repeat(13)} }`;
+    const deep = `{ ${"f { ".repeat(12)}x${" }".repeat(12)} }`;
     const deepRes = await post(platform.gateway.url, { query: deep }, apiKey);
     expect(JSON.stringify(deepRes.body)).toContain("nested 13 levels deep; the limit is 12");
 

@@ -6,6 +6,7 @@ import { expireStaleLeases } from "./loops/lease-expiry.js";
 import { promoteIntoHorizon } from "./loops/horizon-promotion.js";
 import { dispatchOutbox } from "./loops/outbox-dispatch.js";
 import { createReconciler } from "./loops/reconciler.js";
+import { fireSchedules } from "./loops/schedule-firing.js";
 import { promoteDueStatuses } from "./loops/status-promotion.js";
 
 const env = loadEnv(schedulerEnvSchema);
@@ -27,6 +28,7 @@ const ctx: SchedulerContext = {
 const onError = (loop: string) => (error: unknown) => log.error({ err: error, loop }, "scheduler loop failed; retrying");
 const loops = [
   startPeriodic(100, () => dispatchOutbox(ctx), onError("outbox")),
+  startPeriodic(100, () => fireSchedules(ctx), onError("schedules")),
   startPeriodic(1000, () => promoteIntoHorizon(ctx), onError("horizon")),
   startPeriodic(250, () => promoteDueStatuses(ctx), onError("status")),
   startPeriodic(500, () => expireStaleLeases(ctx), onError("leases")),

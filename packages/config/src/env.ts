@@ -41,6 +41,8 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
 
 export const schedulerEnvSchema = baseEnvSchema.extend({
   RECONCILE_INTERVAL_SECONDS: z.coerce.number().positive().default(15),
+  /** How late a cron occurrence may fire and still count as on time rather than missed. */
+  SCHEDULE_MISFIRE_GRACE_SECONDS: z.coerce.number().min(0).default(30),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
 });
 

@@ -14,3 +14,4 @@ export * from "./transitions/maintenance.js";
 export * from "./transitions/heartbeat.js";
 export { PrismaClient, Prisma } from "./generated/prisma/client.js";
 export * from "./notifications/index.js";
+export * from "./schedules/index.js";

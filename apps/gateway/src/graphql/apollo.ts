@@ -36,6 +36,8 @@ export function createApollo(opts: ApolloOptions): ApolloServer<GatewayContext> 
     includeStacktraceInErrorResponses: false,
     hideSchemaDetailsFromClientErrors: opts.production,
     allowBatchedHttpRequests: true,
+    // main.ts owns SIGTERM/SIGINT: Apollo's own handlers would race it and re-raise the signal.
+    stopOnTerminationSignals: false,
     validationRules: [QueryLimitsRule],
     formatError: (formatted, error) => formatError(formatted, error, { hideSuggestions: opts.production, fallbackLog: opts.log }),
     logger: opts.log,

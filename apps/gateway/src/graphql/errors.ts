@@ -7,7 +7,6 @@
  * - anything else is INTERNAL_SERVER_ERROR "Internal server error" with the
  *   requestId; the real error is logged, never returned (no stack, no SQL).
  */
-import { unwrapResolverError } from "@apollo/server/errors";
 import { ErrorCode, httpStatusForCode, isUserError, type UserError } from "@tasklane/core";
 import { GraphQLError, type GraphQLFormattedError } from "graphql";
 import type { Logger } from "../observability/logger.js";
@@ -53,24 +52,44 @@ export function requestErrorBody(message: string): { errors: GraphQLFormattedErr
   return { errors: [{ message, extensions: { code: ErrorCode.BAD_USER_INPUT } }] };
 }
 
+/**
+ * The UserError behind a GraphQLError, however deeply graphql or Apollo wrapped
+ * it (resolver errors carry a path; errors from plugins and scalars do not).
+ */
+function userErrorBehind(error: unknown): UserError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current !== undefined; depth++) {
+    if (isUserError(current)) return current;
+    current = current instanceof GraphQLError ? current.originalError : undefined;
+  }
+  return undefined;
+}
+
+/** What to log for an internal error: the innermost non-GraphQL error when there is one. */
+function rootCause(error: unknown): unknown {
+  let current: unknown = error;
+  while (current instanceof GraphQLError && current.originalError !== undefined) current = current.originalError;
+  return current;
+}
+
 export function formatError(
   formatted: GraphQLFormattedError,
   error: unknown,
   opts: ErrorFormatOptions,
   scope: ErrorScope | undefined = currentRequestScope(),
 ): GraphQLFormattedError {
-  const original = unwrapResolverError(error);
+  const userError = userErrorBehind(error);
   const where = { ...(formatted.locations ? { locations: formatted.locations } : {}), ...(formatted.path ? { path: formatted.path } : {}) };
-  if (isUserError(original)) {
-    // formatted.message, not original.message: graphql may have prefixed context ("Variable $x got invalid value …").
-    return { message: clean(formatted.message, opts), ...where, extensions: { ...original.extensions, code: original.code } };
+  if (userError !== undefined) {
+    // formatted.message, not userError.message: graphql may have prefixed context ("Variable $x got invalid value …").
+    return { message: clean(formatted.message, opts), ...where, extensions: { ...userError.extensions, code: userError.code } };
   }
   const code = formatted.extensions?.code;
   if (CLIENT_REQUEST_CODES.has(code)) {
     return { message: clean(formatted.message, opts), ...where, extensions: { code: ErrorCode.BAD_USER_INPUT } };
   }
   const requestId = scope?.requestId ?? "unknown";
-  (scope?.log ?? opts.fallbackLog).error({ err: original, requestId, path: formatted.path }, "unhandled error in GraphQL request");
+  (scope?.log ?? opts.fallbackLog).error({ err: rootCause(error), requestId, path: formatted.path }, "unhandled error in GraphQL request");
   return { message: INTERNAL_MESSAGE, ...where, extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR, requestId } };
 }
 

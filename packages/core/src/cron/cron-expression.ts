@@ -91,15 +91,32 @@ export function cronExpressionProblem(expression: string): string | null {
     parsed.expression.next();
     return null;
   } catch {
-    // cron-parser reports "no matching date" only by throwing (e.g. 0 0 * 2 5#5).
+    // cron-parser already refuses impossible dates (0 0 30 2 *) when parsing;
+    // this catches anything its search limit cannot reach, reported by throwing.
     return "never matches a date";
   }
+}
+
+/**
+ * Zone names found valid. IANAZone.isValidZone builds an Intl.DateTimeFormat
+ * (about 0.5 ms); the scheduler asks for the same few zones all the time.
+ * Only valid names enter, and at most MAX_CACHED_ZONES of them (case variants
+ * of real names are valid too, so the bound is explicit).
+ */
+const validZones = new Set<string>();
+const MAX_CACHED_ZONES = 1000;
+
+function isValidZone(timezone: string): boolean {
+  if (validZones.has(timezone)) return true;
+  if (!IANAZone.isValidZone(timezone)) return false;
+  if (validZones.size < MAX_CACHED_ZONES) validZones.add(timezone);
+  return true;
 }
 
 /** What is wrong with the IANA time zone name, or null when it is valid. */
 export function timezoneProblem(timezone: string): string | null {
   if (timezone.length === 0) return "must not be empty";
-  if (timezone.length > MAX_TIMEZONE_LENGTH || !TIMEZONE_NAME.test(timezone) || !IANAZone.isValidZone(timezone)) {
+  if (timezone.length > MAX_TIMEZONE_LENGTH || !TIMEZONE_NAME.test(timezone) || !isValidZone(timezone)) {
     return "must be an IANA time zone name such as Europe/Berlin or UTC";
   }
   return null;
@@ -123,7 +140,8 @@ export function validateCron(expression: string, timezone: string): void {
 }
 
 interface CompiledCron {
-  expression: string;
+  /** Parsed in UTC, iterated over floating wall times. */
+  cron: CronExpression;
   clock: ZoneClock;
   /** The hour field matches all 24 hours: follow elapsed time across DST changes. */
   everyHour: boolean;
@@ -136,16 +154,17 @@ function compile(expression: string, timezone: string): CompiledCron {
   if (!parsed.ok || zone !== null) {
     throw cronInputError(parsed.ok ? null : parsed.problem, zone);
   }
-  return { expression, clock: new ZoneClock(timezone), everyHour: parsed.expression.fields.hour.values.length === 24 };
+  const cron = parsed.expression;
+  return { cron, clock: new ZoneClock(timezone), everyHour: cron.fields.hour.values.length === 24 };
 }
 
 /** Matching wall times strictly after `afterWall`, ascending. */
-function* wallTimes(expression: string, afterWall: number): Generator<number> {
-  const it = parseFloating(expression, afterWall);
+function* wallTimes(cron: CronExpression, afterWall: number): Generator<number> {
+  cron.reset(new Date(afterWall));
   for (;;) {
     let wall: number;
     try {
-      wall = it.next().getTime();
+      wall = cron.next().getTime();
     } catch {
       // The expression parsed, so this is cron-parser's "no further date
       // within its search limit"; its own hasNext() reads errors the same way.
@@ -164,13 +183,13 @@ function* wallTimes(expression: string, afterWall: number): Generator<number> {
  * repeated wall time: those instants queue in `secondPass` (ascending) and are
  * merged in before the first main instant that is later.
  */
-function* occurrencesAfter({ expression, clock, everyHour }: CompiledCron, after: number): Generator<number> {
+function* occurrencesAfter({ cron, clock, everyHour }: CompiledCron, after: number): Generator<number> {
   // Start early enough for a repeated hour just ahead, whose second pass shows
   // wall times below wall(after) but happens after `after`.
   const startWall = after + Math.min(clock.offsetMs(after), clock.offsetMs(after + 86_400_000));
   const secondPass: number[] = [];
   let last = after;
-  for (const wall of wallTimes(expression, startWall - 1)) {
+  for (const wall of wallTimes(cron, startWall - 1)) {
     const r = clock.resolve(wall);
     let main: number;
     if (r.kind === "unique") {

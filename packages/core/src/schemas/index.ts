@@ -5,3 +5,4 @@ export * from "./queue.js";
 export * from "./task-spec.js";
 export * from "./task.js";
 export * from "./tenant.js";
+export * from "./schedule.js";

@@ -2,7 +2,8 @@
  * Cheap guards against expensive documents, run with graphql's validation:
  * nesting depth and alias count, both measured with fragments expanded
  * (memoised per fragment, so a fragment spread many times costs one walk).
- * Introspection subtrees are skipped: their shape is fixed and gated apart.
+ * Introspection subtrees do not count for depth (their shape is fixed and
+ * they are gated apart) but their aliases do.
  */
 import {
   GraphQLError,
@@ -30,9 +31,9 @@ function measureDocument(fragments: Map<string, FragmentDefinitionNode>) {
     for (const sel of set?.selections ?? []) {
       let part: Measure;
       if (sel.kind === Kind.FIELD) {
-        if (sel.name.value.startsWith("__")) continue;
         const inner = measureSet(sel.selectionSet);
-        part = { depth: inner.depth + 1, aliases: inner.aliases + (sel.alias ? 1 : 0) };
+        const introspection = sel.name.value.startsWith("__");
+        part = { depth: introspection ? 0 : inner.depth + 1, aliases: inner.aliases + (sel.alias ? 1 : 0) };
       } else if (sel.kind === Kind.INLINE_FRAGMENT) {
         part = measureSet(sel.selectionSet);
       } else {

@@ -1,0 +1,4 @@
+export * from "./schedule-record.js";
+export * from "./schedule-store.js";
+export * from "./fire-schedules.js";
+export * from "./trigger-schedule.js";

@@ -1,0 +1,133 @@
+import {
+  ConflictError,
+  IdPrefix,
+  NotFoundError,
+  isWellFormedId,
+  newId,
+  nextOccurrence,
+  type MisfirePolicy,
+  type OverlapPolicy,
+} from "@tasklane/core";
+import pg from "pg";
+import { withTransaction, type Database } from "../database.js";
+import { TASK_COLUMNS, mapTaskRow, type TaskRecord } from "../tasks/task-record.js";
+import { SCHEDULE_COLUMNS, mapScheduleRow, type ScheduleRecord, type ScheduleTemplate } from "./schedule-record.js";
+
+export interface ScheduleDefinition {
+  name: string;
+  cron: string;
+  timezone: string;
+  template: ScheduleTemplate;
+  misfirePolicy: MisfirePolicy;
+  overlapPolicy: OverlapPolicy;
+  enabled: boolean;
+}
+
+export type ScheduleChanges = Partial<Omit<ScheduleDefinition, "name">>;
+
+const UNIQUE_VIOLATION = "23505";
+
+async function assertQueueExists(client: pg.PoolClient, tenantId: string, queue: string): Promise<void> {
+  const res = await client.query("SELECT 1 FROM queues WHERE tenant_id = $1 AND name = $2", [tenantId, queue]);
+  if (!res.rowCount) throw new NotFoundError("Queue", queue);
+}
+
+/** next_run_at from the database's clock, the one clock every scheduler decides by. */
+async function nextRunFromNow(client: pg.PoolClient, cron: string, timezone: string): Promise<Date | null> {
+  const now = (await client.query<{ now: Date }>("SELECT now() AS now")).rows[0]!.now;
+  return nextOccurrence(cron, timezone, now);
+}
+
+export async function createSchedule(db: Database, tenantId: string, def: ScheduleDefinition): Promise<ScheduleRecord> {
+  return withTransaction(db.pool, async (client) => {
+    await assertQueueExists(client, tenantId, def.template.queue);
+    const next = def.enabled ? await nextRunFromNow(client, def.cron, def.timezone) : null;
+    try {
+      const res = await client.query(
+        `INSERT INTO schedules (id, tenant_id, name, cron, timezone, enabled, misfire_policy, overlap_policy, template, next_run_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${SCHEDULE_COLUMNS}`,
+        [newId(IdPrefix.schedule), tenantId, def.name, def.cron, def.timezone, def.enabled, def.misfirePolicy, def.overlapPolicy, JSON.stringify(def.template), next],
+      );
+      return mapScheduleRow(res.rows[0]);
+    } catch (error) {
+      if (error instanceof pg.DatabaseError && error.code === UNIQUE_VIOLATION) {
+        throw new ConflictError(`A schedule named "${def.name}" already exists`);
+      }
+      throw error;
+    }
+  });
+}
+
+/**
+ * Every update bumps the version: occurrence keys carry it, so runs of the new
+ * definition never collide with runs of the old one, and next_run_at is
+ * recomputed from now (disabling clears it, which stops new runs at once).
+ */
+export async function updateSchedule(db: Database, tenantId: string, id: string, changes: ScheduleChanges): Promise<ScheduleRecord> {
+  if (!isWellFormedId(IdPrefix.schedule, id)) throw new NotFoundError("Schedule", id);
+  return withTransaction(db.pool, async (client) => {
+    const cur = await client.query(`SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL FOR UPDATE`, [id, tenantId]);
+    if (!cur.rows[0]) throw new NotFoundError("Schedule", id);
+    const current = mapScheduleRow(cur.rows[0]);
+    const merged = {
+      cron: changes.cron ?? current.cron,
+      timezone: changes.timezone ?? current.timezone,
+      template: changes.template ?? current.template,
+      misfirePolicy: changes.misfirePolicy ?? current.misfirePolicy,
+      overlapPolicy: changes.overlapPolicy ?? current.overlapPolicy,
+      enabled: changes.enabled ?? current.enabled,
+    };
+    if (changes.template) await assertQueueExists(client, tenantId, merged.template.queue);
+    const next = merged.enabled ? await nextRunFromNow(client, merged.cron, merged.timezone) : null;
+    const res = await client.query(
+      `UPDATE schedules SET cron = $3, timezone = $4, template = $5, misfire_policy = $6, overlap_policy = $7, enabled = $8,
+         next_run_at = $9, version = version + 1, updated_at = now()
+       WHERE id = $1 AND tenant_id = $2 RETURNING ${SCHEDULE_COLUMNS}`,
+      [id, tenantId, merged.cron, merged.timezone, JSON.stringify(merged.template), merged.misfirePolicy, merged.overlapPolicy, merged.enabled, next],
+    );
+    return mapScheduleRow(res.rows[0]);
+  });
+}
+
+/** Soft delete: no new runs, the name is free again, past runs stay queryable. */
+export async function deleteSchedule(db: Database, tenantId: string, id: string): Promise<boolean> {
+  if (!isWellFormedId(IdPrefix.schedule, id)) throw new NotFoundError("Schedule", id);
+  const res = await db.pool.query(
+    `UPDATE schedules SET deleted_at = now(), enabled = false, next_run_at = NULL, updated_at = now()
+     WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL`,
+    [id, tenantId],
+  );
+  if (!res.rowCount) throw new NotFoundError("Schedule", id);
+  return true;
+}
+
+export async function getSchedule(db: Database, tenantId: string, id: string): Promise<ScheduleRecord | null> {
+  if (!isWellFormedId(IdPrefix.schedule, id)) return null;
+  const res = await db.pool.query(`SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL`, [id, tenantId]);
+  return res.rows[0] ? mapScheduleRow(res.rows[0]) : null;
+}
+
+export async function listSchedules(db: Database, tenantId: string, limit = 500): Promise<ScheduleRecord[]> {
+  const res = await db.pool.query(
+    `SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE tenant_id = $1 AND deleted_at IS NULL ORDER BY name LIMIT $2`,
+    [tenantId, limit],
+  );
+  return res.rows.map(mapScheduleRow);
+}
+
+/** Materialised runs, newest scheduled time first (deleted schedules' runs included). */
+export async function listScheduleRuns(db: Database, tenantId: string, scheduleIds: string[], first: number): Promise<Map<string, TaskRecord[]>> {
+  const out = new Map<string, TaskRecord[]>(scheduleIds.map((id) => [id, []]));
+  if (scheduleIds.length === 0) return out;
+  const res = await db.pool.query(
+    `SELECT ${TASK_COLUMNS} FROM unnest($2::text[]) AS s(id)
+     CROSS JOIN LATERAL (
+       SELECT t.*, q.name AS queue_name FROM tasks t JOIN queues q ON q.id = t.queue_id
+       WHERE t.schedule_id = s.id AND t.tenant_id = $1 ORDER BY t.run_at DESC, t.id DESC LIMIT $3
+     ) t JOIN queues q ON q.id = t.queue_id`,
+    [tenantId, scheduleIds, first],
+  );
+  for (const row of res.rows) out.get(row.schedule_id as string)?.push(mapTaskRow(row));
+  for (const runs of out.values()) runs.sort((a, b) => b.runAt.getTime() - a.runAt.getTime());
+  return out;
+}

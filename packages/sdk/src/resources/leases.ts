@@ -1,0 +1,91 @@
+/**
+ * Pull-mode worker calls (contract: leaseTasks, heartbeat, completeTask,
+ * failTask). Most users want the Worker class, which drives these.
+ */
+import { MAX_ERROR_LENGTH } from "@tasklane/core/limits";
+import { TASK_FIELDS } from "../graphql/fragments.js";
+import type { CallOptions, GraphQLTransport } from "../transport.js";
+import type { HeartbeatResult, Lease, LeaseRequest, Task } from "../types.js";
+
+const LEASE = `mutation LeaseTasks($queue: String!, $workerId: String!, $max: Int, $leaseSeconds: Int, $waitSeconds: Float) {
+  leaseTasks(queue: $queue, workerId: $workerId, max: $max, leaseSeconds: $leaseSeconds, waitSeconds: $waitSeconds) {
+    task { ...TaskFields } leaseToken leaseExpiresAt
+  }
+}
+${TASK_FIELDS}`;
+const HEARTBEAT = `mutation Heartbeat($taskId: ID!, $leaseToken: String!, $extendSeconds: Int) {
+  heartbeat(taskId: $taskId, leaseToken: $leaseToken, extendSeconds: $extendSeconds) { leaseExpiresAt cancelRequested }
+}`;
+const COMPLETE = `mutation CompleteTask($taskId: ID!, $leaseToken: String!, $result: JSON) {
+  completeTask(taskId: $taskId, leaseToken: $leaseToken, result: $result) { ...TaskFields }
+}
+${TASK_FIELDS}`;
+const FAIL = `mutation FailTask($taskId: ID!, $leaseToken: String!, $error: String!, $retryable: Boolean) {
+  failTask(taskId: $taskId, leaseToken: $leaseToken, error: $error, retryable: $retryable) { ...TaskFields }
+}
+${TASK_FIELDS}`;
+
+export class LeasesResource {
+  readonly #transport: GraphQLTransport;
+
+  constructor(transport: GraphQLTransport) {
+    this.#transport = transport;
+  }
+
+  /**
+   * Leases up to `max` tasks of a PULL queue. With waitSeconds it long-polls:
+   * it returns as soon as one task can be leased, or empty when the wait ends.
+   * The call's timeout is the client's timeoutMs plus waitSeconds.
+   */
+  async lease<TPayload = unknown>(request: LeaseRequest, opts: CallOptions = {}): Promise<Lease<TPayload>[]> {
+    const waitMs = (request.waitSeconds ?? 0) * 1000;
+    const data = await this.#transport.execute<{ leaseTasks: Lease<TPayload>[] }>(
+      // Not idempotent: a repeat after a lost response would lease more tasks, and
+      // the first batch would sit unused until its leases expire.
+      { operation: "leaseTasks", document: LEASE, idempotent: false },
+      { ...request },
+      { ...opts, timeoutMs: (opts.timeoutMs ?? this.#transport.timeoutMs) + waitMs },
+    );
+    return data.leaseTasks;
+  }
+
+  /**
+   * Extends the lease by `extendSeconds` (never past the task's timeout).
+   * A stale token is CONFLICT: the lease is gone and the outcome will be refused.
+   */
+  async heartbeat(taskId: string, leaseToken: string, extendSeconds?: number, opts?: CallOptions): Promise<HeartbeatResult> {
+    const data = await this.#transport.execute<{ heartbeat: HeartbeatResult }>(
+      { operation: "heartbeat", document: HEARTBEAT, idempotent: true },
+      { taskId, leaseToken, extendSeconds },
+      opts,
+    );
+    return data.heartbeat;
+  }
+
+  /**
+   * Records success with a JSON result. Retried after ambiguous failures: the
+   * lease token makes a repeat harmless (a repeat of an accepted call is
+   * refused with CONFLICT, never applied twice).
+   */
+  async complete(taskId: string, leaseToken: string, result?: unknown, opts?: CallOptions): Promise<Task> {
+    const data = await this.#transport.execute<{ completeTask: Task }>(
+      { operation: "completeTask", document: COMPLETE, idempotent: true },
+      { taskId, leaseToken, result: result === undefined ? null : result },
+      opts,
+    );
+    return data.completeTask;
+  }
+
+  /**
+   * Records a failed attempt: RETRYING after the backoff, or DEAD when attempts
+   * are exhausted or `retryable` is false. Long messages are truncated to 8 KiB.
+   */
+  async fail(taskId: string, leaseToken: string, error: string, retryable?: boolean, opts?: CallOptions): Promise<Task> {
+    const data = await this.#transport.execute<{ failTask: Task }>(
+      { operation: "failTask", document: FAIL, idempotent: true },
+      { taskId, leaseToken, error: error.slice(0, MAX_ERROR_LENGTH), retryable },
+      opts,
+    );
+    return data.failTask;
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * Tasks (contract: submitTask, submitTasks, task, tasks, cancelTask,
+ * redriveTask, deadLetterTasks).
+ */
+import { parseInput } from "@tasklane/core/schemas/parse";
+import { submitTaskInputSchema, submitTasksInputSchema } from "@tasklane/core/schemas/task";
+import { isTerminalStatus } from "@tasklane/core/statuses";
+import { delay } from "../delay.js";
+import { ErrorCode, TasklaneError } from "../errors.js";
+import { ATTEMPT_FIELDS, TASK_FIELDS } from "../graphql/fragments.js";
+import type { CallOptions, GraphQLTransport } from "../transport.js";
+import type { PageOptions, SubmitTaskInput, Task, TaskConnection, TaskFilter, TaskWithAttempts } from "../types.js";
+import { asDate, asIso, checkLocally } from "../validate.js";
+
+const SUBMIT = `mutation SubmitTask($input: SubmitTaskInput!) { submitTask(input: $input) { ...TaskFields } }
+${TASK_FIELDS}`;
+const SUBMIT_MANY = `mutation SubmitTasks($inputs: [SubmitTaskInput!]!) { submitTasks(inputs: $inputs) { ...TaskFields } }
+${TASK_FIELDS}`;
+const GET = `query Task($id: ID!) { task(id: $id) { ...TaskFields attemptHistory { ...AttemptFields } } }
+${TASK_FIELDS}
+${ATTEMPT_FIELDS}`;
+const LIST = `query Tasks($filter: TaskFilter, $first: Int, $after: String) {
+  tasks(filter: $filter, first: $first, after: $after) { nodes { ...TaskFields } pageInfo { hasNextPage endCursor } totalCount }
+}
+${TASK_FIELDS}`;
+const DEAD_LETTERS = `query DeadLetterTasks($queue: String, $first: Int, $after: String) {
+  deadLetterTasks(queue: $queue, first: $first, after: $after) { nodes { ...TaskFields } pageInfo { hasNextPage endCursor } totalCount }
+}
+${TASK_FIELDS}`;
+const CANCEL = `mutation CancelTask($id: ID!) { cancelTask(id: $id) { ...TaskFields } }
+${TASK_FIELDS}`;
+const REDRIVE = `mutation RedriveTask($id: ID!) { redriveTask(id: $id) { ...TaskFields } }
+${TASK_FIELDS}`;
+
+export interface DeadLetterOptions extends PageOptions {
+  /** Only this queue's dead letters. */
+  queue?: string | null;
+}
+
+export interface WaitForOptions {
+  /** Give up (code TIMEOUT) after this long. @defaultValue 60_000 */
+  timeoutMs?: number;
+  /** Between polls. @defaultValue 250 */
+  intervalMs?: number;
+  signal?: AbortSignal;
+}
+
+export class TasksResource {
+  readonly #transport: GraphQLTransport;
+
+  constructor(transport: GraphQLTransport) {
+    this.#transport = transport;
+  }
+
+  /** Submits one task. Retried after an ambiguous failure only when it carries an idempotencyKey. */
+  async submit<TPayload = unknown>(input: SubmitTaskInput<TPayload>, opts?: CallOptions): Promise<Task<TPayload>> {
+    checkLocally("submitTask", () => parseInput(submitTaskInputSchema, { ...input, runAt: asDate(input.runAt) }));
+    const data = await this.#transport.execute<{ submitTask: Task<TPayload> }>(
+      { operation: "submitTask", document: SUBMIT, idempotent: input.idempotencyKey != null },
+      { input: toWire(input) },
+      opts,
+    );
+    return data.submitTask;
+  }
+
+  /**
+   * Submits up to 1,000 tasks, all or nothing; returns them in input order.
+   * Retried after an ambiguous failure only when every input has an idempotencyKey.
+   */
+  async submitMany<TPayload = unknown>(inputs: SubmitTaskInput<TPayload>[], opts?: CallOptions): Promise<Task<TPayload>[]> {
+    checkLocally("submitTasks", () => parseInput(submitTasksInputSchema, inputs.map((i) => ({ ...i, runAt: asDate(i.runAt) }))));
+    const data = await this.#transport.execute<{ submitTasks: Task<TPayload>[] }>(
+      { operation: "submitTasks", document: SUBMIT_MANY, idempotent: inputs.every((i) => i.idempotencyKey != null) },
+      { inputs: inputs.map(toWire) },
+      opts,
+    );
+    return data.submitTasks;
+  }
+
+  /** The task with its attempts; null when absent or another tenant's. */
+  async get<TPayload = unknown, TResult = unknown>(id: string, opts?: CallOptions): Promise<TaskWithAttempts<TPayload, TResult> | null> {
+    const data = await this.#transport.execute<{ task: TaskWithAttempts<TPayload, TResult> | null }>(
+      { operation: "task", document: GET, idempotent: true },
+      { id },
+      opts,
+    );
+    return data.task;
+  }
+
+  /** One page, newest first. */
+  async list(filter: TaskFilter = {}, page: PageOptions = {}, opts?: CallOptions): Promise<TaskConnection> {
+    const wireFilter = { ...filter, createdAfter: asIso(filter.createdAfter), createdBefore: asIso(filter.createdBefore) };
+    const data = await this.#transport.execute<{ tasks: TaskConnection }>(
+      { operation: "tasks", document: LIST, idempotent: true },
+      { filter: wireFilter, first: page.first, after: page.after },
+      opts,
+    );
+    return data.tasks;
+  }
+
+  /** Every task matching `filter`, page by page. */
+  async *iterate(filter: TaskFilter = {}, options: { pageSize?: number } & CallOptions = {}): AsyncGenerator<Task, void, undefined> {
+    const { pageSize, ...opts } = options;
+    let after: string | null = null;
+    for (;;) {
+      const page: TaskConnection = await this.list(filter, { first: pageSize, after }, opts);
+      yield* page.nodes;
+      if (!page.pageInfo.hasNextPage || page.pageInfo.endCursor === null) return;
+      after = page.pageInfo.endCursor;
+    }
+  }
+
+  /** Cancels a task; a RUNNING task's worker sees cancelRequested on its next heartbeat. A terminal task is CONFLICT. */
+  async cancel(id: string, opts?: CallOptions): Promise<Task> {
+    // Idempotent: a repeat after an ambiguous success is refused (CONFLICT), never a second effect.
+    const data = await this.#transport.execute<{ cancelTask: Task }>({ operation: "cancelTask", document: CANCEL, idempotent: true }, { id }, opts);
+    return data.cancelTask;
+  }
+
+  /** DEAD → QUEUED with a fresh attempt budget. */
+  async redrive(id: string, opts?: CallOptions): Promise<Task> {
+    // Not idempotent: if the redriven task died again before the repeat, the repeat would redrive it twice.
+    const data = await this.#transport.execute<{ redriveTask: Task }>({ operation: "redriveTask", document: REDRIVE, idempotent: false }, { id }, opts);
+    return data.redriveTask;
+  }
+
+  /** DEAD tasks, newest first. */
+  async deadLetters(options: DeadLetterOptions = {}, opts?: CallOptions): Promise<TaskConnection> {
+    const data = await this.#transport.execute<{ deadLetterTasks: TaskConnection }>(
+      { operation: "deadLetterTasks", document: DEAD_LETTERS, idempotent: true },
+      { queue: options.queue, first: options.first, after: options.after },
+      opts,
+    );
+    return data.deadLetterTasks;
+  }
+
+  /**
+   * Polls until the task is terminal (SUCCEEDED, DEAD, CANCELLED, SKIPPED) and
+   * returns it. NOT_FOUND if it does not exist; TIMEOUT if it is not terminal in time.
+   */
+  async waitFor<TPayload = unknown, TResult = unknown>(id: string, options: WaitForOptions = {}): Promise<TaskWithAttempts<TPayload, TResult>> {
+    const timeoutMs = options.timeoutMs ?? 60_000;
+    const deadline = Date.now() + timeoutMs;
+    const callOpts: CallOptions = options.signal ? { signal: options.signal } : {};
+    for (;;) {
+      const task = await this.get<TPayload, TResult>(id, callOpts);
+      if (task === null) throw new TasklaneError(ErrorCode.NOT_FOUND, `Task ${id} not found`, { operation: "task" });
+      if (isTerminalStatus(task.status)) return task;
+      if (Date.now() >= deadline) {
+        throw new TasklaneError("TIMEOUT", `Task ${id} still ${task.status} after ${timeoutMs} ms`, { operation: "task" });
+      }
+      const wait = Math.min(options.intervalMs ?? 250, Math.max(0, deadline - Date.now()));
+      if (!(await delay(wait, options.signal))) {
+        throw new TasklaneError("ABORTED", `waitFor(${id}): aborted by the caller`, { cause: options.signal?.reason, operation: "task" });
+      }
+    }
+  }
+}
+
+function toWire<TPayload>(input: SubmitTaskInput<TPayload>): Record<string, unknown> {
+  return { ...input, runAt: asIso(input.runAt) };
+}

@@ -1,0 +1,53 @@
+/**
+ * Workflows: DAGs of tasks (contract: submitWorkflow, cancelWorkflow,
+ * workflow, workflows).
+ */
+import { WORKFLOW_FIELDS } from "../graphql/fragments.js";
+import type { CallOptions, GraphQLTransport } from "../transport.js";
+import type { PageOptions, SubmitWorkflowInput, Workflow } from "../types.js";
+
+const SUBMIT = `mutation SubmitWorkflow($input: SubmitWorkflowInput!) { submitWorkflow(input: $input) { ...WorkflowFields } }
+${WORKFLOW_FIELDS}`;
+const CANCEL = `mutation CancelWorkflow($id: ID!) { cancelWorkflow(id: $id) { ...WorkflowFields } }
+${WORKFLOW_FIELDS}`;
+const GET = `query Workflow($id: ID!) { workflow(id: $id) { ...WorkflowFields } }
+${WORKFLOW_FIELDS}`;
+const LIST = `query Workflows($first: Int, $after: String) { workflows(first: $first, after: $after) { ...WorkflowFields } }
+${WORKFLOW_FIELDS}`;
+
+export class WorkflowsResource {
+  readonly #transport: GraphQLTransport;
+
+  constructor(transport: GraphQLTransport) {
+    this.#transport = transport;
+  }
+
+  /** A cycle or an unknown dependsOn key is BAD_USER_INPUT. Retried after an ambiguous failure only with an idempotencyKey. */
+  async submit(input: SubmitWorkflowInput, opts?: CallOptions): Promise<Workflow> {
+    const data = await this.#transport.execute<{ submitWorkflow: Workflow }>(
+      { operation: "submitWorkflow", document: SUBMIT, idempotent: input.idempotencyKey != null },
+      { input },
+      opts,
+    );
+    return data.submitWorkflow;
+  }
+
+  async cancel(id: string, opts?: CallOptions): Promise<Workflow> {
+    const data = await this.#transport.execute<{ cancelWorkflow: Workflow }>({ operation: "cancelWorkflow", document: CANCEL, idempotent: true }, { id }, opts);
+    return data.cancelWorkflow;
+  }
+
+  async get(id: string, opts?: CallOptions): Promise<Workflow | null> {
+    const data = await this.#transport.execute<{ workflow: Workflow | null }>({ operation: "workflow", document: GET, idempotent: true }, { id }, opts);
+    return data.workflow;
+  }
+
+  async list(page: PageOptions = {}, opts?: CallOptions): Promise<Workflow[]> {
+    const data = await this.#transport.execute<{ workflows: Workflow[] }>(
+      { operation: "workflows", document: LIST, idempotent: true },
+      { first: page.first, after: page.after },
+      opts,
+    );
+    return data.workflows;
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * The GraphQL transport: one POST per attempt, a typed TasklaneError for every
+ * failure, and the retry policy of retry.ts (which operations may be repeated
+ * after which failures is documented there).
+ */
+import { randomUUID } from "node:crypto";
+import { delay } from "./delay.js";
+import { ErrorCode, TasklaneError } from "./errors.js";
+import { interpretResponse, type Interpreted } from "./graphql/interpret-response.js";
+import { resolveRetry, retryDelayMs, shouldRetry, type RetryOptions, type RetryPolicy } from "./retry.js";
+
+export const SDK_VERSION = "0.1.0";
+
+export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+
+export interface TransportOptions {
+  /** The GraphQL endpoint, e.g. `http://127.0.0.1:4000/graphql`. */
+  url: string;
+  /** A tenant API key (or the operator token for createTenant/updateTenant). */
+  apiKey: string;
+  /** @defaultValue the global fetch (Node 20+) */
+  fetch?: FetchLike;
+  /**
+   * Per attempt, from sending the request to reading the whole response.
+   * leaseTasks adds its waitSeconds on top.
+   * @defaultValue 30_000
+   */
+  timeoutMs?: number;
+  /** `false` disables retries. @defaultValue `{ attempts: 3 }` */
+  retry?: RetryOptions | false;
+}
+
+/** Per-call options every resource method accepts last. */
+export interface CallOptions {
+  /** Aborting rejects the call with code ABORTED (the server may still have executed it). */
+  signal?: AbortSignal;
+  /** Overrides the client's timeoutMs for each attempt of this call. */
+  timeoutMs?: number;
+}
+
+export interface OperationSpec {
+  /** The contract's root field, used in error messages, e.g. "submitTask". */
+  operation: string;
+  document: string;
+  /** Whether repeating the operation after an ambiguous failure can never create a second effect. */
+  idempotent: boolean;
+}
+
+export class GraphQLTransport {
+  readonly url: string;
+  readonly timeoutMs: number;
+  readonly retry: RetryPolicy;
+  readonly #apiKey: string;
+  readonly #fetch: FetchLike;
+
+  constructor(options: TransportOptions) {
+    if (typeof options.url !== "string" || !/^https?:\/\//.test(options.url)) {
+      throw new TypeError(`url must be an absolute http(s) URL of the GraphQL endpoint, got ${JSON.stringify(options.url)}`);
+    }
+    if (typeof options.apiKey !== "string" || options.apiKey === "") throw new TypeError("apiKey is required");
+    const timeoutMs = options.timeoutMs ?? 30_000;
+    if (!(timeoutMs > 0)) throw new RangeError(`timeoutMs must be > 0, got ${timeoutMs}`);
+    this.url = options.url;
+    this.timeoutMs = timeoutMs;
+    this.retry = resolveRetry(options.retry);
+    this.#apiKey = options.apiKey;
+    this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
+  }
+
+  /**
+   * Runs one operation and returns its `data` object. The caller asserts the
+   * shape with TData: the SDK's documents select exactly the fields of its types.
+   */
+  async execute<TData>(spec: OperationSpec, variables: Record<string, unknown>, call: CallOptions = {}): Promise<TData> {
+    const body = serialize(spec, variables);
+    const requestId = `tl-${randomUUID()}`;
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await this.#attempt(spec.operation, body, requestId, call);
+      if (outcome.ok) return outcome.data as TData;
+      const { error, kind } = outcome;
+      if (attempt >= this.retry.attempts || !shouldRetry(kind, spec.idempotent)) throw error;
+      const waitMs = retryDelayMs(attempt, error.retryAfterSeconds, this.retry);
+      if (waitMs === null) throw error;
+      if (!(await delay(waitMs, call.signal))) throw aborted(spec.operation, call.signal, error);
+    }
+  }
+
+  async #attempt(operation: string, body: string, requestId: string, call: CallOptions): Promise<Interpreted> {
+    if (call.signal?.aborted) return { ok: false, error: aborted(operation, call.signal), kind: "final" };
+    const timeout = AbortSignal.timeout(call.timeoutMs ?? this.timeoutMs);
+    const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
+    let status: number;
+    let headers: Headers;
+    let text: string;
+    try {
+      const res = await this.#fetch(this.url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/graphql-response+json, application/json",
+          authorization: `Bearer ${this.#apiKey}`,
+          "x-request-id": requestId,
+          "user-agent": `tasklane-sdk/${SDK_VERSION}`,
+        },
+        body,
+        signal,
+      });
+      status = res.status;
+      headers = res.headers;
+      text = await res.text();
+    } catch (cause: unknown) {
+      if (call.signal?.aborted) return { ok: false, error: aborted(operation, call.signal, cause), kind: "final" };
+      if (timeout.aborted) {
+        const error = new TasklaneError("TIMEOUT", `${operation}: no response within ${call.timeoutMs ?? this.timeoutMs} ms`, { cause, requestId, operation });
+        return { ok: false, error, kind: "ambiguous" };
+      }
+      const error = new TasklaneError("NETWORK_ERROR", `${operation}: request to ${this.url} failed: ${describe(cause)}`, { cause, requestId, operation });
+      return { ok: false, error, kind: connectionRefused(cause) ? "refused" : "ambiguous" };
+    }
+    return interpretResponse({ status, headers, text }, operation, requestId);
+  }
+}
+
+function serialize(spec: OperationSpec, variables: Record<string, unknown>): string {
+  try {
+    return JSON.stringify({ query: spec.document, variables });
+  } catch (cause: unknown) {
+    // BigInt values and cycles: the same refusal the server would give, without a round trip.
+    throw new TasklaneError(ErrorCode.BAD_USER_INPUT, `${spec.operation}: variables are not JSON-serialisable: ${describe(cause)}`, {
+      cause,
+      operation: spec.operation,
+    });
+  }
+}
+
+function aborted(operation: string, signal: AbortSignal | undefined, lastError?: unknown): TasklaneError {
+  return new TasklaneError("ABORTED", `${operation}: aborted by the caller`, { cause: signal?.reason ?? lastError, operation });
+}
+
+function describe(e: unknown): string {
+  if (e instanceof Error) {
+    const cause = e.cause instanceof Error ? `: ${e.cause.message}` : "";
+    return `${e.message}${cause}`;
+  }
+  return String(e);
+}
+
+function errorCodeOf(e: unknown): unknown {
+  return typeof e === "object" && e !== null && "code" in e ? e.code : undefined;
+}
+
+/** ECONNREFUSED anywhere in the cause chain (undici wraps it, sometimes in an AggregateError): nothing was sent. */
+function connectionRefused(e: unknown, depth = 0): boolean {
+  if (depth > 4 || typeof e !== "object" || e === null) return false;
+  if (errorCodeOf(e) === "ECONNREFUSED") return true;
+  if (e instanceof AggregateError && e.errors.some((inner: unknown) => connectionRefused(inner, depth + 1))) return true;
+  return e instanceof Error && connectionRefused(e.cause, depth + 1);
+}

@@ -1,0 +1,374 @@
+/**
+ * The contract's types (shared/contract/schema.graphql), written by hand.
+ * DateTime values are ISO-8601 strings (UTC, millisecond precision) on output;
+ * inputs accept a Date or an ISO string with an offset. JSON values are
+ * `unknown` unless the caller narrows them with the type parameters, which are
+ * assertions, not checks.
+ */
+import type {
+  BackoffStrategy,
+  MisfirePolicy,
+  OverlapPolicy,
+  Priority,
+  QueueMode,
+  TaskStatus,
+  WorkflowStatus,
+} from "@tasklane/core/statuses";
+
+export type { BackoffStrategy, MisfirePolicy, OverlapPolicy, Priority, QueueMode, TaskStatus, WorkflowStatus };
+
+/** An ISO-8601 date-time string as the API returns it, e.g. "2030-01-01T00:00:00.000Z". */
+export type DateTimeString = string;
+/** What inputs accept for a DateTime: a Date, or an ISO string with an explicit offset. */
+export type DateTimeInput = Date | string;
+
+// ---------------------------------------------------------------- tasks
+
+export interface Attempt {
+  number: number;
+  workerId: string | null;
+  leaseToken: string | null;
+  startedAt: DateTimeString;
+  finishedAt: DateTimeString | null;
+  /** SUCCEEDED, FAILED, TIMED_OUT, LEASE_EXPIRED or CANCELLED; null while running. */
+  outcome: string | null;
+  error: string | null;
+}
+
+export interface Task<TPayload = unknown, TResult = unknown> {
+  id: string;
+  type: string;
+  queue: string;
+  payload: TPayload | null;
+  status: TaskStatus;
+  priority: Priority;
+  runAt: DateTimeString;
+  createdAt: DateTimeString;
+  startedAt: DateTimeString | null;
+  completedAt: DateTimeString | null;
+  /** Attempts started so far, the current one included. */
+  attempts: number;
+  /** Attempts in all, first included. */
+  maxAttempts: number;
+  result: TResult | null;
+  lastError: string | null;
+  idempotencyKey: string | null;
+  orderingKey: string | null;
+  workflowId: string | null;
+  scheduleId: string | null;
+  cancelRequested: boolean;
+}
+
+/** A task with its attempts, as `tasks.get` returns it. */
+export interface TaskWithAttempts<TPayload = unknown, TResult = unknown> extends Task<TPayload, TResult> {
+  attemptHistory: Attempt[];
+}
+
+export interface PageInfo {
+  hasNextPage: boolean;
+  endCursor: string | null;
+}
+
+export interface TaskConnection<TPayload = unknown, TResult = unknown> {
+  nodes: Task<TPayload, TResult>[];
+  pageInfo: PageInfo;
+  /** Exact. */
+  totalCount: number;
+}
+
+export interface BackoffInput {
+  strategy: BackoffStrategy;
+  delaySeconds: number;
+  maxDelaySeconds?: number | null;
+  jitter?: boolean | null;
+}
+
+interface SubmitTaskFields<TPayload> {
+  type: string;
+  /** @defaultValue "default" */
+  queue?: string | null;
+  payload?: TPayload | null;
+  /** @defaultValue NORMAL */
+  priority?: Priority | null;
+  /** Attempts in all, first included. @defaultValue 3 */
+  maxAttempts?: number | null;
+  /** @defaultValue EXPONENTIAL from 1 s, capped at 1 h, with jitter */
+  backoff?: BackoffInput | null;
+  /** @defaultValue 300 */
+  timeoutSeconds?: number | null;
+  /**
+   * Same tenant + key: the first task is returned and nothing new is created.
+   * Also what makes the SDK retry this submission after an ambiguous failure
+   * (timeout, connection reset, 5xx): without it, such a failure is thrown.
+   */
+  idempotencyKey?: string | null;
+  /** Tasks of one tenant with the same key run one at a time, in submission order. */
+  orderingKey?: string | null;
+  /** Receives the task's terminal event, signed like webhooks. */
+  callbackUrl?: string | null;
+  metadata?: unknown;
+}
+
+/** When the task becomes eligible: at `runAt`, after `delaySeconds`, or now (neither). */
+export type SubmitTaskTiming =
+  | { runAt: DateTimeInput; delaySeconds?: never }
+  | { delaySeconds: number; runAt?: never }
+  | { runAt?: null; delaySeconds?: null };
+
+export type SubmitTaskInput<TPayload = unknown> = SubmitTaskFields<TPayload> & SubmitTaskTiming;
+
+export interface TaskFilter {
+  status?: TaskStatus[] | null;
+  type?: string | null;
+  queue?: string | null;
+  workflowId?: string | null;
+  scheduleId?: string | null;
+  createdAfter?: DateTimeInput | null;
+  createdBefore?: DateTimeInput | null;
+}
+
+export interface PageOptions {
+  /** @defaultValue 50 (at most 500) */
+  first?: number;
+  /** `pageInfo.endCursor` of the previous page. */
+  after?: string | null;
+}
+
+// ---------------------------------------------------------------- leases
+
+export interface Lease<TPayload = unknown> {
+  task: Task<TPayload>;
+  /** Changes with every lease; a stale token is refused. */
+  leaseToken: string;
+  leaseExpiresAt: DateTimeString;
+}
+
+export interface HeartbeatResult {
+  leaseExpiresAt: DateTimeString;
+  /** True after cancelTask; the lease stays valid so the worker can stop cleanly. */
+  cancelRequested: boolean;
+}
+
+export interface LeaseRequest {
+  queue: string;
+  workerId: string;
+  /** Most tasks to lease. @defaultValue 1 on the server */
+  max?: number;
+  /** @defaultValue 30 */
+  leaseSeconds?: number;
+  /** Long-poll: return as soon as one task can be leased, or empty when the wait ends (at most 20). */
+  waitSeconds?: number;
+}
+
+// ---------------------------------------------------------------- queues
+
+export interface RateLimit {
+  perSecond: number;
+  burst: number;
+}
+
+export interface RateLimitInput {
+  perSecond: number;
+  burst?: number | null;
+}
+
+export interface QueueStats {
+  scheduled: number;
+  queued: number;
+  running: number;
+  retrying: number;
+  dead: number;
+  succeeded: number;
+  /** Null when nothing is queued. */
+  oldestQueuedAgeSeconds: number | null;
+}
+
+export interface Queue {
+  name: string;
+  mode: QueueMode;
+  endpointUrl: string | null;
+  concurrency: number | null;
+  rateLimit: RateLimit | null;
+  paused: boolean;
+  stats: QueueStats;
+}
+
+interface UpsertQueueFields {
+  name: string;
+  /** Most tasks of this queue running at once; null: no limit. */
+  concurrency?: number | null;
+  /** Most task starts a second; null: no limit. */
+  rateLimit?: RateLimitInput | null;
+  paused?: boolean | null;
+}
+
+/** PUSH queues need the endpoint the worker fleet POSTs to; PULL queues must not have one. */
+export type UpsertQueueInput =
+  | (UpsertQueueFields & { mode: "PUSH"; endpointUrl: string })
+  | (UpsertQueueFields & { mode: "PULL"; endpointUrl?: null });
+
+// ---------------------------------------------------------------- schedules
+
+export interface TaskTemplateInput<TPayload = unknown> {
+  type: string;
+  queue?: string | null;
+  payload?: TPayload | null;
+  priority?: Priority | null;
+  maxAttempts?: number | null;
+  backoff?: BackoffInput | null;
+  timeoutSeconds?: number | null;
+}
+
+export interface CreateScheduleInput<TPayload = unknown> {
+  name: string;
+  /** 5-field cron, or 6 with seconds. */
+  cron: string;
+  /** IANA zone. @defaultValue "UTC" */
+  timezone?: string | null;
+  task: TaskTemplateInput<TPayload>;
+  misfirePolicy?: MisfirePolicy | null;
+  overlapPolicy?: OverlapPolicy | null;
+  enabled?: boolean | null;
+}
+
+/** Omitted or null fields are left as they are. */
+export interface UpdateScheduleInput<TPayload = unknown> {
+  cron?: string | null;
+  timezone?: string | null;
+  task?: TaskTemplateInput<TPayload> | null;
+  misfirePolicy?: MisfirePolicy | null;
+  overlapPolicy?: OverlapPolicy | null;
+  enabled?: boolean | null;
+}
+
+export interface Schedule {
+  id: string;
+  name: string;
+  cron: string;
+  timezone: string;
+  enabled: boolean;
+  version: number;
+  misfirePolicy: MisfirePolicy;
+  overlapPolicy: OverlapPolicy;
+  nextRunAt: DateTimeString | null;
+  lastRunAt: DateTimeString | null;
+}
+
+// ---------------------------------------------------------------- workflows
+
+export interface WorkflowTaskInput<TPayload = unknown> extends TaskTemplateInput<TPayload> {
+  /** Unique within the workflow. */
+  key: string;
+  dependsOn?: string[] | null;
+}
+
+export interface SubmitWorkflowInput {
+  name: string;
+  tasks: WorkflowTaskInput[];
+  /** Also makes the SDK retry this submission after an ambiguous failure. */
+  idempotencyKey?: string | null;
+}
+
+export interface WorkflowTask {
+  key: string;
+  dependsOn: string[];
+  task: Task;
+}
+
+export interface Workflow {
+  id: string;
+  name: string;
+  status: WorkflowStatus;
+  createdAt: DateTimeString;
+  completedAt: DateTimeString | null;
+  tasks: WorkflowTask[];
+}
+
+// ---------------------------------------------------------------- webhooks
+
+export interface CreateWebhookInput {
+  url: string;
+  /** e.g. task.succeeded, task.dead, task.cancelled, workflow.completed; "*" for all. */
+  events: string[];
+}
+
+export interface Webhook {
+  id: string;
+  url: string;
+  events: string[];
+  enabled: boolean;
+}
+
+export interface WebhookWithSecret {
+  webhook: Webhook;
+  /** Shown once; signs deliveries (Standard Webhooks). */
+  secret: string;
+}
+
+export interface WebhookDelivery {
+  id: string;
+  webhookId: string | null;
+  event: string;
+  taskId: string | null;
+  /** PENDING, DELIVERED or FAILED. */
+  status: string;
+  attempts: number;
+  lastResponseCode: number | null;
+  createdAt: DateTimeString;
+  deliveredAt: DateTimeString | null;
+}
+
+// ---------------------------------------------------------------- tenant
+
+export interface TenantLimits {
+  weight: number;
+  maxConcurrency: number | null;
+  apiRatePerSecond: number;
+  apiBurst: number;
+  maxPendingTasks: number | null;
+  dailyTaskQuota: number | null;
+}
+
+export type TenantLimitsInput = { [K in keyof TenantLimits]?: TenantLimits[K] | null };
+
+export interface TenantUsage {
+  pendingTasks: number;
+  runningTasks: number;
+  submittedToday: number;
+}
+
+export interface Tenant {
+  id: string;
+  name: string;
+  limits: TenantLimits;
+  usage: TenantUsage;
+}
+
+export interface CreateTenantInput {
+  name: string;
+  limits?: TenantLimitsInput | null;
+}
+
+export interface TenantWithKey {
+  tenant: Tenant;
+  /** Shown once. */
+  apiKey: string;
+  /** Shown once; signs PUSH requests and callbacks. */
+  signingSecret: string;
+}
+
+export interface ApiKey {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: string[];
+  createdAt: DateTimeString;
+  lastUsedAt: DateTimeString | null;
+  revokedAt: DateTimeString | null;
+}
+
+export interface ApiKeyWithSecret {
+  apiKey: ApiKey;
+  /** Shown once. */
+  secret: string;
+}

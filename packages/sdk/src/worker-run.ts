@@ -1,0 +1,216 @@
+/**
+ * One leased task inside a Worker: heartbeats while the handler runs, turns
+ * the handler's return or throw into completeTask / failTask, and aborts the
+ * handler's signal when the task is cancelled, the lease is lost or the
+ * worker shuts down hard.
+ */
+import type { TasklaneClient } from "./client.js";
+import { delay } from "./delay.js";
+import { ErrorCode, NonRetryableError, TaskAbortedError, isTasklaneError, type TaskAbortReason } from "./errors.js";
+import type { Lease, Task } from "./types.js";
+
+export interface TaskContext {
+  /**
+   * Aborted when the task is cancelled (a heartbeat answered cancelRequested),
+   * when the lease is lost, or when Worker.stop() runs out of grace time.
+   * `signal.reason` is a TaskAbortedError naming which.
+   */
+  signal: AbortSignal;
+  /** 1 for the first attempt. */
+  attempt: number;
+  leaseToken: string;
+  workerId: string;
+  /**
+   * Extends the lease now (the worker also does it on a timer). Rejects with a
+   * CONFLICT TasklaneError once the lease is gone.
+   */
+  heartbeat(): Promise<void>;
+  /** For workflow tasks: the results of the tasks this one depends on, by workflow key. */
+  parents?: Record<string, unknown>;
+}
+
+/** Returns the task's result (JSON-serialisable; undefined is sent as null). Throw to fail the attempt. */
+export type TaskHandler<TPayload = unknown, TResult = unknown> = (task: Task<TPayload>, ctx: TaskContext) => Promise<TResult> | TResult;
+
+/** Where a problem the worker could not hand back to the handler happened. */
+export type WorkerErrorContext =
+  /** leaseTasks failed; the worker backs off and polls again. */
+  | { phase: "lease" }
+  /** A heartbeat failed; after a refusal (CONFLICT) the lease is gone and ctx.signal is aborted. */
+  | { phase: "heartbeat"; taskId: string }
+  /**
+   * completeTask / failTask failed. `refused` (CONFLICT or NOT_FOUND) means the
+   * lease had moved on — expired, re-leased or cancelled — and the newer
+   * state stands; otherwise the outcome may be lost and the task will run
+   * again once its lease expires.
+   */
+  | { phase: "complete" | "fail"; taskId: string; refused: boolean };
+
+export interface TaskRunSettings<TPayload, TResult> {
+  client: TasklaneClient;
+  handler: TaskHandler<TPayload, TResult>;
+  workerId: string;
+  leaseSeconds: number;
+  heartbeatEveryMs: number;
+  report: (error: unknown, context: WorkerErrorContext) => void;
+}
+
+type Outcome<TResult> = { ok: true; result: TResult } | { ok: false; error: unknown };
+
+export class TaskRun<TPayload, TResult> {
+  readonly taskId: string;
+  readonly #lease: Lease<TPayload>;
+  readonly #settings: TaskRunSettings<TPayload, TResult>;
+  readonly #controller = new AbortController();
+  /** Local estimate, never later than the server's: measured from before the request that granted it. */
+  #leaseDeadline: number;
+  #heartbeatTimer: ReturnType<typeof setTimeout> | undefined;
+  #leaseTimer: ReturnType<typeof setTimeout> | undefined;
+  #finished = false;
+  /** The server refused the lease token: any outcome would be refused too. */
+  #leaseGone = false;
+  /** Worker.stop() gave up on this task: report nothing, let the lease expire. */
+  #abandoned = false;
+
+  constructor(lease: Lease<TPayload>, settings: TaskRunSettings<TPayload, TResult>, requestedAt: number) {
+    this.taskId = lease.task.id;
+    this.#lease = lease;
+    this.#settings = settings;
+    this.#leaseDeadline = requestedAt + settings.leaseSeconds * 1000;
+  }
+
+  /** Never rejects: every failure is reported to the server or through `report`. */
+  async run(): Promise<void> {
+    this.#armLeaseTimer();
+    this.#scheduleHeartbeat();
+    let outcome: Outcome<TResult>;
+    try {
+      const parents = this.#lease.task.workflowId === null ? undefined : await this.#loadParents(this.#lease.task.workflowId);
+      const ctx: TaskContext = {
+        signal: this.#controller.signal,
+        attempt: this.#lease.task.attempts,
+        leaseToken: this.#lease.leaseToken,
+        workerId: this.#settings.workerId,
+        heartbeat: () => this.#heartbeat(),
+        ...(parents === undefined ? {} : { parents }),
+      };
+      outcome = { ok: true, result: await this.#settings.handler(this.#lease.task, ctx) };
+    } catch (error: unknown) {
+      outcome = { ok: false, error };
+    } finally {
+      this.#stopTimers();
+    }
+    if (this.#abandoned || this.#leaseGone) return;
+    await this.#reportOutcome(outcome);
+  }
+
+  /** Worker.stop() ran out of grace: abort the handler, stop heartbeating, report nothing. */
+  abandon(): void {
+    this.#abandoned = true;
+    this.#abort("shutdown");
+    this.#stopTimers();
+  }
+
+  #abort(reason: TaskAbortReason, cause?: unknown): void {
+    if (!this.#controller.signal.aborted) this.#controller.abort(new TaskAbortedError(reason, this.taskId, cause === undefined ? undefined : { cause }));
+  }
+
+  #stopTimers(): void {
+    this.#finished = true;
+    clearTimeout(this.#heartbeatTimer);
+    clearTimeout(this.#leaseTimer);
+  }
+
+  #armLeaseTimer(): void {
+    clearTimeout(this.#leaseTimer);
+    if (this.#finished) return;
+    this.#leaseTimer = setTimeout(() => {
+      // No heartbeat got through in time: another worker may lease the task now.
+      this.#abort("lease-lost", new Error("no successful heartbeat before the lease ran out"));
+    }, Math.max(0, this.#leaseDeadline - Date.now()));
+  }
+
+  #scheduleHeartbeat(): void {
+    if (this.#finished || this.#leaseGone) return;
+    this.#heartbeatTimer = setTimeout(() => {
+      this.#heartbeat()
+        .catch((error: unknown) => this.#settings.report(error, { phase: "heartbeat", taskId: this.taskId }))
+        .finally(() => this.#scheduleHeartbeat());
+    }, this.#settings.heartbeatEveryMs);
+  }
+
+  async #heartbeat(): Promise<void> {
+    const { client, leaseSeconds } = this.#settings;
+    const startedAt = Date.now();
+    // A heartbeat that answers after the lease ran out is of no use: bound its wait by what is left.
+    const timeoutMs = Math.min(30_000, Math.max(1_000, this.#leaseDeadline - startedAt));
+    try {
+      const beat = await client.leases.heartbeat(this.taskId, this.#lease.leaseToken, leaseSeconds, { timeoutMs });
+      this.#leaseDeadline = Math.max(this.#leaseDeadline, startedAt + leaseSeconds * 1000);
+      this.#armLeaseTimer();
+      if (beat.cancelRequested) this.#abort("cancelled");
+    } catch (error: unknown) {
+      if (isTasklaneError(error, ErrorCode.CONFLICT, ErrorCode.NOT_FOUND)) {
+        this.#leaseGone = true;
+        this.#abort("lease-lost", error);
+      }
+      throw error;
+    }
+  }
+
+  async #loadParents(workflowId: string): Promise<Record<string, unknown>> {
+    const workflow = await this.#settings.client.workflows.get(workflowId, { signal: this.#controller.signal });
+    const parents: Record<string, unknown> = {};
+    if (workflow === null) return parents;
+    const self = workflow.tasks.find((t) => t.task.id === this.taskId);
+    for (const key of self?.dependsOn ?? []) {
+      parents[key] = workflow.tasks.find((t) => t.key === key)?.task.result ?? null;
+    }
+    return parents;
+  }
+
+  async #reportOutcome(outcome: Outcome<TResult>): Promise<void> {
+    const { client } = this.#settings;
+    if (outcome.ok) {
+      try {
+        await client.leases.complete(this.taskId, this.#lease.leaseToken, outcome.result);
+        return;
+      } catch (error: unknown) {
+        if (!isTasklaneError(error, ErrorCode.BAD_USER_INPUT)) {
+          this.#reportRefusal(error, "complete");
+          return;
+        }
+        // The result itself was refused (too large, not JSON): the same result would be refused again.
+        await this.#fail(`Task result refused: ${error.message}`, false);
+        return;
+      }
+    }
+    await this.#fail(messageOf(outcome.error), !(outcome.error instanceof NonRetryableError));
+  }
+
+  async #fail(message: string, retryable: boolean): Promise<void> {
+    try {
+      await this.#settings.client.leases.fail(this.taskId, this.#lease.leaseToken, message, retryable);
+    } catch (error: unknown) {
+      this.#reportRefusal(error, "fail");
+    }
+  }
+
+  #reportRefusal(error: unknown, phase: "complete" | "fail"): void {
+    const refused = isTasklaneError(error, ErrorCode.CONFLICT, ErrorCode.NOT_FOUND);
+    this.#settings.report(error, { phase, taskId: this.taskId, refused });
+  }
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message === "" ? error.name : error.message;
+  if (typeof error === "string") return error;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+}
+
+/** Exported for the worker loop's pacing; kept here so both share one abortable sleep. */
+export { delay };

@@ -1,0 +1,149 @@
+/**
+ * Task operations through the gateway (storage is packages/db's), the
+ * placeholder operations of later issues, and subscriptions over graphql-ws.
+ */
+import { createClient } from "graphql-ws";
+import { describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { useGateway } from "../helpers/gateway-fixture.js";
+import { codeOf, createTenant, gql, type GqlError } from "../helpers/platform.js";
+
+const TASK_FIELDS = `id type queue payload status priority runAt createdAt attempts maxAttempts idempotencyKey cancelRequested attemptHistory { number outcome }`;
+const SUBMIT = `mutation ($input: SubmitTaskInput!) { submitTask(input: $input) { ${TASK_FIELDS} } }`;
+
+interface TaskView {
+  id: string;
+  type: string;
+  queue: string;
+  payload: unknown;
+  status: string;
+  priority: string;
+  runAt: string;
+  createdAt: string;
+  attempts: number;
+  maxAttempts: number;
+  idempotencyKey: string | null;
+  cancelRequested: boolean;
+  attemptHistory: unknown[];
+}
+
+describe("gateway tasks", () => {
+  const platform = useGateway();
+
+  it("submits, reads and lists tasks of the caller's tenant only", async () => {
+    const { apiKey } = await createTenant(platform.gateway);
+    const runAt = new Date(Date.now() + 3_600_000).toISOString();
+    const res = await gql<{ submitTask: TaskView }>(platform.gateway.url, SUBMIT, { input: { type: "email.send", payload: { to: "a@b.c" }, runAt, priority: "HIGH" } }, apiKey);
+    expect(res.errors).toBeUndefined();
+    const task = res.data?.submitTask;
+    expect(task).toMatchObject({ type: "email.send", queue: "default", payload: { to: "a@b.c" }, status: "SCHEDULED", priority: "HIGH", runAt, attempts: 0, maxAttempts: 3, attemptHistory: [] });
+    expect(task?.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+
+    const read = await gql<{ task: TaskView | null }>(platform.gateway.url, `query ($id: ID!) { task(id: $id) { id status } }`, { id: task?.id }, apiKey);
+    expect(read.data?.task).toEqual({ id: task?.id, status: "SCHEDULED" });
+
+    const other = await createTenant(platform.gateway);
+    const foreign = await gql<{ task: TaskView | null }>(platform.gateway.url, `query ($id: ID!) { task(id: $id) { id } }`, { id: task?.id }, other.apiKey);
+    expect(foreign.errors).toBeUndefined();
+    expect(foreign.data?.task).toBeNull();
+
+    const batch = await gql<{ submitTasks: Array<{ type: string }> }>(
+      platform.gateway.url,
+      `mutation ($inputs: [SubmitTaskInput!]!) { submitTasks(inputs: $inputs) { type } }`,
+      { inputs: Array.from({ length: 25 }, (_, i) => ({ type: `t${i}` })) },
+      apiKey,
+    );
+    expect(batch.data?.submitTasks.map((t) => t.type)).toEqual(Array.from({ length: 25 }, (_, i) => `t${i}`));
+
+    const page = await gql<{ tasks: { nodes: Array<{ type: string }>; pageInfo: { hasNextPage: boolean; endCursor: string | null }; totalCount: number } }>(
+      platform.gateway.url,
+      `{ tasks(first: 10, filter: { status: [QUEUED] }) { nodes { type attemptHistory { number } } pageInfo { hasNextPage endCursor } totalCount } }`,
+      {},
+      apiKey,
+    );
+    expect(page.errors).toBeUndefined();
+    expect(page.data?.tasks.totalCount).toBe(25);
+    expect(page.data?.tasks.nodes).toHaveLength(10);
+    expect(page.data?.tasks.pageInfo.hasNextPage).toBe(true);
+  });
+
+  it("accepts 1,000 inputs in one submitTasks call and keeps their order", async () => {
+    const { apiKey } = await createTenant(platform.gateway);
+    const inputs = Array.from({ length: 1000 }, (_, i) => ({ type: "bulk", payload: { i, pad: "x".repeat(2000) } }));
+    const res = await gql<{ submitTasks: Array<{ payload: { i: number } }> }>(
+      platform.gateway.url,
+      `mutation ($inputs: [SubmitTaskInput!]!) { submitTasks(inputs: $inputs) { payload } }`,
+      { inputs },
+      apiKey,
+    );
+    expect(res.errors).toBeUndefined();
+    expect(res.data?.submitTasks.map((t) => t.payload.i)).toEqual(inputs.map((_, i) => i));
+    const tooMany = await gql(platform.gateway.url, `mutation ($inputs: [SubmitTaskInput!]!) { submitTasks(inputs: $inputs) { id } }`, { inputs: [...inputs, { type: "one-too-many" }] }, apiKey);
+    expect(codeOf(tooMany)).toBe("BAD_USER_INPUT");
+  });
+
+  it("refuses an unknown queue (NOT_FOUND), bad input (BAD_USER_INPUT) and private callbacks", async () => {
+    const { apiKey } = await createTenant(platform.gateway);
+    expect(codeOf(await gql(platform.gateway.url, SUBMIT, { input: { type: "x", queue: "missing" } }, apiKey))).toBe("NOT_FOUND");
+    const bad = await gql(platform.gateway.url, SUBMIT, { input: { type: "", maxAttempts: 0 } }, apiKey);
+    expect(codeOf(bad)).toBe("BAD_USER_INPUT");
+    expect(bad.errors?.[0]?.extensions?.fieldErrors).toEqual(expect.arrayContaining([expect.objectContaining({ path: "maxAttempts" })]));
+    const callback = await gql(platform.gateway.url, SUBMIT, { input: { type: "x", callbackUrl: "http://127.0.0.1/cb" } }, apiKey);
+    expect(codeOf(callback)).toBe("BAD_USER_INPUT");
+    const count = await platform.database.db.pool.query(`SELECT count(*)::int AS n FROM tasks t JOIN api_keys k ON k.tenant_id = t.tenant_id WHERE k.prefix = $1`, [apiKey.slice(0, 11)]);
+    expect(count.rows[0].n).toBe(0);
+  });
+
+  it("cancels a pending task; cancelling it again is CONFLICT", async () => {
+    const { apiKey } = await createTenant(platform.gateway);
+    const submitted = await gql<{ submitTask: TaskView }>(platform.gateway.url, SUBMIT, { input: { type: "x", delaySeconds: 600 } }, apiKey);
+    const id = submitted.data?.submitTask.id;
+    const cancel = `mutation ($id: ID!) { cancelTask(id: $id) { id status } }`;
+    const first = await gql<{ cancelTask: { status: string } }>(platform.gateway.url, cancel, { id }, apiKey);
+    expect(first.data?.cancelTask.status).toBe("CANCELLED");
+    expect(codeOf(await gql(platform.gateway.url, cancel, { id }, apiKey))).toBe("CONFLICT");
+    const dead = await gql<{ deadLetterTasks: { totalCount: number } }>(platform.gateway.url, `{ deadLetterTasks { totalCount } }`, {}, apiKey);
+    expect(dead.data?.deadLetterTasks.totalCount).toBe(0);
+  });
+
+  it("answers operations of later issues with a typed error after the auth check", async () => {
+    const { apiKey } = await createTenant(platform.gateway);
+    const lease = await gql(platform.gateway.url, `mutation { leaseTasks(queue: "default", workerId: "w1") { leaseToken } }`, {}, apiKey);
+    expect(lease.errors?.[0]).toMatchObject({ message: "leaseTasks is not available yet", extensions: { code: "BAD_USER_INPUT" } });
+    expect(codeOf(await gql(platform.gateway.url, `{ schedules { id } }`, {}, apiKey))).toBe("BAD_USER_INPUT");
+    expect(codeOf(await gql(platform.gateway.url, `{ schedules { id } }`))).toBe("UNAUTHENTICATED");
+  });
+
+  it("serves graphql-ws on /graphql with connectionParams auth", async () => {
+    const { apiKey } = await createTenant(platform.gateway);
+    const run = async (query: string, authorization?: string) => {
+      const client = createClient({
+        url: platform.gateway.url.replace("http://", "ws://"),
+        webSocketImpl: WebSocket,
+        connectionParams: authorization ? { authorization } : {},
+        retryAttempts: 0,
+      });
+      try {
+        return await new Promise<{ data?: unknown; errors?: readonly GqlError[] }>((resolve, reject) => {
+          let last: { data?: unknown; errors?: readonly GqlError[] } = {};
+          client.subscribe<unknown>({ query }, {
+            next: (value) => {
+              last = value as typeof last;
+            },
+            error: (error: unknown) => (Array.isArray(error) ? resolve({ errors: error as GqlError[] }) : reject(error)),
+            complete: () => resolve(last),
+          });
+        });
+      } finally {
+        await client.dispose();
+      }
+    };
+    expect(await run(`{ tenant { name } }`, `Bearer ${apiKey}`)).toMatchObject({ data: { tenant: { name: expect.any(String) } } });
+    const sub = await run(`subscription { taskUpdated { taskId status } }`, `Bearer ${apiKey}`);
+    expect(sub.errors?.[0]).toMatchObject({ message: "taskUpdated is not available yet", extensions: { code: "BAD_USER_INPUT" } });
+    const anonymous = await run(`subscription { taskUpdated { taskId } }`);
+    expect(anonymous.errors?.[0]?.extensions?.code).toBe("UNAUTHENTICATED");
+    const invalid = await run(`subscription { nope }`, `Bearer ${apiKey}`);
+    expect(invalid.errors?.[0]?.extensions?.code).toBe("BAD_USER_INPUT");
+  });
+});
