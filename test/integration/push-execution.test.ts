@@ -17,6 +17,8 @@ import { createTestDatabase, uniqueRedisPrefix, type TestDatabase } from "../hel
  * path the gateway uses.
  */
 const REDIS_URL = redisUrl(REDIS_DB.pushExecution);
+/** A short dispatch horizon, so "far-future" tasks are a few seconds away. */
+const HORIZON_MS = 2_000;
 let tdb: TestDatabase;
 let receiver: HttpReceiver;
 let redis: Redis;
@@ -29,7 +31,7 @@ const routes = new Map<string, (attempt: number) => { status: number; body?: str
 
 async function submit(input: Partial<SubmitTaskInput> & { type: string }): Promise<TaskRecord> {
   const spec = normalizeTaskSpec(parseInput(submitTaskInputSchema, { queue: "push", ...input }), Date.now());
-  const { tasks, dispatch } = await submitTasks(tdb.db, tenantId, [spec], { horizonMs: 300_000 });
+  const { tasks, dispatch } = await submitTasks(tdb.db, tenantId, [spec], { horizonMs: HORIZON_MS });
   await dispatchAfterCommit(tdb.db, dispatcher, dispatch, (e) => {
     throw e;
   });
@@ -63,6 +65,7 @@ beforeAll(async () => {
     REDIS_KEY_PREFIX: prefix,
     ALLOW_PRIVATE_TARGETS: "1",
     RECONCILE_INTERVAL_SECONDS: "1",
+    DISPATCH_HORIZON_SECONDS: String(HORIZON_MS / 1000),
     LOG_LEVEL: "warn",
   };
   apps = [startApp("scheduler", env), startApp("worker", { ...env, WORKER_CONCURRENCY: "20" })];
@@ -132,6 +135,22 @@ describe("PUSH execution", () => {
     const runAt = new Date(Date.now() + 1500);
     const task = await submit({ type: "timed", runAt });
     await settled(task.id);
+    const req = receiver.requests.find((r) => (r.json as { taskId?: string }).taskId === task.id)!;
+    expect(req.at).toBeGreaterThanOrEqual(runAt.getTime());
+  });
+
+  it("keeps far-future tasks in Postgres only, promotes them as they near, and survives a wipe meanwhile", async () => {
+    const keys = createKeySpace(prefix);
+    const runAt = new Date(Date.now() + 5_000);
+    const task = await submit({ type: "far", runAt });
+    const row = await tdb.db.pool.query("SELECT queue_id, enqueued_generation FROM tasks WHERE id = $1", [task.id]);
+    expect(row.rows[0].enqueued_generation).toBe(0);
+    const jobKey = keys.jobKey(keys.bullQueueName(tenantId, row.rows[0].queue_id), `${task.id}.1`);
+    expect(await redis.exists(jobKey)).toBe(0);
+    await redis.flushdb();
+    await waitFor("promotion into Redis", async () => (await redis.exists(jobKey)) === 1, 10_000);
+    const done = await settled(task.id);
+    expect(done.status).toBe("SUCCEEDED");
     const req = receiver.requests.find((r) => (r.json as { taskId?: string }).taskId === task.id)!;
     expect(req.at).toBeGreaterThanOrEqual(runAt.getTime());
   });

@@ -5,7 +5,6 @@
  * worker shuts down hard.
  */
 import type { TasklaneClient } from "./client.js";
-import { delay } from "./delay.js";
 import { ErrorCode, NonRetryableError, TaskAbortedError, isTasklaneError, type TaskAbortReason } from "./errors.js";
 import type { Lease, Task } from "./types.js";
 
@@ -211,6 +210,3 @@ function messageOf(error: unknown): string {
     return String(error);
   }
 }
-
-/** Exported for the worker loop's pacing; kept here so both share one abortable sleep. */
-export { delay };

@@ -36,6 +36,8 @@ export function createApollo(opts: ApolloOptions): ApolloServer<GatewayContext> 
     includeStacktraceInErrorResponses: false,
     hideSchemaDetailsFromClientErrors: opts.production,
     allowBatchedHttpRequests: true,
+    // APQ answers PERSISTED_QUERY_NOT_FOUND, which is not a contract code, and keeps an in-memory cache per instance.
+    persistedQueries: false,
     // main.ts owns SIGTERM/SIGINT: Apollo's own handlers would race it and re-raise the signal.
     stopOnTerminationSignals: false,
     validationRules: [QueryLimitsRule],

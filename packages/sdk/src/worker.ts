@@ -1,0 +1,260 @@
+/**
+ * The pull Worker: leases tasks of one PULL queue, runs a handler per task
+ * with at most `concurrency` at once, heartbeats, and reports each outcome.
+ *
+ * Delivery is at least once. A handler runs again for the same task only when
+ * its lease expired (no heartbeat got through: process stalled, died or lost
+ * the network) — then the stale worker's outcome is refused by the server and
+ * the newer attempt stands. Use the task id as the idempotency key of a
+ * handler's side effects.
+ */
+import { hostname } from "node:os";
+import { randomBytes } from "node:crypto";
+import { MAX_LEASE_BATCH, MAX_LEASE_SECONDS, MAX_WAIT_SECONDS } from "@tasklane/core/limits";
+import { TasklaneClient, type TasklaneClientOptions } from "./client.js";
+import { delay } from "./delay.js";
+import { ErrorCode, TasklaneError } from "./errors.js";
+import type { RetryOptions } from "./retry.js";
+import type { FetchLike } from "./transport.js";
+import type { Lease } from "./types.js";
+import { TaskRun, type TaskHandler, type WorkerErrorContext } from "./worker-run.js";
+
+export type { TaskContext, TaskHandler, WorkerErrorContext } from "./worker-run.js";
+
+/** Either an existing client, or what it takes to build one. */
+export type WorkerConnection =
+  | { client: TasklaneClient; url?: never; apiKey?: never }
+  | { client?: never; url: string; apiKey: string; fetch?: FetchLike; timeoutMs?: number; retry?: RetryOptions | false };
+
+export interface WorkerSettings<TPayload, TResult> {
+  /** The PULL queue to work on. */
+  queue: string;
+  handler: TaskHandler<TPayload, TResult>;
+  /**
+   * Most handlers running at once; the worker leases only as many tasks as it has free slots.
+   * @defaultValue 10
+   */
+  concurrency?: number;
+  /** Shown in the task's attempt history. @defaultValue `<hostname>-<pid>-<random>` */
+  workerId?: string;
+  /**
+   * Lease length; heartbeats extend it by as much. A task whose worker stops
+   * heartbeating runs again this long after the last heartbeat.
+   * @defaultValue 30
+   */
+  leaseSeconds?: number;
+  /** @defaultValue leaseSeconds / 3 */
+  heartbeatEverySeconds?: number;
+  /**
+   * Long-poll wait of each leaseTasks call (at most 20).
+   * @defaultValue 10
+   */
+  pollWaitSeconds?: number;
+  /**
+   * Problems the worker cannot hand back to a handler: failed polls,
+   * heartbeats and refused or lost outcomes. The worker carries on.
+   * @defaultValue logs to console.error
+   */
+  onError?: (error: unknown, context: WorkerErrorContext) => void;
+}
+
+export type WorkerOptions<TPayload = unknown, TResult = unknown> = WorkerConnection & WorkerSettings<TPayload, TResult>;
+
+export interface StopOptions {
+  /**
+   * How long to wait for running handlers (and their outcome reports) before
+   * aborting them; their leases then expire server-side and the tasks run again.
+   * @defaultValue 30_000
+   */
+  graceMs?: number;
+}
+
+export type WorkerState = "idle" | "starting" | "running" | "stopping" | "stopped";
+
+/** After an empty poll that came back this fast, wait the rest before polling again (guards against a hot loop). */
+const MIN_EMPTY_POLL_MS = 250;
+const MAX_POLL_BACKOFF_MS = 30_000;
+
+export class Worker<TPayload = unknown, TResult = unknown> {
+  readonly client: TasklaneClient;
+  readonly queue: string;
+  readonly workerId: string;
+  readonly concurrency: number;
+  readonly leaseSeconds: number;
+  readonly heartbeatEverySeconds: number;
+  readonly pollWaitSeconds: number;
+  readonly #handler: TaskHandler<TPayload, TResult>;
+  readonly #onError: (error: unknown, context: WorkerErrorContext) => void;
+  readonly #runs = new Map<TaskRun<TPayload, TResult>, Promise<void>>();
+  readonly #stopController = new AbortController();
+  #slotWaiters: Array<() => void> = [];
+  #state: WorkerState = "idle";
+  #loop: Promise<void> | undefined;
+  #stopped: Promise<void> | undefined;
+
+  constructor(options: WorkerOptions<TPayload, TResult>) {
+    this.client = options.client === undefined ? new TasklaneClient(clientOptionsOf(options)) : options.client;
+    if (typeof options.queue !== "string" || options.queue === "") throw new TypeError("queue is required");
+    this.queue = options.queue;
+    this.workerId = options.workerId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
+    this.concurrency = options.concurrency ?? 10;
+    this.leaseSeconds = options.leaseSeconds ?? 30;
+    this.heartbeatEverySeconds = options.heartbeatEverySeconds ?? this.leaseSeconds / 3;
+    this.pollWaitSeconds = options.pollWaitSeconds ?? 10;
+    this.#handler = options.handler;
+    this.#onError = options.onError ?? ((error, context) => defaultOnError(this.workerId, error, context));
+    if (!Number.isInteger(this.concurrency) || this.concurrency < 1) throw new RangeError(`concurrency must be an integer >= 1, got ${this.concurrency}`);
+    if (!Number.isInteger(this.leaseSeconds) || this.leaseSeconds < 1 || this.leaseSeconds > MAX_LEASE_SECONDS) {
+      throw new RangeError(`leaseSeconds must be an integer in 1..${MAX_LEASE_SECONDS}, got ${this.leaseSeconds}`);
+    }
+    if (!(this.heartbeatEverySeconds > 0 && this.heartbeatEverySeconds < this.leaseSeconds)) {
+      throw new RangeError(`heartbeatEverySeconds must be > 0 and < leaseSeconds (${this.leaseSeconds}), got ${this.heartbeatEverySeconds}`);
+    }
+    if (!(this.pollWaitSeconds >= 0 && this.pollWaitSeconds <= MAX_WAIT_SECONDS)) {
+      throw new RangeError(`pollWaitSeconds must be in 0..${MAX_WAIT_SECONDS}, got ${this.pollWaitSeconds}`);
+    }
+  }
+
+  get state(): WorkerState {
+    return this.#state;
+  }
+
+  /** Handlers running now (including those reporting their outcome). */
+  get activeTasks(): number {
+    return this.#runs.size;
+  }
+
+  /**
+   * Checks that the queue exists and is PULL (so a wrong key or name fails
+   * here, not in a silent retry loop), then starts polling in the background.
+   * Resolves once polling has started; call stop() to end it.
+   */
+  async start(): Promise<void> {
+    if (this.#state !== "idle") throw new Error(`Worker ${this.workerId} cannot start: it is ${this.#state}`);
+    this.#state = "starting";
+    try {
+      await this.#checkQueue();
+    } catch (error: unknown) {
+      if (this.#state === "starting") this.#state = "idle";
+      throw error;
+    }
+    if (this.#state !== "starting") return; // stop() was called meanwhile
+    this.#state = "running";
+    this.#loop = this.#pollLoop();
+  }
+
+  /**
+   * Stops leasing at once, waits up to graceMs for running handlers and their
+   * outcome reports, then aborts the rest (ctx.signal, reason "shutdown") and
+   * reports nothing for them. Safe to call more than once.
+   */
+  stop(options: StopOptions = {}): Promise<void> {
+    this.#stopped ??= this.#stop(options.graceMs ?? 30_000);
+    return this.#stopped;
+  }
+
+  async #stop(graceMs: number): Promise<void> {
+    this.#state = "stopping";
+    this.#stopController.abort();
+    this.#wakeSlotWaiters();
+    await this.#loop;
+    if (this.#runs.size > 0) {
+      const graceOver = new AbortController();
+      const allDone = Promise.all(this.#runs.values()).then(() => true);
+      const inTime = await Promise.race([allDone, delay(graceMs, graceOver.signal).then(() => false)]);
+      graceOver.abort();
+      if (!inTime) for (const run of this.#runs.keys()) run.abandon();
+    }
+    this.#state = "stopped";
+  }
+
+  async #checkQueue(): Promise<void> {
+    const queue = await this.client.queues.get(this.queue, { signal: this.#stopController.signal });
+    if (queue === null) throw new TasklaneError(ErrorCode.NOT_FOUND, `Queue "${this.queue}" not found`, { operation: "queue" });
+    if (queue.mode !== "PULL") {
+      throw new TasklaneError(ErrorCode.BAD_USER_INPUT, `Queue "${this.queue}" is a ${queue.mode} queue; a Worker serves PULL queues only`, { operation: "queue" });
+    }
+  }
+
+  async #pollLoop(): Promise<void> {
+    const stopSignal = this.#stopController.signal;
+    let failures = 0;
+    while (this.#state === "running") {
+      const free = this.concurrency - this.#runs.size;
+      if (free <= 0) {
+        await this.#waitForSlot();
+        continue;
+      }
+      const requestedAt = Date.now();
+      let leases: Lease<TPayload>[];
+      try {
+        leases = await this.client.leases.lease<TPayload>(
+          { queue: this.queue, workerId: this.workerId, max: Math.min(free, MAX_LEASE_BATCH), leaseSeconds: this.leaseSeconds, waitSeconds: this.pollWaitSeconds },
+          { signal: stopSignal },
+        );
+      } catch (error: unknown) {
+        if (this.#state !== "running") break;
+        failures++;
+        this.#report(error, { phase: "lease" });
+        await delay(Math.min(MAX_POLL_BACKOFF_MS, 500 * 2 ** (failures - 1)), stopSignal);
+        continue;
+      }
+      failures = 0;
+      // Leases that arrive while stopping are still ours: run them within the grace period.
+      for (const lease of leases) this.#startRun(lease, requestedAt);
+      const elapsed = Date.now() - requestedAt;
+      if (leases.length === 0 && elapsed < MIN_EMPTY_POLL_MS) await delay(MIN_EMPTY_POLL_MS - elapsed, stopSignal);
+    }
+  }
+
+  #startRun(lease: Lease<TPayload>, requestedAt: number): void {
+    const run = new TaskRun<TPayload, TResult>(
+      lease,
+      {
+        client: this.client,
+        handler: this.#handler,
+        workerId: this.workerId,
+        leaseSeconds: this.leaseSeconds,
+        heartbeatEveryMs: this.heartbeatEverySeconds * 1000,
+        report: (error, context) => this.#report(error, context),
+      },
+      requestedAt,
+    );
+    const done = run.run().finally(() => {
+      this.#runs.delete(run);
+      this.#wakeSlotWaiters();
+    });
+    this.#runs.set(run, done);
+  }
+
+  #waitForSlot(): Promise<void> {
+    return new Promise((resolve) => this.#slotWaiters.push(resolve));
+  }
+
+  #wakeSlotWaiters(): void {
+    const waiters = this.#slotWaiters;
+    this.#slotWaiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  #report(error: unknown, context: WorkerErrorContext): void {
+    try {
+      this.#onError(error, context);
+    } catch (thrown: unknown) {
+      // A throwing onError must not stop the worker.
+      defaultOnError(this.workerId, thrown, context);
+    }
+  }
+}
+
+function clientOptionsOf(options: Extract<WorkerConnection, { url: string }>): TasklaneClientOptions {
+  const { url, apiKey, fetch, timeoutMs, retry } = options;
+  return { url, apiKey, ...(fetch ? { fetch } : {}), ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(retry === undefined ? {} : { retry }) };
+}
+
+function defaultOnError(workerId: string, error: unknown, context: WorkerErrorContext): void {
+  const where = "taskId" in context ? `${context.phase} ${context.taskId}` : context.phase;
+  const refused = "refused" in context && context.refused ? " (refused: the lease had moved on)" : "";
+  const message = error instanceof Error ? error.message : String(error);
+  console.error(`[tasklane worker ${workerId}] ${where}${refused}: ${message}`);
+}
