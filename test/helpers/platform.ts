@@ -1,8 +1,8 @@
 /**
  * Shared setup for integration tests against real Postgres and Redis.
  * Each test file gets a fresh database (tl_test_<random>) with migrations
- * applied, and its own Redis key prefix on a per-file Redis DB index; both
- * are removed by the returned cleanup functions.
+ * applied, and its own Redis key prefix (shared DB 0 unless told otherwise);
+ * both are removed by the returned cleanup functions.
  */
 import { randomBytes } from "node:crypto";
 import { gatewayEnvSchema, loadEnv, type GatewayEnv } from "@tasklane/config";
@@ -57,9 +57,11 @@ export interface TestRedis {
   cleanup(): Promise<void>;
 }
 
-/** A Redis DB index (1–15, 0 is left to manual runs) and a unique key prefix. */
-export function createTestRedis(): TestRedis {
-  const dbIndex = 1 + (randomBytes(1)[0] ?? 0) % 15;
+/**
+ * A unique key prefix on a shared Redis DB (0 by default). Indexes listed in
+ * redis-dbs.ts belong to files that FLUSHDB: pass one only if you own it.
+ */
+export function createTestRedis(dbIndex = 0): TestRedis {
   const prefix = `t${randomSuffix(5)}`;
   const url = `${REDIS_BASE}/${dbIndex}`;
   return {

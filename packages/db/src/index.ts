@@ -15,3 +15,4 @@ export * from "./transitions/heartbeat.js";
 export { PrismaClient, Prisma } from "./generated/prisma/client.js";
 export * from "./notifications/index.js";
 export * from "./schedules/index.js";
+export * from "./leases/pull-leases.js";

@@ -16,7 +16,8 @@ export interface StartOptions {
   actor: string;
 }
 
-const randomPart = () => randomBytes(12).toString("base64url");
+/** 16 random bytes: the unguessable part of a lease token (`lt_<generation>_<22 chars>`). */
+const randomPart = () => randomBytes(16).toString("base64url");
 
 /**
  * Starts an attempt on each candidate that is still runnable: status QUEUED,
@@ -93,18 +94,20 @@ export async function startAttemptsFromQueue(
 ): Promise<StartedAttempt[]> {
   return withTransaction(db.pool, async (client) => {
     const sql = startSql(
-      `SELECT t.id, t.status AS from_status, $6::text || md5(random()::text || t.id) AS rand,
-         (CASE WHEN $7::float8 > 0 THEN $7::float8 ELSE LEAST(t.timeout_seconds * 1000, 3600000) END) AS lease_ms
-       FROM tasks t
-       WHERE t.queue_id = $1 AND ${RUNNABLE}
-       ORDER BY (CASE t.priority WHEN 'HIGH' THEN 1 WHEN 'NORMAL' THEN 2 ELSE 3 END)
-                - (CASE WHEN t.run_at < now() - $3 * interval '1 second' THEN 1 ELSE 0 END), t.run_at, t.id
-       LIMIT $2 FOR UPDATE OF t SKIP LOCKED`,
+      `SELECT p.id, p.from_status, ($6::text[])[row_number() OVER ()] AS rand, p.lease_ms FROM (
+         SELECT t.id, t.status AS from_status,
+           (CASE WHEN $7::float8 > 0 THEN $7::float8 ELSE LEAST(t.timeout_seconds * 1000, 3600000) END) AS lease_ms
+         FROM tasks t
+         WHERE t.queue_id = $1 AND ${RUNNABLE}
+         ORDER BY (CASE t.priority WHEN 'HIGH' THEN 1 WHEN 'NORMAL' THEN 2 ELSE 3 END)
+                  - (CASE WHEN t.run_at < now() - $3 * interval '1 second' THEN 1 ELSE 0 END), t.run_at, t.id
+         LIMIT $2 FOR UPDATE OF t SKIP LOCKED) p`,
     )
       .replace("$WORKER", "$4")
       .replace("$ACTOR", "$5");
     const fixedLease = typeof options.leaseMs === "number" ? options.leaseMs : 0;
-    const res = await client.query(sql, [queueId, max, agingSeconds, options.workerId, options.actor, randomPart(), fixedLease]);
+    const rands = Array.from({ length: max }, randomPart);
+    const res = await client.query(sql, [queueId, max, agingSeconds, options.workerId, options.actor, rands, fixedLease]);
     return mapStarted(res.rows);
   });
 }

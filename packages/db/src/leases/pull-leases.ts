@@ -1,0 +1,118 @@
+import {
+  BadUserInputError,
+  IdPrefix,
+  NotFoundError,
+  StaleLeaseError,
+  decideAfterFailure,
+  isWellFormedId,
+  parseLeaseToken,
+} from "@tasklane/core";
+import type { Database } from "../database.js";
+import type { DispatchIntent } from "../outbox/dispatch-intent.js";
+import type { TaskRecord } from "../tasks/task-record.js";
+import { completeAttempts, failAttempt } from "../transitions/finish-attempts.js";
+import { extendLease, type HeartbeatOutcome } from "../transitions/heartbeat.js";
+import { startAttemptsFromQueue, type StartedAttempt } from "../transitions/start-attempts.js";
+
+export interface LeaseRequest {
+  queue: string;
+  workerId: string;
+  max: number;
+  leaseSeconds: number;
+  agingSeconds: number;
+}
+
+/** Leases up to `max` runnable tasks of one of the tenant's PULL queues; empty when none is runnable now. */
+export async function leaseFromPullQueue(db: Database, tenantId: string, req: LeaseRequest): Promise<StartedAttempt[]> {
+  const queue = await db.pool.query<{ id: string; mode: string }>("SELECT id, mode FROM queues WHERE tenant_id = $1 AND name = $2", [tenantId, req.queue]);
+  const row = queue.rows[0];
+  if (!row) throw new NotFoundError("Queue", req.queue);
+  if (row.mode !== "PULL") throw new BadUserInputError(`Queue "${req.queue}" is a PUSH queue; only PULL queues are leased`);
+  return startAttemptsFromQueue(db, row.id, req.max, req.agingSeconds, {
+    workerId: req.workerId,
+    leaseMs: req.leaseSeconds * 1000,
+    actor: `worker:${req.workerId}`,
+  });
+}
+
+/** The generation a token names, or the same refusal a stale token gets (no oracle for token shapes). */
+function generationOf(token: string): number {
+  const parsed = parseLeaseToken(token);
+  if (!parsed) throw new StaleLeaseError();
+  return parsed.generation;
+}
+
+function assertTaskId(taskId: string): void {
+  if (!isWellFormedId(IdPrefix.task, taskId)) throw new NotFoundError("Task", taskId);
+}
+
+/** Token must be the task's current one; another tenant's task reads as not found. */
+async function currentLease(db: Database, tenantId: string, taskId: string, token: string) {
+  const res = await db.pool.query(
+    `SELECT lease_token, lease_generation, status, attempts, max_attempts, backoff_strategy, backoff_delay_seconds,
+            backoff_max_delay_seconds, backoff_jitter
+     FROM tasks WHERE id = $1 AND tenant_id = $2`,
+    [taskId, tenantId],
+  );
+  const row = res.rows[0];
+  if (!row) throw new NotFoundError("Task", taskId);
+  if (row.lease_token !== token || row.lease_generation !== generationOf(token)) throw new StaleLeaseError();
+  return row;
+}
+
+export async function heartbeatLease(db: Database, tenantId: string, taskId: string, token: string, extendSeconds: number): Promise<HeartbeatOutcome> {
+  assertTaskId(taskId);
+  await currentLease(db, tenantId, taskId, token);
+  const outcome = await extendLease(db, tenantId, taskId, generationOf(token), extendSeconds * 1000);
+  if (!outcome) throw new StaleLeaseError();
+  return outcome;
+}
+
+export async function completeLease(
+  db: Database,
+  tenantId: string,
+  taskId: string,
+  token: string,
+  result: unknown,
+  horizonMs: number,
+): Promise<{ task: TaskRecord; dispatch: DispatchIntent[] }> {
+  assertTaskId(taskId);
+  await currentLease(db, tenantId, taskId, token);
+  const done = await completeAttempts(db, [{ taskId, leaseGeneration: generationOf(token), result }], `tenant:${tenantId}`, horizonMs);
+  const task = done.accepted[0];
+  if (!task) throw new StaleLeaseError();
+  return { task, dispatch: done.dispatch };
+}
+
+export async function failLease(
+  db: Database,
+  tenantId: string,
+  taskId: string,
+  token: string,
+  error: string,
+  retryable: boolean,
+  horizonMs: number,
+): Promise<{ task: TaskRecord; dispatch: DispatchIntent[] }> {
+  assertTaskId(taskId);
+  const row = await currentLease(db, tenantId, taskId, token);
+  const decision = decideAfterFailure({
+    attempt: row.attempts as number,
+    maxAttempts: row.max_attempts as number,
+    retryable,
+    backoff: {
+      strategy: row.backoff_strategy,
+      delaySeconds: row.backoff_delay_seconds as number,
+      maxDelaySeconds: row.backoff_max_delay_seconds as number | null,
+      jitter: row.backoff_jitter as boolean,
+    },
+  });
+  const done = await failAttempt(
+    db,
+    { taskId, leaseGeneration: generationOf(token), error, outcome: "FAILED", decision },
+    `tenant:${tenantId}`,
+    horizonMs,
+  );
+  const task = done.accepted[0];
+  if (!task) throw new StaleLeaseError();
+  return { task, dispatch: done.dispatch };
+}
