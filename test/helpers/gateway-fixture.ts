@@ -17,7 +17,7 @@ export function useGateway(opts: Omit<StartGatewayOptions, "databaseUrl" | "redi
   const extra: StartedGateway[] = [];
   const state: { database?: TestDatabase; redis?: TestRedis; gateway?: StartedGateway } = {};
   beforeAll(async () => {
-    state.database = await createTestDatabase();
+    state.database = await createTestDatabase("gw");
     state.redis = createTestRedis();
     state.gateway = await startGateway({ ...opts, databaseUrl: state.database.url, redis: state.redis });
   });

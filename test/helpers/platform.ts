@@ -6,48 +6,17 @@
  */
 import { randomBytes } from "node:crypto";
 import { gatewayEnvSchema, loadEnv, type GatewayEnv } from "@tasklane/config";
-import { createDatabase, prepareDatabase, type Database } from "@tasklane/db";
 import type { GatewayDeps, GatewayServer } from "@tasklane/gateway";
 import { createGatewayServer } from "@tasklane/gateway";
 import { Redis } from "ioredis";
-import pg from "pg";
 
-const PG_ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 const REDIS_BASE = process.env.TEST_REDIS_BASE ?? "redis://127.0.0.1:6379";
 
-export interface TestDatabase {
-  readonly name: string;
-  readonly url: string;
-  /** A pool + Prisma client on the test database, for arranging and asserting rows. */
-  readonly db: Database;
-  drop(): Promise<void>;
-}
+// One implementation of "fresh migrated database per file" for the whole suite.
+export { createTestDatabase, type TestDatabase } from "./test-database.js";
 
 export function randomSuffix(bytes = 6): string {
   return randomBytes(bytes).toString("hex");
-}
-
-export async function createTestDatabase(): Promise<TestDatabase> {
-  const name = `tl_test_${randomSuffix()}`;
-  const url = new URL(PG_ADMIN_URL);
-  url.pathname = `/${name}`;
-  await prepareDatabase(url.toString());
-  const db = createDatabase({ url: url.toString(), max: 4, applicationName: "tasklane-test" });
-  return {
-    name,
-    url: url.toString(),
-    db,
-    async drop() {
-      await db.close();
-      const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-      await admin.connect();
-      try {
-        await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      } finally {
-        await admin.end();
-      }
-    },
-  };
 }
 
 export interface TestRedis {

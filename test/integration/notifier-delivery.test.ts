@@ -170,6 +170,29 @@ describe("notifier delivery", () => {
     expect(hits("/broken")).toHaveLength(20);
   });
 
+  it("keeps at most 4 deliveries in flight to one endpoint", async () => {
+    const t = await seedNotifierTenant(tdb.db);
+    await addWebhook(tdb.db, t.tenantId, `${receiver.url}/slow-endpoint`, ["*"]);
+    let active = 0;
+    let peak = 0;
+    routes.set("/slow-endpoint", (_req, res) => {
+      peak = Math.max(peak, ++active);
+      setTimeout(() => {
+        active--;
+        ok(res);
+      }, 1000);
+    });
+    const tasks: string[] = [];
+    for (let i = 0; i < 7; i++) tasks.push(await finishTask(tdb.db, t, "succeed"));
+
+    await waitFor("all delivered", async () => {
+      const all = (await Promise.all(tasks.map((id) => deliveriesOf(tdb.db, id)))).flat();
+      return all.length === 7 && all.every((d) => d.status === "DELIVERED");
+    }, 20_000);
+    expect(peak).toBe(4);
+    expect(hits("/slow-endpoint")).toHaveLength(7);
+  });
+
   it("serves /metrics with deliveries by outcome", async () => {
     const text = await (await fetch(`${metricsUrl}/metrics`)).text();
     expect(text).toMatch(/tasklane_notifier_deliveries_total\{outcome="delivered"\} \d+/);

@@ -56,9 +56,15 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
 
   const metrics = createMetrics();
   const apiKeys = new ApiKeyAuthenticator(db, log);
-  const { services, dispatcher } = createServices({
+  // Pub/sub needs its own connection; it is always the server's own, even when tests share `redis`.
+  const subscriber = createRedis(env.REDIS_URL, "tasklane-gateway-sub");
+  subscriber.on("error", (error: unknown) => log.warn({ err: error }, "redis subscriber error"));
+  const { services, dispatcher, doorbell } = createServices({
     db,
     redis,
+    subscriber,
+    horizonMs: env.DISPATCH_HORIZON_SECONDS * 1000,
+    agingSeconds: env.PRIORITY_AGING_SECONDS,
     redisKeyPrefix: env.REDIS_KEY_PREFIX,
     log,
     metrics,
@@ -119,6 +125,7 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
       // Apollo's drain plugins stop accepting, let in-flight requests finish, and close sockets.
       await apollo.stop();
       await dispatcher.close();
+      doorbell.close();
       // quit() waits for a connection that may never come (Redis down): only a ready client gets a polite QUIT.
       if (!deps.redis) {
         if (redis.status === "ready") await redis.quit().catch(() => redis.disconnect());

@@ -28,6 +28,8 @@ export const baseEnvSchema = z.object({
   REDIS_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/).default("tl"),
   /** Tasks due within this horizon are placed in Redis's delayed set; later ones stay in Postgres. */
   DISPATCH_HORIZON_SECONDS: z.coerce.number().positive().max(86_400).default(300),
+  /** A task waiting longer than this counts one priority lane higher (starvation guard). */
+  PRIORITY_AGING_SECONDS: z.coerce.number().positive().default(60),
 });
 
 export const gatewayEnvSchema = baseEnvSchema.extend({
@@ -49,7 +51,6 @@ export const schedulerEnvSchema = baseEnvSchema.extend({
 export const workerEnvSchema = baseEnvSchema.extend({
   WORKER_CONCURRENCY: z.coerce.number().int().positive().max(10_000).default(100),
   WORKER_ID: z.string().optional(),
-  PRIORITY_AGING_SECONDS: z.coerce.number().positive().default(60),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
 });
 

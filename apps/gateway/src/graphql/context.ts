@@ -3,6 +3,8 @@ import type { Principal } from "../auth/principal.js";
 import type { Logger } from "../observability/logger.js";
 import type { GatewayMetrics } from "../observability/metrics.js";
 import type { ApiKeyService } from "../services/api-key-service.js";
+import type { LeaseService } from "../services/lease-service.js";
+import type { ScheduleService } from "../services/schedule-service.js";
 import type { QueueService } from "../services/queue-service.js";
 import type { TaskService } from "../services/task-service.js";
 import type { TenantService } from "../services/tenant-service.js";
@@ -13,6 +15,8 @@ export interface GatewayServices {
   readonly apiKeys: ApiKeyService;
   readonly queues: QueueService;
   readonly tasks: TaskService;
+  readonly leases: LeaseService;
+  readonly schedules: ScheduleService;
   readonly metrics: GatewayMetrics;
   readonly config: { readonly allowPrivateTargets: boolean };
 }

@@ -2,7 +2,7 @@
  * zod schemas for arguments that core has no schema for (gateway-only
  * operations). Everything else is parsed with core's schemas.
  */
-import { nonBlankString, queueNameSchema } from "@tasklane/core";
+import { DEFAULT_LEASE_SECONDS, MAX_PAGE_SIZE, MAX_LEASE_BATCH, MAX_LEASE_SECONDS, MAX_WAIT_SECONDS, nonBlankString, queueNameSchema } from "@tasklane/core";
 import { z } from "zod";
 import { API_KEY_SCOPES, ApiKeyScope } from "../auth/scopes.js";
 
@@ -21,3 +21,24 @@ export const createApiKeyArgsSchema = z.object({
     .nullish()
     .transform((s) => [...new Set(s ?? [ApiKeyScope.full])]),
 });
+
+export const leaseArgsSchema = z.object({
+  queue: queueNameSchema,
+  workerId: nonBlankString(200),
+  max: z.number().int().min(1).max(MAX_LEASE_BATCH).nullish().transform((v) => v ?? 1),
+  leaseSeconds: z.number().int().min(1).max(MAX_LEASE_SECONDS).nullish().transform((v) => v ?? DEFAULT_LEASE_SECONDS),
+  waitSeconds: z.number().min(0).max(MAX_WAIT_SECONDS).nullish().transform((v) => v ?? 0),
+});
+
+export const leaseTokenArgsSchema = z.object({
+  taskId: idArgSchema,
+  leaseToken: z.string().min(1).max(200),
+});
+
+export const extendSecondsSchema = z.number().int().min(1).max(MAX_LEASE_SECONDS).nullish().transform((v) => v ?? DEFAULT_LEASE_SECONDS);
+
+/** Errors are stored truncated (MAX_ERROR_LENGTH), so only absurd sizes are refused. */
+export const failErrorSchema = z.string().max(1_000_000);
+
+/** Schedule.runs(first): newest runs, 20 unless asked, never more than a page. */
+export const runsFirstSchema = z.number().int().min(1).max(MAX_PAGE_SIZE).nullish().transform((v) => v ?? 20);

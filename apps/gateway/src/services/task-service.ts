@@ -24,13 +24,6 @@ import {
 import { dispatchAfterCommit, type TaskDispatcher } from "@tasklane/queue";
 import type { Logger } from "../observability/logger.js";
 
-/**
- * Tasks due within this window are placed in Redis right after commit; later
- * ones wait in Postgres for the scheduler's horizon promoter. Same value as
- * the scheduler's DISPATCH_HORIZON_SECONDS default (the gateway env has no such variable).
- */
-export const DISPATCH_HORIZON_MS = 300_000;
-
 export interface TaskService {
   submit(tenantId: string, specs: TaskSpec[], actor: string): Promise<TaskRecord[]>;
   get(tenantId: string, id: string): Promise<TaskRecord | null>;
@@ -44,34 +37,43 @@ export interface TaskServiceDeps {
   db: Database;
   dispatcher: TaskDispatcher;
   log: Logger;
+  /** Tasks due within this window go to Redis right after commit; later ones wait for the horizon promoter. */
+  horizonMs: number;
+  /** Wakes long-polling pull workers of these queues. */
+  ringPullQueues(queueIds: string[]): Promise<void>;
   /** Tells the executor of a RUNNING task to stop (PUSH abort); best effort, heartbeats also report it. */
   announceCancel(taskId: string): Promise<void>;
 }
 
-export function createTaskService({ db, dispatcher, log, announceCancel }: TaskServiceDeps): TaskService {
+export function createTaskService({ db, dispatcher, log, announceCancel, horizonMs, ringPullQueues }: TaskServiceDeps): TaskService {
   const dispatch = (intents: DispatchIntent[]) =>
     dispatchAfterCommit(db, dispatcher, intents, (error: unknown) =>
       log.warn({ err: error, count: intents.length }, "post-commit dispatch failed; the outbox will deliver"),
     );
   return {
     async submit(tenantId, specs, actor) {
-      const { tasks, dispatch: intents } = await submitTasks(db, tenantId, specs, { horizonMs: DISPATCH_HORIZON_MS, actor });
+      const { tasks, dispatch: intents } = await submitTasks(db, tenantId, specs, { horizonMs, actor });
       await dispatch(intents);
+      const pushed = new Set(intents.map((i) => i.queueId));
+      const pullQueues = tasks.filter((t) => t.status === "QUEUED" && !pushed.has(t.queueId)).map((t) => t.queueId);
+      await ringPullQueues(pullQueues).catch((error: unknown) => log.warn({ err: error }, "could not ring pull workers"));
       return tasks;
     },
     get: (tenantId, id) => getTask(db, tenantId, id),
     list: (tenantId, filter, page) => listTasks(db, tenantId, filter, page),
     attempts: (taskIds) => listAttempts(db, taskIds),
     async cancel(tenantId, id, actor) {
-      const { task, wasRunning } = await cancelTask(db, tenantId, id, actor);
+      const { task, wasRunning, dispatch: released } = await cancelTask(db, tenantId, id, actor, horizonMs);
+      await dispatch(released);
       if (wasRunning) {
         await announceCancel(task.id).catch((error: unknown) => log.warn({ err: error, taskId: task.id }, "could not announce cancellation"));
       }
       return task;
     },
     async redrive(tenantId, id, actor) {
-      const { task, dispatch: intents } = await redriveTask(db, tenantId, id, actor, DISPATCH_HORIZON_MS);
+      const { task, dispatch: intents } = await redriveTask(db, tenantId, id, actor, horizonMs);
       await dispatch(intents);
+      if (intents.length === 0) await ringPullQueues([task.queueId]).catch(() => undefined);
       return task;
     },
   };

@@ -38,7 +38,7 @@ const MAX_STORED_ERROR = 2000;
 /** Conditional update of the delivery: still PENDING, still under our lock, no attempt recorded by anyone else. */
 function deliveryUpdate(set: string): string {
   return `UPDATE webhook_deliveries d SET ${set}, locked_until = NULL FROM p
-    WHERE d.id = p.id AND d.status = 'PENDING' AND d.attempts = p.attempts AND d.locked_until = p.locked_until
+    WHERE d.id = p.delivery_id AND d.status = 'PENDING' AND d.attempts = p.held_attempts AND d.locked_until = p.held_lock
     RETURNING d.webhook_id`;
 }
 
@@ -53,24 +53,24 @@ function statementFor(outcome: DeliveryOutcome): { upd: string; webhook: string 
   switch (outcome.kind) {
     case "delivered":
       return {
-        upd: deliveryUpdate(`status = 'DELIVERED', delivered_at = now(), attempts = attempts + 1,
+        upd: deliveryUpdate(`status = 'DELIVERED', delivered_at = now(), attempts = d.attempts + 1,
           last_response_code = p.code, last_error = NULL`),
         webhook: `UPDATE webhooks w SET failure_streak = 0 FROM upd WHERE w.id = upd.webhook_id AND w.failure_streak <> 0`,
       };
     case "retry":
       return {
-        upd: deliveryUpdate(`attempts = attempts + 1, last_response_code = p.code, last_error = p.error,
+        upd: deliveryUpdate(`attempts = d.attempts + 1, last_response_code = p.code, last_error = p.error,
           next_attempt_at = now() + p.delay_ms * interval '1 millisecond'`),
         webhook: STREAK_UPDATE,
       };
     case "exhausted":
       return {
-        upd: deliveryUpdate(`status = 'FAILED', attempts = attempts + 1, last_response_code = p.code, last_error = p.error`),
+        upd: deliveryUpdate(`status = 'FAILED', attempts = d.attempts + 1, last_response_code = p.code, last_error = p.error`),
         webhook: STREAK_UPDATE,
       };
     case "gone":
       return {
-        upd: deliveryUpdate(`status = 'FAILED', attempts = attempts + 1, last_response_code = p.code, last_error = p.error`),
+        upd: deliveryUpdate(`status = 'FAILED', attempts = d.attempts + 1, last_response_code = p.code, last_error = p.error`),
         webhook: `UPDATE webhooks w SET failure_streak = w.failure_streak + 1, enabled = false,
             disabled_reason = CASE WHEN w.enabled THEN p.error ELSE w.disabled_reason END
           FROM upd, p WHERE w.id = upd.webhook_id`,
@@ -114,7 +114,7 @@ export async function recordDeliveryOutcome(
   const code = outcome.kind === "abandoned" ? null : outcome.responseCode;
   const streakReason = `disabled after ${disableAfter} consecutive failed delivery attempts (last: ${(error ?? "").slice(0, 300)})`;
   const res = await db.pool.query(
-    `WITH p AS (SELECT $1::text AS id, $2::int AS attempts, $3::timestamptz AS locked_until, $4::int AS code,
+    `WITH p AS (SELECT $1::text AS delivery_id, $2::int AS held_attempts, $3::timestamptz AS held_lock, $4::int AS code,
        $5::text AS error, $6::int AS disable_after, $7::text AS streak_reason, $8::float8 AS delay_ms),
      upd AS (${upd})${webhook ? `, wh AS (${webhook})` : ""}
      SELECT count(*)::int AS n FROM upd`,

@@ -1,53 +1,66 @@
-/** Pull-mode worker calls — placeholder until the pull-worker issue replaces it. */
+/** Pull-mode worker calls: leases fenced by tokens, heartbeats, outcomes. */
+import { parseInput } from "@tasklane/core";
 import { Arg, Ctx, Float, ID, Int, Mutation, Resolver } from "type-graphql";
+import { requireTenant } from "../../auth/guards.js";
 import { Permission } from "../../auth/scopes.js";
 import type { GatewayContext } from "../context.js";
+import { extendSecondsSchema, failErrorSchema, leaseArgsSchema, leaseTokenArgsSchema } from "../input-schemas.js";
+import { toTask } from "../mappers.js";
 import { JSONScalar } from "../types/scalars.js";
 import { HeartbeatResult, Lease, Task } from "../types/task.js";
-import { notAvailableYet } from "./not-available.js";
 
 @Resolver()
 export class LeaseResolver {
   @Mutation(() => [Lease])
-  leaseTasks(
-    @Arg("queue", () => String) _queue: string,
-    @Arg("workerId", () => String) _workerId: string,
-    @Arg("max", () => Int, { nullable: true }) _max: number | null,
-    @Arg("leaseSeconds", () => Int, { nullable: true }) _leaseSeconds: number | null,
-    @Arg("waitSeconds", () => Float, { nullable: true }) _waitSeconds: number | null,
+  async leaseTasks(
+    @Arg("queue", () => String) queue: string,
+    @Arg("workerId", () => String) workerId: string,
+    @Arg("max", () => Int, { nullable: true }) max: number | null,
+    @Arg("leaseSeconds", () => Int, { nullable: true }) leaseSeconds: number | null,
+    @Arg("waitSeconds", () => Float, { nullable: true }) waitSeconds: number | null,
     @Ctx() ctx: GatewayContext,
   ): Promise<Lease[]> {
-    return notAvailableYet(ctx, "leaseTasks", Permission.WORK);
+    const caller = requireTenant(ctx.principal, Permission.WORK);
+    const args = parseInput(leaseArgsSchema, { queue, workerId, max, leaseSeconds, waitSeconds });
+    const leases = await ctx.services.leases.lease(caller.tenantId, args);
+    return leases.map((l) => ({ task: toTask(l.task), leaseToken: l.leaseToken, leaseExpiresAt: l.leaseExpiresAt }));
   }
 
   @Mutation(() => HeartbeatResult)
-  heartbeat(
-    @Arg("taskId", () => ID) _taskId: string,
-    @Arg("leaseToken", () => String) _leaseToken: string,
-    @Arg("extendSeconds", () => Int, { nullable: true }) _extendSeconds: number | null,
+  async heartbeat(
+    @Arg("taskId", () => ID) taskId: string,
+    @Arg("leaseToken", () => String) leaseToken: string,
+    @Arg("extendSeconds", () => Int, { nullable: true }) extendSeconds: number | null,
     @Ctx() ctx: GatewayContext,
   ): Promise<HeartbeatResult> {
-    return notAvailableYet(ctx, "heartbeat", Permission.WORK);
+    const caller = requireTenant(ctx.principal, Permission.WORK);
+    const args = parseInput(leaseTokenArgsSchema, { taskId, leaseToken });
+    return ctx.services.leases.heartbeat(caller.tenantId, args.taskId, args.leaseToken, parseInput(extendSecondsSchema, extendSeconds));
   }
 
   @Mutation(() => Task)
-  completeTask(
-    @Arg("taskId", () => ID) _taskId: string,
-    @Arg("leaseToken", () => String) _leaseToken: string,
-    @Arg("result", () => JSONScalar, { nullable: true }) _result: unknown,
+  async completeTask(
+    @Arg("taskId", () => ID) taskId: string,
+    @Arg("leaseToken", () => String) leaseToken: string,
+    @Arg("result", () => JSONScalar, { nullable: true }) result: unknown,
     @Ctx() ctx: GatewayContext,
   ): Promise<Task> {
-    return notAvailableYet(ctx, "completeTask", Permission.WORK);
+    const caller = requireTenant(ctx.principal, Permission.WORK);
+    const args = parseInput(leaseTokenArgsSchema, { taskId, leaseToken });
+    return toTask(await ctx.services.leases.complete(caller.tenantId, args.taskId, args.leaseToken, result));
   }
 
   @Mutation(() => Task)
-  failTask(
-    @Arg("taskId", () => ID) _taskId: string,
-    @Arg("leaseToken", () => String) _leaseToken: string,
-    @Arg("error", () => String) _error: string,
-    @Arg("retryable", () => Boolean, { nullable: true }) _retryable: boolean | null,
+  async failTask(
+    @Arg("taskId", () => ID) taskId: string,
+    @Arg("leaseToken", () => String) leaseToken: string,
+    @Arg("error", () => String) error: string,
+    @Arg("retryable", () => Boolean, { nullable: true }) retryable: boolean | null,
     @Ctx() ctx: GatewayContext,
   ): Promise<Task> {
-    return notAvailableYet(ctx, "failTask", Permission.WORK);
+    const caller = requireTenant(ctx.principal, Permission.WORK);
+    const args = parseInput(leaseTokenArgsSchema, { taskId, leaseToken });
+    const message = parseInput(failErrorSchema, error);
+    return toTask(await ctx.services.leases.fail(caller.tenantId, args.taskId, args.leaseToken, message, retryable ?? true));
   }
 }

@@ -1,49 +1,78 @@
-/** Cron schedules — placeholder until the scheduling issue replaces it. */
+/** Cron schedules: CRUD, manual trigger and run history. Firing happens in the scheduler. */
+import { createScheduleInputSchema, parseInput, updateScheduleInputSchema } from "@tasklane/core";
+import type { ScheduleRecord } from "@tasklane/db";
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from "type-graphql";
+import { requireTenant } from "../../auth/guards.js";
 import { Permission } from "../../auth/scopes.js";
 import type { GatewayContext } from "../context.js";
+import { idArgSchema, runsFirstSchema } from "../input-schemas.js";
+import { toTask } from "../mappers.js";
 import { CreateScheduleInput, Schedule, UpdateScheduleInput } from "../types/schedule.js";
 import { Task } from "../types/task.js";
-import { notAvailableYet } from "./not-available.js";
+
+function toSchedule(r: ScheduleRecord): Schedule {
+  return {
+    id: r.id,
+    name: r.name,
+    cron: r.cron,
+    timezone: r.timezone,
+    enabled: r.enabled,
+    version: r.version,
+    misfirePolicy: r.misfirePolicy,
+    overlapPolicy: r.overlapPolicy,
+    nextRunAt: r.nextRunAt,
+    lastRunAt: r.lastRunAt,
+  };
+}
 
 @Resolver(() => Schedule)
 export class ScheduleResolver {
   @Query(() => Schedule, { nullable: true })
-  schedule(@Arg("id", () => ID) _id: string, @Ctx() ctx: GatewayContext): Promise<Schedule | null> {
-    return notAvailableYet(ctx, "schedule", Permission.READ);
+  async schedule(@Arg("id", () => ID) id: string, @Ctx() ctx: GatewayContext): Promise<Schedule | null> {
+    const caller = requireTenant(ctx.principal, Permission.READ);
+    const record = await ctx.services.schedules.get(caller.tenantId, parseInput(idArgSchema, id));
+    return record ? toSchedule(record) : null;
   }
 
   @Query(() => [Schedule])
-  schedules(@Ctx() ctx: GatewayContext): Promise<Schedule[]> {
-    return notAvailableYet(ctx, "schedules", Permission.READ);
+  async schedules(@Ctx() ctx: GatewayContext): Promise<Schedule[]> {
+    const caller = requireTenant(ctx.principal, Permission.READ);
+    return (await ctx.services.schedules.list(caller.tenantId)).map(toSchedule);
   }
 
   @FieldResolver(() => [Task], { description: "materialised runs, newest scheduled time first" })
-  runs(@Root() _schedule: Schedule, @Arg("first", () => Int, { nullable: true }) _first: number | null, @Ctx() ctx: GatewayContext): Promise<Task[]> {
-    return notAvailableYet(ctx, "Schedule.runs", Permission.READ);
+  async runs(@Root() schedule: Schedule, @Arg("first", () => Int, { nullable: true }) first: number | null, @Ctx() ctx: GatewayContext): Promise<Task[]> {
+    const caller = requireTenant(ctx.principal, Permission.READ);
+    const runs = await ctx.services.schedules.runs(caller.tenantId, [schedule.id], parseInput(runsFirstSchema, first));
+    return (runs.get(schedule.id) ?? []).map(toTask);
   }
 
   @Mutation(() => Schedule)
-  createSchedule(@Arg("input", () => CreateScheduleInput) _input: CreateScheduleInput, @Ctx() ctx: GatewayContext): Promise<Schedule> {
-    return notAvailableYet(ctx, "createSchedule", Permission.MANAGE);
+  async createSchedule(@Arg("input", () => CreateScheduleInput) input: CreateScheduleInput, @Ctx() ctx: GatewayContext): Promise<Schedule> {
+    const caller = requireTenant(ctx.principal, Permission.MANAGE);
+    return toSchedule(await ctx.services.schedules.create(caller.tenantId, parseInput(createScheduleInputSchema, input)));
   }
 
   @Mutation(() => Schedule)
-  updateSchedule(
-    @Arg("id", () => ID) _id: string,
-    @Arg("input", () => UpdateScheduleInput) _input: UpdateScheduleInput,
+  async updateSchedule(
+    @Arg("id", () => ID) id: string,
+    @Arg("input", () => UpdateScheduleInput) input: UpdateScheduleInput,
     @Ctx() ctx: GatewayContext,
   ): Promise<Schedule> {
-    return notAvailableYet(ctx, "updateSchedule", Permission.MANAGE);
+    const caller = requireTenant(ctx.principal, Permission.MANAGE);
+    const changes = parseInput(updateScheduleInputSchema, input);
+    return toSchedule(await ctx.services.schedules.update(caller.tenantId, parseInput(idArgSchema, id), changes));
   }
 
   @Mutation(() => Boolean)
-  deleteSchedule(@Arg("id", () => ID) _id: string, @Ctx() ctx: GatewayContext): Promise<boolean> {
-    return notAvailableYet(ctx, "deleteSchedule", Permission.MANAGE);
+  async deleteSchedule(@Arg("id", () => ID) id: string, @Ctx() ctx: GatewayContext): Promise<boolean> {
+    const caller = requireTenant(ctx.principal, Permission.MANAGE);
+    return ctx.services.schedules.delete(caller.tenantId, parseInput(idArgSchema, id));
   }
 
   @Mutation(() => Task, { description: "run now, outside the cron" })
-  triggerSchedule(@Arg("id", () => ID) _id: string, @Ctx() ctx: GatewayContext): Promise<Task> {
-    return notAvailableYet(ctx, "triggerSchedule", Permission.SUBMIT);
+  async triggerSchedule(@Arg("id", () => ID) id: string, @Ctx() ctx: GatewayContext): Promise<Task> {
+    const caller = requireTenant(ctx.principal, Permission.SUBMIT);
+    return toTask(await ctx.services.schedules.trigger(caller.tenantId, parseInput(idArgSchema, id)));
   }
 }

@@ -1,0 +1,97 @@
+import {
+  DEFAULT_MAX_ATTEMPTS,
+  DEFAULT_QUEUE_NAME,
+  DEFAULT_TIMEOUT_SECONDS,
+  Priority,
+  resolveBackoff,
+  validateCronPair,
+  type CreateScheduleInput,
+  type TaskTemplateInput,
+  type UpdateScheduleInput,
+} from "@tasklane/core";
+import {
+  createSchedule,
+  deleteSchedule,
+  getSchedule,
+  listScheduleRuns,
+  listSchedules,
+  triggerSchedule,
+  updateSchedule,
+  type Database,
+  type DispatchIntent,
+  type ScheduleRecord,
+  type ScheduleTemplate,
+  type TaskRecord,
+} from "@tasklane/db";
+
+function toTemplate(input: TaskTemplateInput): ScheduleTemplate {
+  return {
+    type: input.type,
+    queue: input.queue ?? DEFAULT_QUEUE_NAME,
+    payload: input.payload ?? null,
+    priority: input.priority ?? Priority.NORMAL,
+    maxAttempts: input.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+    backoff: resolveBackoff(input.backoff),
+    timeoutSeconds: input.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+  };
+}
+
+/** Cron schedules: validated input in, storage in packages/db, firing in the scheduler. */
+export class ScheduleService {
+  constructor(
+    private readonly db: Database,
+    private readonly dispatch: (intents: DispatchIntent[]) => Promise<void>,
+    private readonly horizonMs: number,
+  ) {}
+
+  create(tenantId: string, input: CreateScheduleInput): Promise<ScheduleRecord> {
+    validateCronPair(input.cron, input.timezone);
+    return createSchedule(this.db, tenantId, {
+      name: input.name,
+      cron: input.cron,
+      timezone: input.timezone,
+      template: toTemplate(input.task),
+      misfirePolicy: input.misfirePolicy ?? "SKIP",
+      overlapPolicy: input.overlapPolicy ?? "ALLOW",
+      enabled: input.enabled ?? true,
+    });
+  }
+
+  async update(tenantId: string, id: string, input: UpdateScheduleInput): Promise<ScheduleRecord> {
+    if (input.cron != null || input.timezone != null) {
+      // One of the pair may be new: validate it against the stored other half.
+      const current = await getSchedule(this.db, tenantId, id);
+      if (current) validateCronPair(input.cron ?? current.cron, input.timezone ?? current.timezone);
+    }
+    return updateSchedule(this.db, tenantId, id, {
+      ...(input.cron != null ? { cron: input.cron } : {}),
+      ...(input.timezone != null ? { timezone: input.timezone } : {}),
+      ...(input.task != null ? { template: toTemplate(input.task) } : {}),
+      ...(input.misfirePolicy != null ? { misfirePolicy: input.misfirePolicy } : {}),
+      ...(input.overlapPolicy != null ? { overlapPolicy: input.overlapPolicy } : {}),
+      ...(input.enabled != null ? { enabled: input.enabled } : {}),
+    });
+  }
+
+  delete(tenantId: string, id: string): Promise<boolean> {
+    return deleteSchedule(this.db, tenantId, id);
+  }
+
+  get(tenantId: string, id: string): Promise<ScheduleRecord | null> {
+    return getSchedule(this.db, tenantId, id);
+  }
+
+  list(tenantId: string): Promise<ScheduleRecord[]> {
+    return listSchedules(this.db, tenantId);
+  }
+
+  runs(tenantId: string, scheduleIds: string[], first: number): Promise<Map<string, TaskRecord[]>> {
+    return listScheduleRuns(this.db, tenantId, scheduleIds, first);
+  }
+
+  async trigger(tenantId: string, id: string): Promise<TaskRecord> {
+    const { task, dispatch } = await triggerSchedule(this.db, tenantId, id, this.horizonMs);
+    await this.dispatch(dispatch);
+    return task;
+  }
+}

@@ -1,0 +1,152 @@
+/**
+ * A stateful stand-in for the gateway's pull-worker operations (queue,
+ * leaseTasks, heartbeat, completeTask, failTask, workflow), enough to drive
+ * the Worker's loop in unit tests. Lease tokens change per lease and stale
+ * ones are refused with CONFLICT, like the real gateway.
+ */
+import type { Task } from "../types.js";
+import { gqlError, ok, type FakeReply, type FakeRequest } from "./fake-gateway.js";
+
+export type Outcome = { kind: "complete"; result: unknown } | { kind: "fail"; error: string; retryable: boolean | null };
+
+export interface FakeTaskState {
+  task: Task;
+  leaseToken: string | null;
+  generation: number;
+  outcomes: Outcome[];
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class FakePullQueue {
+  readonly tasks = new Map<string, FakeTaskState>();
+  readonly leaseRequests: Array<{ max: number; leaseSeconds: number; waitSeconds: number }> = [];
+  mode: "PULL" | "PUSH" = "PULL";
+  exists = true;
+  workflows = new Map<string, unknown>();
+  #next = 0;
+
+  add(payload: unknown, extra: Partial<Task> = {}): string {
+    const id = `task_${++this.#next}`;
+    const now = new Date().toISOString();
+    this.tasks.set(id, {
+      task: {
+        id,
+        type: "test",
+        queue: "default",
+        payload,
+        status: "QUEUED",
+        priority: "NORMAL",
+        runAt: now,
+        createdAt: now,
+        startedAt: null,
+        completedAt: null,
+        attempts: 0,
+        maxAttempts: 3,
+        result: null,
+        lastError: null,
+        idempotencyKey: null,
+        orderingKey: null,
+        workflowId: null,
+        scheduleId: null,
+        cancelRequested: false,
+        ...extra,
+      },
+      leaseToken: null,
+      generation: 0,
+      outcomes: [],
+    });
+    return id;
+  }
+
+  state(id: string): FakeTaskState {
+    const s = this.tasks.get(id);
+    if (s === undefined) throw new Error(`no task ${id}`);
+    return s;
+  }
+
+  /** cancelTask on a running task: CANCELLED, and heartbeats answer cancelRequested. */
+  cancel(id: string): void {
+    const s = this.state(id);
+    s.task.cancelRequested = s.task.status === "RUNNING";
+    s.task.status = "CANCELLED";
+  }
+
+  /** The lease expired and another worker leased the task: the old token is stale. */
+  leaseElsewhere(id: string): void {
+    const s = this.state(id);
+    s.generation++;
+    s.leaseToken = `lt_${s.generation}_elsewhere`;
+    s.task.attempts++;
+  }
+
+  readonly responder = async (req: FakeRequest): Promise<FakeReply> => {
+    const v = req.variables;
+    switch (req.operationName) {
+      case "Queue":
+        return ok({
+          queue: this.exists
+            ? { name: v.name, mode: this.mode, endpointUrl: null, concurrency: null, rateLimit: null, paused: false, stats: { scheduled: 0, queued: 0, running: 0, retrying: 0, dead: 0, succeeded: 0, oldestQueuedAgeSeconds: null } }
+            : null,
+        });
+      case "LeaseTasks":
+        return this.#lease(req);
+      case "Heartbeat": {
+        const s = this.#held(v);
+        if (s === null || !(s.task.status === "RUNNING" || (s.task.status === "CANCELLED" && s.task.cancelRequested))) {
+          return gqlError("CONFLICT", "Lease is no longer held", { reason: "STALE_LEASE" });
+        }
+        return ok({ heartbeat: { leaseExpiresAt: new Date(Date.now() + Number(v.extendSeconds ?? 30) * 1000).toISOString(), cancelRequested: s.task.cancelRequested } });
+      }
+      case "CompleteTask": {
+        const s = this.#held(v);
+        if (s === null || s.task.status !== "RUNNING") return gqlError("CONFLICT", "Lease is no longer held", { reason: "STALE_LEASE" });
+        s.outcomes.push({ kind: "complete", result: v.result });
+        Object.assign(s.task, { status: "SUCCEEDED", result: v.result });
+        s.leaseToken = null;
+        return ok({ completeTask: s.task });
+      }
+      case "FailTask": {
+        const s = this.#held(v);
+        if (s === null || s.task.status !== "RUNNING") return gqlError("CONFLICT", "Lease is no longer held", { reason: "STALE_LEASE" });
+        const retryable = typeof v.retryable === "boolean" ? v.retryable : null;
+        s.outcomes.push({ kind: "fail", error: String(v.error), retryable });
+        const again = retryable !== false && s.task.attempts < s.task.maxAttempts;
+        Object.assign(s.task, { status: again ? "QUEUED" : "DEAD", lastError: v.error });
+        s.leaseToken = null;
+        return ok({ failTask: s.task });
+      }
+      case "Workflow":
+        return ok({ workflow: this.workflows.get(String(v.id)) ?? null });
+      default:
+        return gqlError("BAD_USER_INPUT", `fake gateway does not know ${req.operationName}`);
+    }
+  };
+
+  #held(v: Record<string, unknown>): FakeTaskState | null {
+    const s = this.tasks.get(String(v.taskId));
+    return s !== undefined && s.leaseToken !== null && s.leaseToken === v.leaseToken ? s : null;
+  }
+
+  async #lease(req: FakeRequest): Promise<FakeReply> {
+    const max = Number(req.variables.max ?? 1);
+    const leaseSeconds = Number(req.variables.leaseSeconds ?? 30);
+    const waitSeconds = Number(req.variables.waitSeconds ?? 0);
+    this.leaseRequests.push({ max, leaseSeconds, waitSeconds });
+    const deadline = Date.now() + waitSeconds * 1000;
+    for (;;) {
+      if (req.signal.aborted) return ok({ leaseTasks: [] });
+      const ready = [...this.tasks.values()].filter((s) => s.task.status === "QUEUED").slice(0, max);
+      if (ready.length > 0 || Date.now() >= deadline) {
+        const leases = ready.map((s) => {
+          s.generation++;
+          s.leaseToken = `lt_${s.generation}_${s.task.id}`;
+          Object.assign(s.task, { status: "RUNNING", attempts: s.task.attempts + 1, startedAt: new Date().toISOString() });
+          return { task: { ...s.task }, leaseToken: s.leaseToken, leaseExpiresAt: new Date(Date.now() + leaseSeconds * 1000).toISOString() };
+        });
+        return ok({ leaseTasks: leases });
+      }
+      await sleep(5);
+    }
+  }
+}

@@ -1,0 +1,288 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { TasklaneClient } from "./client.js";
+import { NonRetryableError, TaskAbortedError, TasklaneError } from "./errors.js";
+import { startFakeGateway, type FakeGateway } from "./test-support/fake-gateway.js";
+import { FakePullQueue } from "./test-support/fake-pull-queue.js";
+import type { TaskContext, TaskHandler, WorkerErrorContext } from "./worker-run.js";
+import { Worker, type WorkerOptions } from "./worker.js";
+
+let gateway: FakeGateway | undefined;
+const workers: Worker[] = [];
+
+afterEach(async () => {
+  // A test that leaves a worker running fails here rather than leaking into the next one.
+  const leaked = workers.filter((w) => w.state !== "stopped" && w.state !== "idle");
+  await Promise.all(workers.map((w) => w.stop({ graceMs: 0 })));
+  workers.length = 0;
+  await gateway?.close();
+  gateway = undefined;
+  expect(leaked.map((w) => w.workerId)).toEqual([]);
+});
+
+interface Setup<TPayload, TResult> {
+  fake: FakePullQueue;
+  worker: Worker<TPayload, TResult>;
+  errors: Array<{ error: unknown; context: WorkerErrorContext }>;
+  gateway: FakeGateway;
+}
+
+async function setup<TPayload = unknown, TResult = unknown>(
+  handler: TaskHandler<TPayload, TResult>,
+  options: Partial<WorkerOptions<TPayload, TResult>> = {},
+  fake = new FakePullQueue(),
+): Promise<Setup<TPayload, TResult>> {
+  gateway = await startFakeGateway(fake.responder);
+  const errors: Setup<TPayload, TResult>["errors"] = [];
+  const worker = new Worker<TPayload, TResult>({
+    client: new TasklaneClient({ url: gateway.url, apiKey: "k", retry: { baseDelayMs: 1 } }),
+    queue: "default",
+    handler,
+    workerId: "w-test",
+    leaseSeconds: 2,
+    heartbeatEverySeconds: 0.05,
+    pollWaitSeconds: 0.2,
+    onError: (error, context) => errors.push({ error, context }),
+    ...options,
+  } as WorkerOptions<TPayload, TResult>);
+  workers.push(worker as Worker);
+  return { fake, worker, errors, gateway };
+}
+
+async function until(check: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+const deferred = () => {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+};
+
+describe("Worker", () => {
+  it("leases, runs the handler and completes with its result", async () => {
+    const seen: Array<{ payload: unknown; attempt: number; leaseToken: string }> = [];
+    const { fake, worker, errors } = await setup<{ n: number }, { doubled: number }>((task, ctx) => {
+      seen.push({ payload: task.payload, attempt: ctx.attempt, leaseToken: ctx.leaseToken });
+      return { doubled: (task.payload?.n ?? 0) * 2 };
+    });
+    const ids = [fake.add({ n: 1 }), fake.add({ n: 2 }), fake.add({ n: 3 })];
+    await worker.start();
+    expect(worker.state).toBe("running");
+    await until(() => ids.every((id) => fake.state(id).task.status === "SUCCEEDED"));
+    await worker.stop();
+    expect(ids.map((id) => fake.state(id).outcomes)).toEqual([
+      [{ kind: "complete", result: { doubled: 2 } }],
+      [{ kind: "complete", result: { doubled: 4 } }],
+      [{ kind: "complete", result: { doubled: 6 } }],
+    ]);
+    expect(seen.map((s) => s.attempt)).toEqual([1, 1, 1]);
+    expect(seen.every((s) => /^lt_1_task_\d+$/.test(s.leaseToken))).toBe(true);
+    expect(fake.leaseRequests[0]).toEqual({ max: 10, leaseSeconds: 2, waitSeconds: 0.2 });
+    expect(errors).toEqual([]);
+  });
+
+  it("reports NonRetryableError with retryable:false and other throws with retryable:true", async () => {
+    const { fake, worker } = await setup((task) => {
+      if (task.payload === "fatal") throw new NonRetryableError("card declined");
+      throw new Error("upstream 502");
+    });
+    const fatal = fake.add("fatal");
+    const flaky = fake.add("flaky", { maxAttempts: 1 });
+    await worker.start();
+    await until(() => fake.state(fatal).task.status === "DEAD" && fake.state(flaky).task.status === "DEAD");
+    await worker.stop();
+    expect(fake.state(fatal).outcomes).toEqual([{ kind: "fail", error: "card declined", retryable: false }]);
+    expect(fake.state(flaky).outcomes).toEqual([{ kind: "fail", error: "upstream 502", retryable: true }]);
+  });
+
+  it("a retryable failure is leased again and ctx.attempt counts up", async () => {
+    const attempts: number[] = [];
+    const { fake, worker } = await setup((_task, ctx) => {
+      attempts.push(ctx.attempt);
+      if (ctx.attempt < 3) throw new Error(`try ${ctx.attempt}`);
+      return "third time lucky";
+    });
+    const id = fake.add(null);
+    await worker.start();
+    await until(() => fake.state(id).task.status === "SUCCEEDED");
+    await worker.stop();
+    expect(attempts).toEqual([1, 2, 3]);
+    expect(fake.state(id).outcomes.map((o) => o.kind)).toEqual(["fail", "fail", "complete"]);
+  });
+
+  it("aborts ctx.signal with reason 'cancelled' when a heartbeat says cancelRequested; the refused outcome goes to onError", async () => {
+    const started = deferred();
+    let reason: unknown;
+    const { fake, worker, errors, gateway } = await setup(async (_task, ctx: TaskContext) => {
+      started.resolve();
+      await new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => resolve(), { once: true }));
+      reason = ctx.signal.reason;
+      throw ctx.signal.reason;
+    });
+    const id = fake.add(null);
+    await worker.start();
+    await started.promise;
+    fake.cancel(id);
+    await until(() => errors.length > 0);
+    await worker.stop();
+    expect(reason).toBeInstanceOf(TaskAbortedError);
+    expect(reason).toMatchObject({ reason: "cancelled", taskId: id });
+    expect(gateway.calls("Heartbeat").length).toBeGreaterThan(0);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.context).toEqual({ phase: "fail", taskId: id, refused: true });
+    expect(errors[0]?.error).toBeInstanceOf(TasklaneError);
+    expect(fake.state(id).task.status).toBe("CANCELLED");
+  });
+
+  it("aborts with 'lease-lost' when a heartbeat is refused, and reports no outcome", async () => {
+    const started = deferred();
+    let reason: unknown;
+    const { fake, worker, errors, gateway } = await setup(async (_task, ctx) => {
+      started.resolve();
+      await new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => resolve(), { once: true }));
+      reason = ctx.signal.reason;
+      return "late result";
+    });
+    const id = fake.add(null);
+    await worker.start();
+    await started.promise;
+    fake.leaseElsewhere(id);
+    await until(() => reason !== undefined);
+    await worker.stop();
+    expect(reason).toMatchObject({ reason: "lease-lost" });
+    expect(errors.map((e) => e.context)).toContainEqual({ phase: "heartbeat", taskId: id });
+    expect(gateway.calls("CompleteTask")).toHaveLength(0);
+    expect(gateway.calls("FailTask")).toHaveLength(0);
+  });
+
+  it("ctx.heartbeat() extends the lease on demand", async () => {
+    const { fake, worker, gateway } = await setup(
+      async (_task, ctx) => {
+        await ctx.heartbeat();
+        return "ok";
+      },
+      { heartbeatEverySeconds: 1 },
+    );
+    const id = fake.add(null);
+    await worker.start();
+    await until(() => fake.state(id).task.status === "SUCCEEDED");
+    await worker.stop();
+    expect(gateway.calls("Heartbeat")[0]?.variables).toMatchObject({ taskId: id, extendSeconds: 2 });
+  });
+
+  it("never runs more than `concurrency` handlers and leases only free slots", async () => {
+    let running = 0;
+    let peak = 0;
+    const { fake, worker } = await setup(
+      async () => {
+        running++;
+        peak = Math.max(peak, running);
+        await new Promise((r) => setTimeout(r, 30));
+        running--;
+        return null;
+      },
+      { concurrency: 2 },
+    );
+    const ids = Array.from({ length: 6 }, (_, i) => fake.add(i));
+    await worker.start();
+    await until(() => ids.every((id) => fake.state(id).task.status === "SUCCEEDED"));
+    await worker.stop();
+    expect(peak).toBe(2);
+    expect(Math.max(...fake.leaseRequests.map((r) => r.max))).toBe(2);
+  });
+
+  it("stop() stops leasing at once and waits for in-flight handlers and their reports", async () => {
+    const started = deferred();
+    const { fake, worker, gateway } = await setup(async () => {
+      started.resolve();
+      await new Promise((r) => setTimeout(r, 150));
+      return "done";
+    });
+    const id = fake.add(null);
+    await worker.start();
+    await started.promise;
+    const leaseCallsAtStop = gateway.calls("LeaseTasks").length;
+    await worker.stop();
+    expect(worker.state).toBe("stopped");
+    expect(fake.state(id).outcomes).toEqual([{ kind: "complete", result: "done" }]);
+    expect(gateway.calls("LeaseTasks").length).toBe(leaseCallsAtStop);
+    expect(worker.activeTasks).toBe(0);
+  });
+
+  it("stop() aborts handlers still running after graceMs with reason 'shutdown' and reports nothing", async () => {
+    const started = deferred();
+    let reason: unknown;
+    const { fake, worker, gateway } = await setup(async (_task, ctx) => {
+      started.resolve();
+      await new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => resolve(), { once: true }));
+      reason = ctx.signal.reason;
+      throw new Error("interrupted");
+    });
+    fake.add(null);
+    await worker.start();
+    await started.promise;
+    const t0 = Date.now();
+    await worker.stop({ graceMs: 100 });
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(95);
+    await until(() => reason !== undefined);
+    expect(reason).toMatchObject({ reason: "shutdown" });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(gateway.calls("FailTask")).toHaveLength(0);
+    expect(gateway.calls("CompleteTask")).toHaveLength(0);
+  });
+
+  it("gives workflow tasks their parents' results", async () => {
+    const fake = new FakePullQueue();
+    let parents: Record<string, unknown> | undefined;
+    const { worker } = await setup(
+      (_task, ctx) => {
+        parents = ctx.parents;
+        return null;
+      },
+      {},
+      fake,
+    );
+    const child = fake.add(null, { workflowId: "wf_1" });
+    fake.workflows.set("wf_1", {
+      id: "wf_1",
+      name: "wf",
+      status: "RUNNING",
+      createdAt: new Date().toISOString(),
+      completedAt: null,
+      tasks: [
+        { key: "fetch", dependsOn: [], task: { ...fake.state(child).task, id: "task_parent", result: { rows: 3 } } },
+        { key: "report", dependsOn: ["fetch"], task: fake.state(child).task },
+      ],
+    });
+    await worker.start();
+    await until(() => fake.state(child).task.status === "SUCCEEDED");
+    await worker.stop();
+    expect(parents).toEqual({ fetch: { rows: 3 } });
+  });
+
+  it("start() fails fast on a missing queue or a PUSH queue", async () => {
+    const missing = new FakePullQueue();
+    missing.exists = false;
+    const first = await setup(() => null, {}, missing);
+    await expect(first.worker.start()).rejects.toMatchObject({ code: "NOT_FOUND" });
+    expect(first.worker.state).toBe("idle");
+    await gateway?.close();
+
+    const push = new FakePullQueue();
+    push.mode = "PUSH";
+    const second = await setup(() => null, {}, push);
+    await expect(second.worker.start()).rejects.toMatchObject({ code: "BAD_USER_INPUT" });
+  });
+
+  it("validates its options", () => {
+    const base = { url: "http://127.0.0.1:1/graphql", apiKey: "k", queue: "default", handler: () => null };
+    expect(() => new Worker({ ...base, concurrency: 0 })).toThrow(RangeError);
+    expect(() => new Worker({ ...base, leaseSeconds: 10, heartbeatEverySeconds: 10 })).toThrow(RangeError);
+    expect(() => new Worker({ ...base, pollWaitSeconds: 60 })).toThrow(RangeError);
+    expect(new Worker(base).heartbeatEverySeconds).toBe(10);
+  });
+});

@@ -1,0 +1,105 @@
+/**
+ * @tasklane/sdk's client against the real gateway (in-process, real Postgres
+ * and Redis): the typed resources return the contract's shapes, and gateway
+ * errors arrive as TasklaneError with the contract's codes.
+ */
+import { TasklaneClient, TasklaneError, isTasklaneError } from "@tasklane/sdk";
+import { describe, expect, it } from "vitest";
+import { useGateway } from "../helpers/gateway-fixture.js";
+import { createTenant } from "../helpers/platform.js";
+
+describe("SDK client against the gateway", () => {
+  const platform = useGateway();
+
+  async function tenantClient(): Promise<TasklaneClient> {
+    const { apiKey } = await createTenant(platform.gateway);
+    return new TasklaneClient({ url: platform.gateway.url, apiKey });
+  }
+
+  async function rejection(promise: Promise<unknown>): Promise<TasklaneError> {
+    const error = await promise.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    if (!(error instanceof TasklaneError)) throw new Error(`expected a TasklaneError, got ${String(error)}`);
+    return error;
+  }
+
+  it("submits, reads, lists and iterates tasks with the contract's shapes", async () => {
+    const client = await tenantClient();
+    const submitted = await client.tasks.submit({ type: "sdk.read", payload: { n: 1 }, priority: "HIGH", maxAttempts: 4, metadata: { from: "sdk" } });
+    expect(submitted).toMatchObject({ type: "sdk.read", queue: "default", payload: { n: 1 }, status: "QUEUED", priority: "HIGH", maxAttempts: 4, attempts: 0, cancelRequested: false });
+    expect(submitted.id).toMatch(/^task_/);
+    expect(new Date(submitted.createdAt).toISOString()).toBe(submitted.createdAt);
+
+    const got = await client.tasks.get(submitted.id);
+    expect(got).toMatchObject({ id: submitted.id, attemptHistory: [] });
+    expect(await client.tasks.get("task_0190a0a0a0a07000800000000000000a")).toBeNull();
+
+    const batch = await client.tasks.submitMany([{ type: "sdk.batch", payload: 1 }, { type: "sdk.batch", payload: 2 }, { type: "sdk.batch", payload: 3 }]);
+    expect(batch.map((t) => t.payload)).toEqual([1, 2, 3]);
+
+    const page = await client.tasks.list({ type: "sdk.batch" }, { first: 2 });
+    expect(page.totalCount).toBe(3);
+    expect(page.nodes).toHaveLength(2);
+    expect(page.pageInfo.hasNextPage).toBe(true);
+    const all = [];
+    for await (const task of client.tasks.iterate({ type: "sdk.batch" }, { pageSize: 2 })) all.push(task.id);
+    expect(all.sort()).toEqual(batch.map((t) => t.id).sort());
+  });
+
+  it("an idempotencyKey returns the first task instead of creating another", async () => {
+    const client = await tenantClient();
+    const first = await client.tasks.submit({ type: "sdk.once", idempotencyKey: "order-42" });
+    const again = await client.tasks.submit({ type: "sdk.once", idempotencyKey: "order-42" });
+    expect(again.id).toBe(first.id);
+    expect((await client.tasks.list({ type: "sdk.once" })).totalCount).toBe(1);
+  });
+
+  it("cancels a queued task; cancelling it again is CONFLICT", async () => {
+    const client = await tenantClient();
+    const task = await client.tasks.submit({ type: "sdk.cancel", delaySeconds: 3600 });
+    expect(task.status).toBe("SCHEDULED");
+    expect((await client.tasks.cancel(task.id)).status).toBe("CANCELLED");
+    const error = await rejection(client.tasks.cancel(task.id));
+    expect(error.code).toBe("CONFLICT");
+    expect(error.operation).toBe("cancelTask");
+  });
+
+  it("maps gateway refusals to typed errors", async () => {
+    const client = await tenantClient();
+    const missingQueue = await rejection(client.tasks.submit({ type: "sdk.nowhere", queue: "no-such-queue" }));
+    expect(missingQueue.code).toBe("NOT_FOUND");
+    expect(missingQueue.requestId).toMatch(/^tl-/);
+
+    // Passes the SDK's local check (JS parses it) but the gateway requires an explicit offset.
+    const noOffset = await rejection(client.tasks.submit({ type: "sdk.when", runAt: "2030-01-01T00:00:00" }));
+    expect(noOffset.code).toBe("BAD_USER_INPUT");
+
+    const anonymous = new TasklaneClient({ url: platform.gateway.url, apiKey: "tl_notakey0_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" });
+    expect((await rejection(anonymous.tenant.get())).code).toBe("UNAUTHENTICATED");
+    expect(isTasklaneError(await rejection(client.operator.createTenant({ name: "x" })), "FORBIDDEN")).toBe(true);
+  });
+
+  it("manages queues: upsert, get, list, pause, resume", async () => {
+    const client = await tenantClient();
+    const created = await client.queues.upsert({ name: "reports", mode: "PULL", concurrency: 3, rateLimit: { perSecond: 5 } });
+    expect(created).toMatchObject({ name: "reports", mode: "PULL", endpointUrl: null, concurrency: 3, paused: false, rateLimit: { perSecond: 5 } });
+    expect(created.stats).toMatchObject({ queued: 0, running: 0 });
+    expect((await client.queues.pause("reports")).paused).toBe(true);
+    expect((await client.queues.resume("reports")).paused).toBe(false);
+    expect((await client.queues.list()).map((q) => q.name).sort()).toEqual(["default", "reports"]);
+    expect(await client.queues.get("absent")).toBeNull();
+    const local = await rejection(client.queues.upsert({ name: "hook", mode: "PUSH", endpointUrl: "not a url" }));
+    expect(local.code).toBe("BAD_USER_INPUT");
+  });
+
+  it("reads the caller's tenant; the operator creates tenants with the admin token", async () => {
+    const operator = new TasklaneClient({ url: platform.gateway.url, apiKey: platform.gateway.adminToken });
+    const created = await operator.operator.createTenant({ name: "Sdk Co", limits: { maxPendingTasks: 100 } });
+    expect(created.apiKey).toMatch(/^tl_/);
+    const client = new TasklaneClient({ url: platform.gateway.url, apiKey: created.apiKey });
+    const tenant = await client.tenant.get();
+    expect(tenant).toMatchObject({ id: created.tenant.id, name: "Sdk Co", limits: { maxPendingTasks: 100 }, usage: { pendingTasks: 0 } });
+  });
+});

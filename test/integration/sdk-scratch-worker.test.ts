@@ -1,0 +1,129 @@
+/**
+ * The SDK's examples as end-to-end tests: a pull Worker against the real
+ * gateway (in-process) and a real scheduler process (retry promotion, lease
+ * expiry), on real Postgres and Redis.
+ */
+import { TasklaneClient, TasklaneError, Worker, type Lease, type WorkerErrorContext } from "@tasklane/sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cancelRunningTask } from "../../packages/sdk/examples/cancellation.js";
+import { createExampleWorker } from "../../packages/sdk/examples/pull-worker.js";
+import { submitAndWait } from "../../packages/sdk/examples/submit-and-wait.js";
+import { startApp, type AppProcess } from "../helpers/app-process.js";
+import { useGateway } from "../helpers/gateway-fixture.js";
+import { createTenant } from "../helpers/platform.js";
+import { startLeaseProxy } from "./sdk-scratch-lease-proxy.js";
+let proxy: { url: string; close(): Promise<void> };
+
+describe("SDK pull worker end to end", () => {
+  const platform = useGateway();
+  let scheduler: AppProcess | undefined;
+  const workers: Worker[] = [];
+
+  beforeAll(async () => {
+    proxy = await startLeaseProxy(platform.database.db, platform.gateway.url);
+    scheduler = startApp("scheduler", {
+      DATABASE_URL: platform.database.url,
+      REDIS_URL: platform.redis.url,
+      REDIS_KEY_PREFIX: platform.redis.prefix,
+      LOG_LEVEL: "warn",
+    });
+    // Fail fast, with the reason, while the gateway's lease resolvers are placeholders.
+    const probe = await tenantClient();
+    try {
+      await probe.leases.lease({ queue: "default", workerId: "probe", max: 1, waitSeconds: 0 });
+    } catch (error: unknown) {
+      throw new Error(`the gateway's leaseTasks does not work yet: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+  });
+
+  afterAll(async () => {
+    await Promise.all(workers.map((w) => w.stop({ graceMs: 1_000 })));
+    await scheduler?.stop();
+    await proxy.close();
+  });
+
+  async function tenantClient(): Promise<TasklaneClient> {
+    const { apiKey } = await createTenant(platform.gateway);
+    return new TasklaneClient({ url: proxy.url, apiKey });
+  }
+
+  /** The pull-worker example for a fresh tenant, with its onError reports collected. */
+  async function startExampleWorker(client: TasklaneClient) {
+    const errors: Array<{ error: unknown; context: WorkerErrorContext }> = [];
+    const worker = createExampleWorker(client, { pollWaitSeconds: 1, onError: (error, context) => errors.push({ error, context }) });
+    workers.push(worker as Worker);
+    await worker.start();
+    return { worker, errors };
+  }
+
+  it("submit-and-wait + pull-worker: the task SUCCEEDS with the handler's result after one attempt", async () => {
+    const client = await tenantClient();
+    const { worker, errors } = await startExampleWorker(client);
+    const task = await submitAndWait(client, "Ada", { timeoutMs: 30_000 });
+    await worker.stop();
+    expect(task).toMatchObject({ status: "SUCCEEDED", result: { greeting: "Hello, Ada!" }, attempts: 1, lastError: null });
+    expect(task.attemptHistory).toHaveLength(1);
+    expect(task.attemptHistory[0]).toMatchObject({ number: 1, workerId: worker.workerId, outcome: "SUCCEEDED" });
+    expect(errors).toEqual([]);
+  });
+
+  it("NonRetryableError sends the task to DEAD after one attempt, whatever maxAttempts says", async () => {
+    const client = await tenantClient();
+    const { worker } = await startExampleWorker(client);
+    const submitted = await client.tasks.submit({ type: "example.reject", maxAttempts: 5 });
+    const task = await client.tasks.waitFor(submitted.id, { timeoutMs: 30_000 });
+    await worker.stop();
+    expect(task).toMatchObject({ status: "DEAD", attempts: 1, lastError: "this input can never succeed" });
+    expect(task.attemptHistory.map((a) => a.outcome)).toEqual(["FAILED"]);
+    expect((await client.tasks.deadLetters({ queue: "default" })).nodes.map((t) => t.id)).toEqual([submitted.id]);
+  });
+
+  it("a retryable error is retried with the task's backoff, then succeeds", async () => {
+    const client = await tenantClient();
+    const { worker } = await startExampleWorker(client);
+    const submitted = await client.tasks.submit({
+      type: "example.flaky",
+      payload: { succeedOnAttempt: 3 },
+      maxAttempts: 5,
+      backoff: { strategy: "FIXED", delaySeconds: 0.2 },
+    });
+    const task = await client.tasks.waitFor(submitted.id, { timeoutMs: 30_000 });
+    await worker.stop();
+    expect(task).toMatchObject({ status: "SUCCEEDED", attempts: 3, result: { attempt: 3 } });
+    expect(task.attemptHistory.map((a) => a.outcome)).toEqual(["FAILED", "FAILED", "SUCCEEDED"]);
+    expect(task.attemptHistory[0]?.error).toBe("transient failure on attempt 1");
+  });
+
+  it("cancellation: cancelTask reaches the running handler's AbortSignal", async () => {
+    const client = await tenantClient();
+    const { task, abortReason } = await cancelRunningTask(client);
+    expect(abortReason).toBe("cancelled");
+    expect(task.status).toBe("CANCELLED");
+    expect(task.result).toBeNull();
+  });
+
+  it("a stale worker's outcome is refused once its lease expired and the task was leased again", async () => {
+    const client = await tenantClient();
+    const submitted = await client.tasks.submit({ type: "sdk.stale" });
+    const [first] = await client.leases.lease({ queue: "default", workerId: "slow", max: 1, leaseSeconds: 1, waitSeconds: 5 });
+    expect(first?.task.id).toBe(submitted.id);
+    // The scheduler expires the lease; the task is leased again with a new token.
+    let second: Lease | undefined;
+    const deadline = Date.now() + 20_000;
+    while (second === undefined && Date.now() < deadline) {
+      [second] = await client.leases.lease({ queue: "default", workerId: "fresh", max: 1, leaseSeconds: 30, waitSeconds: 1 });
+    }
+    expect(second?.task.id).toBe(submitted.id);
+    expect(second?.leaseToken).not.toBe(first?.leaseToken);
+    expect(second?.task.attempts).toBe(2);
+
+    const refused = await client.leases.complete(submitted.id, first?.leaseToken ?? "", { from: "slow" }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(refused).toBeInstanceOf(TasklaneError);
+    expect(refused).toMatchObject({ code: "CONFLICT" });
+    const done = await client.leases.complete(submitted.id, second?.leaseToken ?? "", { from: "fresh" });
+    expect(done).toMatchObject({ status: "SUCCEEDED", result: { from: "fresh" } });
+  });
+});
