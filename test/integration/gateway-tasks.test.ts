@@ -108,10 +108,9 @@ describe("gateway tasks", () => {
 
   it("answers operations of later issues with a typed error after the auth check", async () => {
     const { apiKey } = await createTenant(platform.gateway);
-    const lease = await gql(platform.gateway.url, `mutation { leaseTasks(queue: "default", workerId: "w1") { leaseToken } }`, {}, apiKey);
-    expect(lease.errors?.[0]).toMatchObject({ message: "leaseTasks is not available yet", extensions: { code: "BAD_USER_INPUT" } });
-    expect(codeOf(await gql(platform.gateway.url, `{ schedules { id } }`, {}, apiKey))).toBe("BAD_USER_INPUT");
-    expect(codeOf(await gql(platform.gateway.url, `{ schedules { id } }`))).toBe("UNAUTHENTICATED");
+    const workflows = await gql(platform.gateway.url, `{ workflows { id } }`, {}, apiKey);
+    expect(workflows.errors?.[0]).toMatchObject({ message: "workflows is not available yet", extensions: { code: "BAD_USER_INPUT" } });
+    expect(codeOf(await gql(platform.gateway.url, `{ workflows { id } }`))).toBe("UNAUTHENTICATED");
   });
 
   it("serves graphql-ws on /graphql with connectionParams auth", async () => {
