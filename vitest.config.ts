@@ -15,6 +15,8 @@ export default defineConfig({
           name: "unit",
           include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts"],
           environment: "node",
+          // Unit tests first; integration files (real processes, databases) after.
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -22,6 +24,7 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["test/**/*.test.ts"],
+          sequence: { groupOrder: 1 },
           environment: "node",
           testTimeout: 60_000,
           hookTimeout: 120_000,
