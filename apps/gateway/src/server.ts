@@ -19,7 +19,7 @@ import { createContextFactory } from "./graphql/context-factory.js";
 import { buildGatewaySchema } from "./graphql/schema.js";
 import { attachWebSockets } from "./graphql/ws.js";
 import { MAX_BODY, graphqlRequestGuard, httpErrorHandler } from "./http/graphql-guards.js";
-import { healthHandler, metricsHandler } from "./http/health.js";
+import { healthHandler, livenessHandler, metricsHandler } from "./http/health.js";
 import { requestScope } from "./http/request-scope.js";
 import { createLogger, type Logger } from "./observability/logger.js";
 import { createMetrics } from "./observability/metrics.js";
@@ -91,15 +91,24 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
 
   app.disable("x-powered-by");
   app.use(requestScope(log));
+  // /healthz keeps the contract (200 only with Postgres and Redis); /readyz is the same check under the
+  // name orchestrators expect, and /livez the process-only liveness a restart could actually fix.
   app.get("/healthz", healthHandler(db.pool, redis));
+  app.get("/readyz", healthHandler(db.pool, redis));
+  app.get("/livez", livenessHandler());
   app.get("/metrics", metricsHandler(metrics.registry));
   app.use(
     "/graphql",
     express.json({ limit: MAX_BODY }),
     graphqlRequestGuard(),
     expressMiddleware(apollo, {
-      context: async ({ req, res }) =>
-        contextFor(req.headers.authorization, { requestId: String(res.locals.requestId), log: res.locals.log as Logger }),
+      context: async ({ req, res }) => {
+        const gone = new AbortController();
+        res.on("close", () => {
+          if (!res.writableFinished) gone.abort();
+        });
+        return contextFor(req.headers.authorization, { requestId: String(res.locals.requestId), log: res.locals.log as Logger, signal: gone.signal });
+      },
     }),
   );
   app.use((_req, res) => {

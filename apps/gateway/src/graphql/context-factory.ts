@@ -4,12 +4,13 @@ import type { Logger } from "../observability/logger.js";
 import type { GatewayContext, GatewayServices } from "./context.js";
 import { createLoaders } from "./loaders.js";
 
-export type ContextFactory = (authorization: unknown, scope: { requestId: string; log: Logger }) => Promise<GatewayContext>;
+export type ContextFactory = (authorization: unknown, scope: { requestId: string; log: Logger; signal?: AbortSignal }) => Promise<GatewayContext>;
 
 export function createContextFactory(authenticator: Authenticator, services: GatewayServices): ContextFactory {
-  return async (authorization, { requestId, log }) => ({
+  return async (authorization, { requestId, log, signal }) => ({
     requestId,
     log,
+    ...(signal ? { signal } : {}),
     principal: await authenticator.principalFor(authorization),
     services,
     loaders: createLoaders(services),

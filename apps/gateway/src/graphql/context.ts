@@ -23,6 +23,8 @@ export interface GatewayServices {
 
 export interface GatewayContext {
   readonly requestId: string;
+  /** Aborted when the HTTP client goes away: long polls must stop leasing for nobody. */
+  readonly signal?: AbortSignal;
   readonly log: Logger;
   readonly principal: Principal;
   readonly services: GatewayServices;

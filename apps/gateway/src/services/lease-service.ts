@@ -42,9 +42,10 @@ export class LeaseService {
   async lease(tenantId: string, args: LeaseArgs, abort?: AbortSignal): Promise<StartedAttempt[]> {
     const deadline = Date.now() + args.waitSeconds * 1000;
     for (;;) {
+      if (abort?.aborted) return [];
       const leases = await leaseFromPullQueue(this.deps.db, tenantId, { ...args, agingSeconds: this.deps.agingSeconds });
       const left = deadline - Date.now();
-      if (leases.length > 0 || left <= 0 || abort?.aborted) return leases;
+      if (leases.length > 0 || left <= 0) return leases;
       const queueId = await this.queueId(tenantId, args.queue);
       await this.deps.doorbell.wait(queueId, Math.min(left, POLL_MS), abort);
     }

@@ -22,7 +22,7 @@ export class LeaseResolver {
   ): Promise<Lease[]> {
     const caller = requireTenant(ctx.principal, Permission.WORK);
     const args = parseInput(leaseArgsSchema, { queue, workerId, max, leaseSeconds, waitSeconds });
-    const leases = await ctx.services.leases.lease(caller.tenantId, args);
+    const leases = await ctx.services.leases.lease(caller.tenantId, args, ctx.signal);
     return leases.map((l) => ({ task: toTask(l.task), leaseToken: l.leaseToken, leaseExpiresAt: l.leaseExpiresAt }));
   }
 
