@@ -89,6 +89,22 @@ describe("leases and fencing", () => {
     expect(leases.map((l) => l.task.type)).toEqual(["high", "normal", "low"]);
   });
 
+  it("ages waiting tasks up the lanes: LOW waiting two periods competes with HIGH, oldest first", async () => {
+    const { tenantId, defaultQueueId } = await seedTenant(db);
+    await submitTasks(db, tenantId, [spec({ type: "old-low", priority: "LOW", runAt: new Date(Date.now() - 5_000) })], { horizonMs: HORIZON });
+    await submitTasks(db, tenantId, [spec({ type: "new-high", priority: "HIGH" })], { horizonMs: HORIZON });
+    const aged = await startAttemptsFromQueue(db, defaultQueueId, 1, 2, { workerId: "w", leaseMs: 30_000, actor: "t" });
+    expect(aged.map((l) => l.task.type)).toEqual(["old-low"]);
+  });
+
+  it("without aging, HIGH goes first", async () => {
+    const { tenantId, defaultQueueId } = await seedTenant(db);
+    await submitTasks(db, tenantId, [spec({ type: "old-low", priority: "LOW", runAt: new Date(Date.now() - 5_000) })], { horizonMs: HORIZON });
+    await submitTasks(db, tenantId, [spec({ type: "new-high", priority: "HIGH" })], { horizonMs: HORIZON });
+    const leases = await startAttemptsFromQueue(db, defaultQueueId, 1, 60, { workerId: "w", leaseMs: 30_000, actor: "t" });
+    expect(leases.map((l) => l.task.type)).toEqual(["new-high"]);
+  });
+
   it("refuses an outcome under a stale generation and accepts the current one", async () => {
     const { tenantId, defaultQueueId } = await seedTenant(db);
     const task = await submitOne(tenantId, { type: "t" });

@@ -1,5 +1,6 @@
 import { createLogger, loadEnv, schedulerEnvSchema, startPeriodic } from "@tasklane/config";
 import { createDatabase, prepareDatabase } from "@tasklane/db";
+import { dependencyProbe, startOpsServer } from "@tasklane/observability";
 import { createKeySpace, createRedis, createTaskDispatcher } from "@tasklane/queue";
 import type { SchedulerContext } from "./context.js";
 import { expireStaleLeases } from "./loops/lease-expiry.js";
@@ -7,7 +8,10 @@ import { promoteIntoHorizon } from "./loops/horizon-promotion.js";
 import { dispatchOutbox } from "./loops/outbox-dispatch.js";
 import { createReconciler } from "./loops/reconciler.js";
 import { fireSchedules } from "./loops/schedule-firing.js";
+import { createPriorityAging } from "./loops/priority-aging.js";
 import { promoteDueStatuses } from "./loops/status-promotion.js";
+import { QUEUE_DEPTH_INTERVAL_MS, measureQueueDepth } from "./loops/queue-depth.js";
+import { createSchedulerMetrics } from "./metrics.js";
 
 const env = loadEnv(schedulerEnvSchema);
 const log = createLogger("scheduler", env.LOG_LEVEL);
@@ -23,8 +27,10 @@ const ctx: SchedulerContext = {
   dispatcher: createTaskDispatcher(redis, keys),
   log,
   horizonMs: env.DISPATCH_HORIZON_SECONDS * 1000,
+  metrics: createSchedulerMetrics(env.METRICS_TENANT_LABELS),
 };
 
+const aging = createPriorityAging(ctx);
 const onError = (loop: string) => (error: unknown) => log.error({ err: error, loop }, "scheduler loop failed; retrying");
 const loops = [
   startPeriodic(100, () => dispatchOutbox(ctx), onError("outbox")),
@@ -33,18 +39,40 @@ const loops = [
   startPeriodic(250, () => promoteDueStatuses(ctx), onError("status")),
   startPeriodic(500, () => expireStaleLeases(ctx), onError("leases")),
   startPeriodic(1000, createReconciler(ctx), onError("reconciler")),
+  startPeriodic(1000, () => aging.tick(), onError("aging")),
+  startPeriodic(QUEUE_DEPTH_INTERVAL_MS, () => measureQueueDepth(ctx), onError("queue-depth")),
 ];
-log.info({ horizonSeconds: env.DISPATCH_HORIZON_SECONDS }, "scheduler started");
+const ops =
+  env.METRICS_PORT === undefined
+    ? undefined
+    : await startOpsServer({
+        port: env.METRICS_PORT,
+        registry: ctx.metrics.registry,
+        ready: dependencyProbe({ postgres: () => db.pool.query("SELECT 1"), redis: () => redis.ping() }),
+      });
+log.info({ horizonSeconds: env.DISPATCH_HORIZON_SECONDS, metricsPort: ops?.port }, "scheduler started");
 
+/**
+ * A tick waiting on an unreachable Redis never ends (its commands queue until Redis returns), so the drain
+ * has a deadline; exiting then loses nothing: every loop's work is transactional and is redone by the next scheduler.
+ */
+const SHUTDOWN_TIMEOUT_MS = 10_000;
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   log.info({ signal }, "scheduler draining");
+  ops?.markDraining();
+  setTimeout(() => {
+    log.error("shutdown timed out; exiting");
+    process.exit(1);
+  }, SHUTDOWN_TIMEOUT_MS).unref();
   await Promise.all(loops.map((l) => l.stop()));
   await ctx.dispatcher.close();
+  await aging.close();
   redis.disconnect();
   await db.close();
+  await ops?.close();
   process.exit(0);
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));

@@ -5,6 +5,7 @@ import type { Redis } from "ioredis";
 import type { Agent } from "undici";
 import type { CompletionBatcher } from "./completion-batcher.js";
 import type { QueueDirectory } from "./fetch/queue-directory.js";
+import type { WorkerMetrics } from "./metrics.js";
 
 export interface WorkerContext {
   env: WorkerEnv;
@@ -18,4 +19,5 @@ export interface WorkerContext {
   agent: Agent;
   log: Logger;
   horizonMs: number;
+  metrics: WorkerMetrics;
 }

@@ -1,11 +1,13 @@
 import { hostname } from "node:os";
 import { createLogger, loadEnv, workerEnvSchema } from "@tasklane/config";
 import { createDatabase, prepareDatabase, type DispatchIntent } from "@tasklane/db";
+import { dependencyProbe, startOpsServer } from "@tasklane/observability";
 import { createKeySpace, createRedis, createTaskDispatcher, dispatchAfterCommit } from "@tasklane/queue";
 import { CompletionBatcher } from "./completion-batcher.js";
 import type { WorkerContext } from "./context.js";
 import { FairFetcher } from "./fetch/fair-fetcher.js";
 import { QueueDirectory } from "./fetch/queue-directory.js";
+import { createWorkerMetrics } from "./metrics.js";
 import { createOutboundAgent } from "./push/outbound-agent.js";
 import { runAttempt } from "./task-runner.js";
 
@@ -36,6 +38,7 @@ const ctx: WorkerContext = {
   agent: createOutboundAgent(env.ALLOW_PRIVATE_TARGETS),
   log,
   horizonMs,
+  metrics: createWorkerMetrics(),
 };
 
 /** Attempts in flight, by task id, so a cancellation can abort the request. */
@@ -43,6 +46,10 @@ const inFlight = new Map<string, AbortController>();
 const fetcher = new FairFetcher(ctx, async (started) => {
   const controller = new AbortController();
   inFlight.set(started.task.id, controller);
+  ctx.metrics.starts.inc();
+  ctx.metrics.inFlight.inc();
+  // Both instants come from Postgres (one clock); a lease expiry restart has runAt = its requeue time.
+  ctx.metrics.startDelay.observe(Math.max(0, (started.task.startedAt ?? new Date()).getTime() - started.task.runAt.getTime()) / 1000);
   try {
     await runAttempt(ctx, started, controller.signal);
   } catch (error) {
@@ -50,6 +57,7 @@ const fetcher = new FairFetcher(ctx, async (started) => {
     log.error({ err: error, taskId: started.task.id }, "could not record attempt outcome");
   } finally {
     inFlight.delete(started.task.id);
+    ctx.metrics.inFlight.dec();
   }
 });
 
@@ -59,14 +67,32 @@ subscriber.on("message", (channel: string, message: string) => {
   else if (channel === keys.cancelChannel) inFlight.get(message)?.abort(new Error("cancelled"));
 });
 fetcher.start();
-log.info({ concurrency: env.WORKER_CONCURRENCY }, "worker started");
+const ops =
+  env.METRICS_PORT === undefined
+    ? undefined
+    : await startOpsServer({
+        port: env.METRICS_PORT,
+        registry: ctx.metrics.registry,
+        ready: dependencyProbe({ postgres: () => db.pool.query("SELECT 1"), redis: () => redis.ping() }),
+      });
+log.info({ concurrency: env.WORKER_CONCURRENCY, metricsPort: ops?.port }, "worker started");
 
 const GRACE_MS = 30_000;
+/**
+ * Past this the process exits 1 without finishing its drain: a step waiting on an unreachable Redis or
+ * Postgres would otherwise hang until SIGKILL. Nothing is lost: unrecorded attempts keep leases that expire.
+ */
+const SHUTDOWN_TIMEOUT_MS = GRACE_MS + 10_000;
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   log.info({ signal, inFlight: fetcher.running }, "worker draining: no new fetches");
+  ops?.markDraining();
+  setTimeout(() => {
+    log.error({ inFlight: fetcher.running }, "shutdown timed out; exiting");
+    process.exit(1);
+  }, SHUTDOWN_TIMEOUT_MS).unref();
   await fetcher.stop();
   // In-flight attempts get a grace period; whatever is still running after it
   // keeps its lease, which expires and lets another worker retry the task.
@@ -77,9 +103,11 @@ async function shutdown(signal: string): Promise<void> {
   await ctx.dispatcher.close();
   subscriber.disconnect();
   redis.disconnect();
-  await ctx.agent.close();
+  // close() would wait for requests abandoned after the grace period; destroy() cuts them.
+  await (fetcher.running > 0 ? ctx.agent.destroy() : ctx.agent.close());
   await db.close();
   log.info({ abandoned: fetcher.running }, "worker stopped");
+  await ops?.close();
   process.exit(0);
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));

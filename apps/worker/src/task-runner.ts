@@ -2,6 +2,7 @@ import { decideAfterFailure, type BackoffPolicy } from "@tasklane/core";
 import { failAttempt, type StartedAttempt } from "@tasklane/db";
 import { dispatchAfterCommit } from "@tasklane/queue";
 import type { WorkerContext } from "./context.js";
+import { failureOutcome } from "./metrics.js";
 import { executePush } from "./push/execute-push.js";
 
 /**
@@ -24,6 +25,7 @@ export async function runAttempt(ctx: WorkerContext, started: StartedAttempt, ca
       type: task.type,
       payload: task.payload,
       attempt: task.attempts,
+      ...(started.parents !== undefined ? { parents: started.parents } : {}),
       endpointUrl: info.endpointUrl,
       timeoutSeconds: task.timeoutSeconds,
       signingSecrets: info.signingSecrets,
@@ -32,10 +34,12 @@ export async function runAttempt(ctx: WorkerContext, started: StartedAttempt, ca
     ctx.env.ALLOW_PRIVATE_TARGETS,
     cancel,
   );
+  ctx.metrics.execution.observe((Date.now() - startedAt) / 1000);
   const log = ctx.log.child({ taskId: task.id, tenantId: task.tenantId, attempt: task.attempts });
   switch (outcome.kind) {
     case "succeeded": {
       const accepted = await ctx.completions.complete({ taskId: task.id, leaseGeneration: task.leaseGeneration, result: outcome.result });
+      ctx.metrics.outcomes.inc({ outcome: accepted ? "succeeded" : "stale" });
       log.debug({ ms: Date.now() - startedAt, accepted }, "attempt succeeded");
       return;
     }
@@ -45,6 +49,7 @@ export async function runAttempt(ctx: WorkerContext, started: StartedAttempt, ca
       return;
     case "aborted":
       // Cancelled: the cancel transition already recorded the final state.
+      ctx.metrics.outcomes.inc({ outcome: "cancelled" });
       log.info("attempt aborted by cancellation");
       return;
   }
@@ -74,5 +79,8 @@ async function recordFailure(
     ctx.workerId,
     ctx.horizonMs,
   );
+  const label = failureOutcome(decision, failure.timedOut, result.accepted.length > 0);
+  ctx.metrics.outcomes.inc({ outcome: label });
+  if (label === "failed" || label === "timed_out") ctx.metrics.retries.inc();
   await dispatchAfterCommit(ctx.db, ctx.dispatcher, result.dispatch, (error) => ctx.log.warn({ err: error }, "fast dispatch failed; outbox will retry"));
 }

@@ -4,3 +4,7 @@ export * from "./task-job.js";
 export * from "./task-dispatcher.js";
 export * from "./dispatch-after-commit.js";
 export * from "./cancel-signal.js";
+export * from "./fleet-limits.js";
+export * from "./task-events.js";
+export * from "./priority-aging.js";
+export * from "./api-token-bucket.js";

@@ -41,7 +41,13 @@ export function createTaskDispatcher(redis: Redis, keys: KeySpace): TaskDispatch
           await queueFor(name).addBulk(
             list.map((i) => ({
               name: "task",
-              data: { taskId: i.taskId, tenantId: i.tenantId, queueId: i.queueId, dispatchGeneration: i.dispatchGeneration },
+              data: {
+                taskId: i.taskId,
+                tenantId: i.tenantId,
+                queueId: i.queueId,
+                dispatchGeneration: i.dispatchGeneration,
+                lane: priorityRank(i.priority),
+              },
               opts: {
                 jobId: jobIdFor(i.taskId, i.dispatchGeneration),
                 priority: priorityRank(i.priority),

@@ -4,4 +4,6 @@ export interface TaskJobData {
   tenantId: string;
   queueId: string;
   dispatchGeneration: number;
+  /** The lane it was submitted in (BullMQ priority: 1 HIGH, 2 NORMAL, 3 LOW); aging moves it up one. */
+  lane?: number;
 }

@@ -1,7 +1,7 @@
 /** Wires the gateway's services from its I/O handles. */
 import type { Database } from "@tasklane/db";
 import type { Redis } from "ioredis";
-import { createKeySpace, createTaskDispatcher, dispatchAfterCommit, type TaskDispatcher } from "@tasklane/queue";
+import { FleetLimits, createKeySpace, createTaskDispatcher, dispatchAfterCommit, type TaskDispatcher } from "@tasklane/queue";
 import type { DispatchIntent } from "@tasklane/db";
 import type { ApiKeyAuthenticator } from "../auth/api-key-authenticator.js";
 import type { GatewayServices } from "../graphql/context.js";
@@ -10,11 +10,18 @@ import type { GatewayMetrics } from "../observability/metrics.js";
 import { ApiKeyService } from "./api-key-service.js";
 import type { HostResolver } from "./outbound-url.js";
 import { QueueService } from "./queue-service.js";
-import { createTaskService, type TaskService } from "./task-service.js";
+import { createTaskService, type TaskService, type TaskServiceDeps } from "./task-service.js";
 import { TenantService } from "./tenant-service.js";
 import { LeaseService } from "./lease-service.js";
 import { PullDoorbell } from "./pull-doorbell.js";
 import { ScheduleService } from "./schedule-service.js";
+import { WorkflowService } from "./workflow-service.js";
+import { ConsoleUserService } from "./console-user-service.js";
+import { DeadLetterService } from "./dead-letter-service.js";
+import { TaskActivityService } from "./task-activity-service.js";
+import { WebhookService } from "./webhook-service.js";
+import { TaskEventHub } from "../realtime/event-hub.js";
+import { RealtimeService } from "../realtime/realtime-service.js";
 
 export interface ServiceDeps {
   db: Database;
@@ -28,12 +35,14 @@ export interface ServiceDeps {
   agingSeconds: number;
   /** A dedicated connection for pub/sub (a subscribed connection cannot run commands). */
   subscriber: Redis;
+  /** Platform protection for submissions (limits/backlog-guard.ts). */
+  backlog?: TaskServiceDeps["backlog"];
   /** Test seams: replace the task storage seam or DNS. */
   taskService?: TaskService;
   resolver?: HostResolver;
 }
 
-export function createServices(deps: ServiceDeps): { services: GatewayServices; dispatcher: TaskDispatcher; doorbell: PullDoorbell } {
+export function createServices(deps: ServiceDeps): { services: GatewayServices; dispatcher: TaskDispatcher; doorbell: PullDoorbell; hub: TaskEventHub } {
   const keys = createKeySpace(deps.redisKeyPrefix);
   const dispatcher = createTaskDispatcher(deps.redis, keys);
   const doorbell = new PullDoorbell(deps.redis, deps.subscriber, `${deps.redisKeyPrefix}:pull-doorbell`);
@@ -41,6 +50,7 @@ export function createServices(deps: ServiceDeps): { services: GatewayServices; 
     dispatchAfterCommit(deps.db, dispatcher, intents, (error: unknown) =>
       deps.log.warn({ err: error, count: intents.length }, "post-commit dispatch failed; the outbox will deliver"),
     );
+  const apiKeys = new ApiKeyService(deps.db, deps.authenticator);
   const tasks =
     deps.taskService ??
     createTaskService({
@@ -52,22 +62,47 @@ export function createServices(deps: ServiceDeps): { services: GatewayServices; 
       announceCancel: async (taskId) => {
         await deps.redis.publish(keys.cancelChannel, taskId);
       },
+      ...(deps.backlog ? { backlog: deps.backlog } : {}),
     });
+  const services: Omit<GatewayServices, "webhooks" | "realtime"> = {
+    leases: new LeaseService({ db: deps.db, doorbell, dispatch, horizonMs: deps.horizonMs, agingSeconds: deps.agingSeconds, limits: new FleetLimits(deps.redis, keys) }),
+    schedules: new ScheduleService(deps.db, dispatch, deps.horizonMs),
+    workflows: new WorkflowService({
+      db: deps.db,
+      log: deps.log,
+      horizonMs: deps.horizonMs,
+      dispatch,
+      ringPullQueues: (queueIds) => doorbell.ring(queueIds),
+      announceCancel: async (taskId) => {
+        await deps.redis.publish(keys.cancelChannel, taskId);
+      },
+    }),
+    tenants: new TenantService(deps.db),
+    apiKeys,
+    consoleUsers: new ConsoleUserService(deps.db, apiKeys),
+    deadLetters: new DeadLetterService(deps.db),
+    taskActivity: new TaskActivityService(deps.db),
+    queues: new QueueService(deps.db, {
+      allowPrivateTargets: deps.allowPrivateTargets,
+      ...(deps.resolver ? { resolver: deps.resolver } : {}),
+    }),
+    tasks,
+    metrics: deps.metrics,
+    config: { allowPrivateTargets: deps.allowPrivateTargets },
+  };
+  // One subscriber connection per process for task events (shared with the doorbell), fanned out in-process.
+  const hub = new TaskEventHub(deps.subscriber, keys, (tenantId, taskId) => tasks.get(tenantId, taskId), deps.log);
   return {
     dispatcher,
     doorbell,
+    hub,
     services: {
-      leases: new LeaseService({ db: deps.db, doorbell, dispatch, horizonMs: deps.horizonMs, agingSeconds: deps.agingSeconds }),
-      schedules: new ScheduleService(deps.db, dispatch, deps.horizonMs),
-      tenants: new TenantService(deps.db),
-      apiKeys: new ApiKeyService(deps.db, deps.authenticator),
-      queues: new QueueService(deps.db, {
+      ...services,
+      webhooks: new WebhookService(deps.db, {
         allowPrivateTargets: deps.allowPrivateTargets,
         ...(deps.resolver ? { resolver: deps.resolver } : {}),
       }),
-      tasks,
-      metrics: deps.metrics,
-      config: { allowPrivateTargets: deps.allowPrivateTargets },
+      realtime: new RealtimeService(hub, tasks, services.queues, services.workflows, deps.log),
     },
   };
 }

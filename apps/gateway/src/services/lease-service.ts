@@ -10,6 +10,7 @@ import {
   type TaskRecord,
 } from "@tasklane/db";
 import type { HeartbeatOutcome } from "@tasklane/db";
+import type { FleetLimits } from "@tasklane/queue";
 import type { PullDoorbell } from "./pull-doorbell.js";
 
 export interface LeaseArgs {
@@ -26,7 +27,17 @@ export interface LeaseServiceDeps {
   dispatch(intents: DispatchIntent[]): Promise<void>;
   horizonMs: number;
   agingSeconds: number;
+  limits: FleetLimits;
 }
+
+const sleep = (ms: number, abort?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    abort?.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve();
+    }, { once: true });
+  });
 
 /** Fallback re-check while long-polling: work that becomes due (a retry's backoff ends) rings no bell. */
 const POLL_MS = 200;
@@ -41,13 +52,23 @@ export class LeaseService {
    */
   async lease(tenantId: string, args: LeaseArgs, abort?: AbortSignal): Promise<StartedAttempt[]> {
     const deadline = Date.now() + args.waitSeconds * 1000;
+    const queue = await this.queueOf(tenantId, args.queue);
     for (;;) {
       if (abort?.aborted) return [];
-      const leases = await leaseFromPullQueue(this.deps.db, tenantId, { ...args, agingSeconds: this.deps.agingSeconds });
+      let max = args.max;
+      let rateWaitMs = 0;
+      if (queue?.rate) {
+        // The queue's start rate holds for pull leases too (shared bucket with nobody else: PULL queues have no fleet).
+        const tokens = await this.deps.limits.takeStartTokens(tenantId, queue.id, queue.rate.perSecond, queue.rate.burst, args.max);
+        max = tokens.granted;
+        rateWaitMs = tokens.waitMs;
+      }
+      const leases = max > 0 ? await leaseFromPullQueue(this.deps.db, tenantId, { ...args, max, agingSeconds: this.deps.agingSeconds }) : [];
       const left = deadline - Date.now();
       if (leases.length > 0 || left <= 0) return leases;
-      const queueId = await this.queueId(tenantId, args.queue);
-      await this.deps.doorbell.wait(queueId, Math.min(left, POLL_MS), abort);
+      // Unknown queues were refused by leaseFromPullQueue above, so queue is set here.
+      const waitMs = Math.min(left, Math.max(POLL_MS, rateWaitMs));
+      await (rateWaitMs > 0 ? sleep(waitMs, abort) : this.deps.doorbell.wait(queue?.id ?? "", waitMs, abort));
     }
   }
 
@@ -59,8 +80,9 @@ export class LeaseService {
     if (result !== undefined && jsonByteLength(result) > MAX_RESULT_BYTES) {
       throw new BadUserInputError(`result exceeds ${MAX_RESULT_BYTES} bytes`, [{ path: "result", message: `at most ${MAX_RESULT_BYTES} bytes` }]);
     }
-    const { task, dispatch } = await completeLease(this.deps.db, tenantId, taskId, token, result ?? null, this.deps.horizonMs);
+    const { task, dispatch, releasedQueueIds } = await completeLease(this.deps.db, tenantId, taskId, token, result ?? null, this.deps.horizonMs);
     await this.deps.dispatch(dispatch);
+    if (releasedQueueIds.length > 0) await this.deps.doorbell.ring(releasedQueueIds).catch(() => undefined);
     return task;
   }
 
@@ -71,8 +93,14 @@ export class LeaseService {
     return task;
   }
 
-  private async queueId(tenantId: string, name: string): Promise<string> {
-    const res = await this.deps.db.pool.query<{ id: string }>("SELECT id FROM queues WHERE tenant_id = $1 AND name = $2", [tenantId, name]);
-    return res.rows[0]?.id ?? "";
+  private async queueOf(tenantId: string, name: string): Promise<{ id: string; rate: { perSecond: number; burst: number } | null } | null> {
+    const res = await this.deps.db.pool.query<{ id: string; rate_limit_per_second: number | null; rate_limit_burst: number | null }>(
+      "SELECT id, rate_limit_per_second, rate_limit_burst FROM queues WHERE tenant_id = $1 AND name = $2",
+      [tenantId, name],
+    );
+    const row = res.rows[0];
+    if (!row) return null;
+    const perSecond = row.rate_limit_per_second;
+    return { id: row.id, rate: perSecond === null ? null : { perSecond, burst: row.rate_limit_burst ?? Math.max(1, Math.ceil(perSecond)) } };
   }
 }

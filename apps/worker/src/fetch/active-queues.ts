@@ -34,6 +34,11 @@ export class ActiveQueues {
     return out;
   }
 
+  /** Not before `until` (a rate limit or a concurrency cap); a doorbell clears it and the limit is checked again. */
+  defer(name: string, until: number): void {
+    this.emptyUntil.set(name, until);
+  }
+
   /** After an empty fetch: look again when the earliest delayed job is due. */
   async markEmpty(name: string): Promise<void> {
     const earliest = await this.redis.zrange(`${this.keys.prefix}:${name}:delayed`, "0", "0", "WITHSCORES");

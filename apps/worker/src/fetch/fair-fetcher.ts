@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { WeightedFairPicker, type FairCandidate } from "@tasklane/core";
 import { startAttemptsByIds, type StartedAttempt } from "@tasklane/db";
-import type { TaskJobData } from "@tasklane/queue";
+import { FleetLimits, type TaskJobData } from "@tasklane/queue";
 import { Worker, type Job } from "bullmq";
 import type { WorkerContext } from "../context.js";
 import { ActiveQueues } from "./active-queues.js";
@@ -9,8 +9,18 @@ import { ActiveQueues } from "./active-queues.js";
 /** Seconds a PUSH lease outlives the request timeout before the attempt is presumed dead. */
 const LEASE_GRACE_SECONDS = 15;
 const MAX_FETCH_BATCH = 50;
+/** How long a queue at its concurrency cap is left alone before asking again. */
+const CAPPED_RETRY_MS = 25;
+/** A slot is first held briefly (fetch + start); once the task's timeout is known it lives as long as the lease. */
+const FETCH_HOLD_MS = 30_000;
 const IDLE_POLL_MS = 1000;
 const WORKER_IDLE_CLOSE_MS = 60_000;
+
+interface Fetched {
+  name: string;
+  job: Job<TaskJobData>;
+  slotId: string;
+}
 
 /**
  * Pulls jobs from many tenant queues with weighted fair queueing between
@@ -22,9 +32,8 @@ const WORKER_IDLE_CLOSE_MS = 60_000;
 export class FairFetcher {
   private readonly picker = new WeightedFairPicker();
   private readonly workers = new Map<string, { worker: Worker<TaskJobData>; lastUsed: number }>();
-  private readonly runningByQueue = new Map<string, number>();
-  private readonly runningByTenant = new Map<string, number>();
   private readonly active: ActiveQueues;
+  private readonly limits: FleetLimits;
   private inFlight = 0;
   private stopped = false;
   private wake: (() => void) | undefined;
@@ -36,6 +45,7 @@ export class FairFetcher {
     private readonly run: (started: StartedAttempt) => Promise<void>,
   ) {
     this.active = new ActiveQueues(ctx.redis, ctx.keys);
+    this.limits = new FleetLimits(ctx.redis, ctx.keys);
   }
 
   start(): void {
@@ -95,21 +105,19 @@ export class FairFetcher {
     });
   }
 
-  /** Fetch up to n jobs, one fair pick at a time. */
-  private async collect(n: number): Promise<{ name: string; job: Job<TaskJobData> }[]> {
-    const out: { name: string; job: Job<TaskJobData> }[] = [];
-    const reserved = new Map<string, number>();
-    const reservedTenant = new Map<string, number>();
+  /**
+   * Fetch up to n jobs, one fair pick at a time. Before each fetch the queue's
+   * fleet-wide limits are checked in Redis (tenant and queue concurrency
+   * slots, start-rate token); a queue at a limit is skipped for a moment.
+   */
+  private async collect(n: number): Promise<Fetched[]> {
+    const out: Fetched[] = [];
     while (out.length < n) {
       const byTenant = new Map<string, { weight: number; queues: string[] }>();
       for (const name of this.active.ready(Date.now())) {
         const parsed = this.ctx.keys.parseBullQueueName(name);
         const info = parsed && this.ctx.directory.get(parsed.queueId);
         if (!parsed || !info || info.paused) continue;
-        const queueRunning = (this.runningByQueue.get(parsed.queueId) ?? 0) + (reserved.get(parsed.queueId) ?? 0);
-        if (info.concurrency !== null && queueRunning >= info.concurrency) continue;
-        const tenantRunning = (this.runningByTenant.get(info.tenantId) ?? 0) + (reservedTenant.get(info.tenantId) ?? 0);
-        if (info.tenantMaxConcurrency !== null && tenantRunning >= info.tenantMaxConcurrency) continue;
         const entry = byTenant.get(info.tenantId) ?? { weight: info.tenantWeight, queues: [] };
         entry.queues.push(name);
         byTenant.set(info.tenantId, entry);
@@ -119,16 +127,36 @@ export class FairFetcher {
       if (!tenantId) break;
       const queues = (byTenant.get(tenantId) as { queues: string[] }).queues;
       const name = queues[Math.floor(Math.random() * queues.length)] as string;
-      const job = await this.fetchOne(name);
-      if (!job) {
-        await this.active.markEmpty(name);
-        continue;
-      }
-      out.push({ name, job });
-      reserved.set(job.data.queueId, (reserved.get(job.data.queueId) ?? 0) + 1);
-      reservedTenant.set(job.data.tenantId, (reservedTenant.get(job.data.tenantId) ?? 0) + 1);
+      const fetched = await this.fetchWithinLimits(name);
+      if (fetched) out.push(fetched);
     }
     return out;
+  }
+
+  private async fetchWithinLimits(name: string): Promise<Fetched | null> {
+    const { queueId } = this.ctx.keys.parseBullQueueName(name) as { queueId: string };
+    const info = this.ctx.directory.get(queueId);
+    if (!info) return null;
+    const slot = await this.limits.acquire(info.tenantId, queueId, { tenant: info.tenantMaxConcurrency, queue: info.concurrency }, FETCH_HOLD_MS);
+    if (!slot.acquired) {
+      this.active.defer(name, Date.now() + CAPPED_RETRY_MS);
+      return null;
+    }
+    if (info.rateLimit) {
+      const waitMs = await this.limits.takeStartToken(info.tenantId, queueId, info.rateLimit.perSecond, info.rateLimit.burst);
+      if (waitMs > 0) {
+        await this.limits.release(info.tenantId, queueId, slot.slotId);
+        this.active.defer(name, Date.now() + waitMs);
+        return null;
+      }
+    }
+    const job = await this.fetchOne(name);
+    if (!job) {
+      await this.limits.release(info.tenantId, queueId, slot.slotId);
+      await this.active.markEmpty(name);
+      return null;
+    }
+    return { name, job, slotId: slot.slotId };
   }
 
   private async fetchOne(name: string): Promise<Job<TaskJobData> | undefined> {
@@ -151,26 +179,33 @@ export class FairFetcher {
     return job;
   }
 
-  private async startAll(jobs: { name: string; job: Job<TaskJobData> }[]): Promise<void> {
+  private async startAll(jobs: Fetched[]): Promise<void> {
     const started = await startAttemptsByIds(
       this.ctx.db,
       jobs.map((j) => j.job.data.taskId),
       { workerId: this.ctx.workerId, leaseMs: (timeout) => (timeout + LEASE_GRACE_SECONDS) * 1000, actor: this.ctx.workerId },
     );
+    const startedIds = new Set(started.map((a) => a.task.id));
+    // Jobs whose task was no longer runnable (cancelled, ordering key busy) give their slot back.
+    await Promise.all(
+      jobs.filter((j) => !startedIds.has(j.job.data.taskId)).map((j) => this.limits.release(j.job.data.tenantId, j.job.data.queueId, j.slotId)),
+    );
+    const slotOf = new Map(jobs.map((j) => [j.job.data.taskId, j.slotId]));
     for (const attempt of started) {
       this.inFlight++;
-      this.bump(attempt.task.queueId, attempt.task.tenantId, 1);
-      void this.run(attempt).finally(() => {
-        this.inFlight--;
-        this.bump(attempt.task.queueId, attempt.task.tenantId, -1);
-        this.wake?.();
-      });
+      const slotId = slotOf.get(attempt.task.id) ?? "";
+      void this.limits
+        .extend(attempt.task.tenantId, attempt.task.queueId, slotId, (attempt.task.timeoutSeconds + LEASE_GRACE_SECONDS) * 1000)
+        // Without Redis the slot just keeps its short expiry; the attempt still runs.
+        .catch(() => undefined)
+        .then(() => this.run(attempt))
+        .finally(() => this.limits.release(attempt.task.tenantId, attempt.task.queueId, slotId))
+        .catch((error: unknown) => this.ctx.log.warn({ err: error }, "could not release a concurrency slot; it expires with the lease"))
+        .finally(() => {
+          this.inFlight--;
+          this.wake?.();
+        });
     }
-  }
-
-  private bump(queueId: string, tenantId: string, delta: number): void {
-    this.runningByQueue.set(queueId, (this.runningByQueue.get(queueId) ?? 0) + delta);
-    this.runningByTenant.set(tenantId, (this.runningByTenant.get(tenantId) ?? 0) + delta);
   }
 
   private closeIdleWorkers(now: number): void {

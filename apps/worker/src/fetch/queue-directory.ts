@@ -7,6 +7,8 @@ export interface PushQueueInfo {
   endpointUrl: string;
   paused: boolean;
   concurrency: number | null;
+  /** Token bucket on starts; null = unlimited. */
+  rateLimit: { perSecond: number; burst: number } | null;
   tenantWeight: number;
   tenantMaxConcurrency: number | null;
   signingSecrets: string[];
@@ -40,9 +42,15 @@ export class QueueDirectory {
   }
 
   async refresh(): Promise<void> {
+    // PULL attempts count against the tenant's maxConcurrency too; the fleet
+    // leaves room for those running now (refreshed every second).
     const res = await this.db.pool.query(
-      `SELECT q.id, q.tenant_id, q.endpoint_url, q.paused, q.concurrency, t.weight, t.max_concurrency,
-              t.signing_secret, t.previous_signing_secret, (t.previous_secret_expires_at > now()) AS previous_valid
+      `SELECT q.id, q.tenant_id, q.endpoint_url, q.paused, q.concurrency, q.rate_limit_per_second, q.rate_limit_burst,
+              t.weight, t.max_concurrency, t.signing_secret, t.previous_signing_secret,
+              (t.previous_secret_expires_at > now()) AS previous_valid,
+              CASE WHEN t.max_concurrency IS NULL THEN 0 ELSE (
+                SELECT count(*) FROM tasks r JOIN queues rq ON rq.id = r.queue_id
+                WHERE r.tenant_id = t.id AND r.status = 'RUNNING' AND rq.mode = 'PULL') END AS pull_running
        FROM queues q JOIN tenants t ON t.id = q.tenant_id WHERE q.mode = 'PUSH'`,
     );
     const next = new Map<string, PushQueueInfo>();
@@ -55,8 +63,12 @@ export class QueueDirectory {
         endpointUrl: r.endpoint_url as string,
         paused: r.paused as boolean,
         concurrency: (r.concurrency as number | null) ?? null,
+        rateLimit:
+          r.rate_limit_per_second == null
+            ? null
+            : { perSecond: r.rate_limit_per_second as number, burst: (r.rate_limit_burst as number | null) ?? Math.max(1, Math.ceil(r.rate_limit_per_second as number)) },
         tenantWeight: r.weight as number,
-        tenantMaxConcurrency: (r.max_concurrency as number | null) ?? null,
+        tenantMaxConcurrency: r.max_concurrency == null ? null : Math.max(0, (r.max_concurrency as number) - Number(r.pull_running)),
         signingSecrets: secrets,
       });
     }

@@ -8,6 +8,8 @@ export interface PushTarget {
   type: string;
   payload: unknown;
   attempt: number;
+  /** Workflow tasks: each parent's result by workflow key, sent as the body's `parents`. */
+  parents?: Record<string, unknown>;
   endpointUrl: string;
   timeoutSeconds: number;
   /** Current tenant secret first; the previous one too while a rotation is in its grace period. */
@@ -38,7 +40,13 @@ function parseResult(text: string): unknown {
 export async function executePush(target: PushTarget, agent: Agent, allowPrivate: boolean, cancel: AbortSignal): Promise<PushOutcome> {
   const check = checkOutboundUrl(target.endpointUrl, { allowPrivate });
   if (!check.ok) return { kind: "failed", retryable: false, timedOut: false, error: `Endpoint refused: ${check.reason}` };
-  const body = buildPushBody({ taskId: target.taskId, type: target.type, payload: target.payload, attempt: target.attempt });
+  const body = buildPushBody({
+    taskId: target.taskId,
+    type: target.type,
+    payload: target.payload,
+    attempt: target.attempt,
+    ...(target.parents !== undefined ? { parents: target.parents } : {}),
+  });
   const timestamp = Math.floor(Date.now() / 1000);
   const headers = {
     "content-type": "application/json",

@@ -7,12 +7,12 @@ import {
   isWellFormedId,
   parseLeaseToken,
 } from "@tasklane/core";
-import type { Database } from "../database.js";
+import { withTransaction, type Database } from "../database.js";
 import type { DispatchIntent } from "../outbox/dispatch-intent.js";
 import type { TaskRecord } from "../tasks/task-record.js";
 import { completeAttempts, failAttempt } from "../transitions/finish-attempts.js";
 import { extendLease, type HeartbeatOutcome } from "../transitions/heartbeat.js";
-import { startAttemptsFromQueue, type StartedAttempt } from "../transitions/start-attempts.js";
+import { startAttemptsFromQueue, startAttemptsFromQueueIn, type StartedAttempt } from "../transitions/start-attempts.js";
 
 export interface LeaseRequest {
   queue: string;
@@ -22,16 +22,42 @@ export interface LeaseRequest {
   agingSeconds: number;
 }
 
-/** Leases up to `max` runnable tasks of one of the tenant's PULL queues; empty when none is runnable now. */
+/**
+ * Leases up to `max` runnable tasks of one of the tenant's PULL queues; empty
+ * when none is runnable now. The queue's concurrency and the tenant's
+ * maxConcurrency (RUNNING tasks of every mode, the same number Tenant.usage
+ * reports) hold exactly: with a limit set, leases of that queue/tenant take
+ * the row lock first and count under it, so concurrent leases cannot overshoot.
+ */
 export async function leaseFromPullQueue(db: Database, tenantId: string, req: LeaseRequest): Promise<StartedAttempt[]> {
-  const queue = await db.pool.query<{ id: string; mode: string }>("SELECT id, mode FROM queues WHERE tenant_id = $1 AND name = $2", [tenantId, req.queue]);
+  const queue = await db.pool.query<{ id: string; mode: string; concurrency: number | null; max_concurrency: number | null }>(
+    `SELECT q.id, q.mode, q.concurrency, t.max_concurrency FROM queues q JOIN tenants t ON t.id = q.tenant_id
+     WHERE q.tenant_id = $1 AND q.name = $2`,
+    [tenantId, req.queue],
+  );
   const row = queue.rows[0];
   if (!row) throw new NotFoundError("Queue", req.queue);
   if (row.mode !== "PULL") throw new BadUserInputError(`Queue "${req.queue}" is a PUSH queue; only PULL queues are leased`);
-  return startAttemptsFromQueue(db, row.id, req.max, req.agingSeconds, {
-    workerId: req.workerId,
-    leaseMs: req.leaseSeconds * 1000,
-    actor: `worker:${req.workerId}`,
+  const options = { workerId: req.workerId, leaseMs: req.leaseSeconds * 1000, actor: `worker:${req.workerId}` };
+  if (row.concurrency === null && row.max_concurrency === null) {
+    return startAttemptsFromQueue(db, row.id, req.max, req.agingSeconds, options);
+  }
+  return withTransaction(db.pool, async (client) => {
+    let allowed = req.max;
+    if (row.max_concurrency !== null) {
+      const t = await client.query("SELECT max_concurrency FROM tenants WHERE id = $1 FOR UPDATE", [tenantId]);
+      const running = await client.query("SELECT count(*)::int AS n FROM tasks WHERE tenant_id = $1 AND status = 'RUNNING'", [tenantId]);
+      const limit = t.rows[0]?.max_concurrency as number | null;
+      if (limit !== null && limit !== undefined) allowed = Math.min(allowed, limit - (running.rows[0].n as number));
+    }
+    if (row.concurrency !== null) {
+      const q = await client.query("SELECT concurrency FROM queues WHERE id = $1 FOR UPDATE", [row.id]);
+      const running = await client.query("SELECT count(*)::int AS n FROM tasks WHERE queue_id = $1 AND status = 'RUNNING'", [row.id]);
+      const limit = q.rows[0]?.concurrency as number | null;
+      if (limit !== null && limit !== undefined) allowed = Math.min(allowed, limit - (running.rows[0].n as number));
+    }
+    if (allowed <= 0) return [];
+    return startAttemptsFromQueueIn(client, row.id, allowed, req.agingSeconds, options);
   });
 }
 
@@ -75,13 +101,14 @@ export async function completeLease(
   token: string,
   result: unknown,
   horizonMs: number,
-): Promise<{ task: TaskRecord; dispatch: DispatchIntent[] }> {
+): Promise<{ task: TaskRecord; dispatch: DispatchIntent[]; releasedQueueIds: string[] }> {
   assertTaskId(taskId);
   await currentLease(db, tenantId, taskId, token);
   const done = await completeAttempts(db, [{ taskId, leaseGeneration: generationOf(token), result }], `tenant:${tenantId}`, horizonMs);
   const task = done.accepted[0];
   if (!task) throw new StaleLeaseError();
-  return { task, dispatch: done.dispatch };
+  // Workflow children it released: PULL long-polls of their queues can be woken.
+  return { task, dispatch: done.dispatch, releasedQueueIds: done.workflows.releasedQueueIds };
 }
 
 export async function failLease(

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import type pg from "pg";
 import { withTransaction, type Database } from "../database.js";
 import { mapTaskRow, taskColumnsOf, type TaskRecord } from "../tasks/task-record.js";
 import { eventInsert } from "./sql-fragments.js";
@@ -7,6 +8,8 @@ export interface StartedAttempt {
   task: TaskRecord;
   leaseToken: string;
   leaseExpiresAt: Date;
+  /** Workflow tasks only: each parent's result by workflow key (`{}` for a root), for the PUSH body and the lease. */
+  parents?: Record<string, unknown>;
 }
 
 export interface StartOptions {
@@ -41,8 +44,18 @@ function startSql(candidates: string): string {
       SELECT id, tenant_id, attempts, worker_id, lease_token, now() FROM upd
     ),
     ev AS (${eventInsert("upd", "$ACTOR")})
-    SELECT ${taskColumnsOf("u")} FROM upd u JOIN queues q ON q.id = u.queue_id`;
+    SELECT ${taskColumnsOf("u")}, ${PARENT_RESULTS} FROM upd u JOIN queues q ON q.id = u.queue_id`;
 }
+
+/**
+ * A workflow task starts with its parents' results in hand (they all
+ * succeeded before it was released), read in the starting statement so the
+ * hot path keeps one round trip; for other tasks it is NULL at no cost.
+ */
+const PARENT_RESULTS = `CASE WHEN u.workflow_id IS NULL THEN NULL ELSE COALESCE((
+    SELECT jsonb_object_agg(e.parent_key, p.result) FROM workflow_edges e
+    JOIN tasks p ON p.workflow_id = e.workflow_id AND p.workflow_key = e.parent_key
+    WHERE e.workflow_id = u.workflow_id AND e.child_key = u.workflow_key), '{}'::jsonb) END AS parents`;
 
 const RUNNABLE = `t.status IN ('QUEUED', 'SCHEDULED', 'RETRYING') AND t.run_at <= now()
   AND NOT EXISTS (SELECT 1 FROM queues pq WHERE pq.id = t.queue_id AND pq.paused)
@@ -53,7 +66,8 @@ const RUNNABLE = `t.status IN ('QUEUED', 'SCHEDULED', 'RETRYING') AND t.run_at <
 function mapStarted(rows: Record<string, unknown>[]): StartedAttempt[] {
   return rows.map((row) => {
     const task = mapTaskRow(row);
-    return { task, leaseToken: task.leaseToken as string, leaseExpiresAt: task.leaseExpiresAt as Date };
+    const parents = row.parents as Record<string, unknown> | null;
+    return { task, leaseToken: task.leaseToken as string, leaseExpiresAt: task.leaseExpiresAt as Date, ...(parents !== null ? { parents } : {}) };
   });
 }
 
@@ -92,15 +106,27 @@ export async function startAttemptsFromQueue(
   agingSeconds: number,
   options: StartOptions,
 ): Promise<StartedAttempt[]> {
-  return withTransaction(db.pool, async (client) => {
+  return withTransaction(db.pool, (client) => startAttemptsFromQueueIn(client, queueId, max, agingSeconds, options));
+}
+
+/** startAttemptsFromQueue inside the caller's transaction (which may hold limit locks). */
+export async function startAttemptsFromQueueIn(
+  client: pg.PoolClient,
+  queueId: string,
+  max: number,
+  agingSeconds: number,
+  options: StartOptions,
+): Promise<StartedAttempt[]> {
+  {
     const sql = startSql(
       `SELECT p.id, p.from_status, ($6::text[])[row_number() OVER ()] AS rand, p.lease_ms FROM (
          SELECT t.id, t.status AS from_status,
            (CASE WHEN $7::float8 > 0 THEN $7::float8 ELSE LEAST(t.timeout_seconds * 1000, 3600000) END) AS lease_ms
          FROM tasks t
          WHERE t.queue_id = $1 AND ${RUNNABLE}
-         ORDER BY (CASE t.priority WHEN 'HIGH' THEN 1 WHEN 'NORMAL' THEN 2 ELSE 3 END)
-                  - (CASE WHEN t.run_at < now() - $3 * interval '1 second' THEN 1 ELSE 0 END), t.run_at, t.id
+         -- Aging: each PRIORITY_AGING_SECONDS of waiting counts one lane higher (LOW reaches HIGH after two).
+         ORDER BY GREATEST(1, (CASE t.priority WHEN 'HIGH' THEN 1 WHEN 'NORMAL' THEN 2 ELSE 3 END)
+                  - floor(extract(epoch FROM now() - t.run_at) / $3::float8)), t.run_at, t.id
          LIMIT $2 FOR UPDATE OF t SKIP LOCKED) p`,
     )
       .replace("$WORKER", "$4")
@@ -109,5 +135,5 @@ export async function startAttemptsFromQueue(
     const rands = Array.from({ length: max }, randomPart);
     const res = await client.query(sql, [queueId, max, agingSeconds, options.workerId, options.actor, rands, fixedLease]);
     return mapStarted(res.rows);
-  });
+  }
 }
