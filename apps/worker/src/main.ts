@@ -8,7 +8,7 @@ import type { WorkerContext } from "./context.js";
 import { FairFetcher } from "./fetch/fair-fetcher.js";
 import { QueueDirectory } from "./fetch/queue-directory.js";
 import { createWorkerMetrics } from "./metrics.js";
-import { createOutboundAgent } from "./push/outbound-agent.js";
+import { createOutboundAgent } from "@tasklane/outbound";
 import { runAttempt } from "./task-runner.js";
 
 const env = loadEnv(workerEnvSchema);
@@ -35,7 +35,7 @@ const ctx: WorkerContext = {
   dispatcher,
   directory,
   completions: new CompletionBatcher(db, workerId, fastDispatch, horizonMs),
-  agent: createOutboundAgent(env.ALLOW_PRIVATE_TARGETS),
+  agent: createOutboundAgent(env.ALLOW_PRIVATE_TARGETS, 10_000, 256),
   log,
   horizonMs,
   metrics: createWorkerMetrics(),

@@ -1,8 +1,7 @@
 import { checkOutboundUrl, parseRetryAfter, signatureHeaders } from "@tasklane/core";
 import type { ClaimedDelivery } from "@tasklane/db";
 import { request, type Agent } from "undici";
-import { PrivateTargetError } from "./outbound-agent.js";
-import { readCappedBody } from "./read-capped-body.js";
+import { PrivateTargetError, readCappedBody } from "@tasklane/outbound";
 
 /** What one POST came to, before any retry decision. */
 export type SendResult =

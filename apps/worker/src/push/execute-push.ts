@@ -1,7 +1,6 @@
 import { MAX_RESULT_BYTES, buildPushBody, checkOutboundUrl, classifyHttpStatus, parseRetryAfter, signatureHeaders } from "@tasklane/core";
 import { request, type Agent } from "undici";
-import { BodyTooLargeError, readBoundedBody } from "./read-bounded-body.js";
-import { PrivateTargetError } from "./outbound-agent.js";
+import { BodyTooLargeError, PrivateTargetError, readBoundedBody } from "@tasklane/outbound";
 
 export interface PushTarget {
   taskId: string;

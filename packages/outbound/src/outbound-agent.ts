@@ -1,7 +1,3 @@
-/**
- * A small copy of apps/worker/src/push/outbound-agent.ts (apps do not import
- * each other; the two are meant to move into a shared package together).
- */
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import type { LookupFunction } from "node:net";
 import { isPrivateAddress } from "@tasklane/core";
@@ -37,7 +33,10 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
   };
 }
 
-/** One connection pool for every delivery; undici's request() never follows redirects. */
+/**
+ * One connection pool for outbound calls (PUSH attempts, webhook deliveries);
+ * undici's request() never follows redirects.
+ */
 export function createOutboundAgent(allowPrivate: boolean, connectTimeoutMs: number, connections = 64): Agent {
   return new Agent({
     connections,

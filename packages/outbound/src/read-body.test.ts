@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { readCappedBody } from "./read-capped-body.js";
+import { readCappedBody } from "./read-body.js";
 
 describe("readCappedBody", () => {
   it("returns a small body whole", async () => {

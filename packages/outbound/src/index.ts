@@ -1,0 +1,2 @@
+export * from "./outbound-agent.js";
+export * from "./read-body.js";
