@@ -13,7 +13,7 @@ export default defineConfig({
         resolve: { alias: graphqlAlias },
         test: {
           name: "unit",
-          include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts"],
+          include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts", "apps/console/lib/**/*.test.ts"],
           environment: "node",
           // Unit tests first; integration files (real processes, databases) after.
           sequence: { groupOrder: 0 },

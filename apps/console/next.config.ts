@@ -9,6 +9,10 @@ const nextConfig: NextConfig = {
   turbopack: { root: monorepoRoot },
   outputFileTracingRoot: monorepoRoot,
   poweredByHeader: false,
+  // Loaded by Node at run time rather than bundled: @tasklane/core is the
+  // workspace's own ESM package (cron maths for the schedule preview), and ws
+  // has optional native add-ons a bundler cannot resolve.
+  serverExternalPackages: ["@tasklane/core", "ws", "graphql-ws"],
 };
 
 export default nextConfig;

@@ -195,8 +195,8 @@ describe("notifier delivery", () => {
 
   it("serves /metrics with deliveries by outcome", async () => {
     const text = await (await fetch(`${metricsUrl}/metrics`)).text();
-    expect(text).toMatch(/tasklane_notifier_deliveries_total\{outcome="delivered"\} \d+/);
-    expect(text).toMatch(/tasklane_notifier_deliveries_total\{outcome="gone"\} 1/);
-    expect(text).toMatch(/tasklane_notifier_deliveries_total\{outcome="retry"\} \d+/);
+    expect(text).toMatch(/tasklane_notifier_deliveries_total\{outcome="delivered",app="notifier"\} \d+/);
+    expect(text).toMatch(/tasklane_notifier_deliveries_total\{outcome="gone",app="notifier"\} 1/);
+    expect(text).toMatch(/tasklane_notifier_deliveries_total\{outcome="retry",app="notifier"\} \d+/);
   });
 });

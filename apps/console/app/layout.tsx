@@ -1,17 +1,18 @@
-import type { Metadata } from "next";
+import type { Metadata, Viewport } from "next";
 import type { ReactNode } from "react";
+import "./globals.css";
 
 export const metadata: Metadata = {
-  title: "Tasklane console",
-  description: "See and steer Tasklane tenants, queues and tasks.",
+  title: { default: "Tasklane console", template: "%s · Tasklane" },
+  description: "See and steer your Tasklane tasks, queues, schedules, workflows and webhooks.",
 };
+
+export const viewport: Viewport = { width: "device-width", initialScale: 1 };
 
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
-      <body style={{ fontFamily: "system-ui, sans-serif", margin: "3rem auto", maxWidth: "40rem", lineHeight: 1.5 }}>
-        {children}
-      </body>
+      <body>{children}</body>
     </html>
   );
 }

@@ -1,4 +1,4 @@
-// Runs `next start` on 127.0.0.1:$CONSOLE_PORT (default 3000).
+// Runs `next start` on $CONSOLE_HOST:$CONSOLE_PORT (default 127.0.0.1:3000).
 // A node script rather than `next start -p ${CONSOLE_PORT:-3000}` so the
 // default does not depend on the shell npm happens to use, and so the
 // next-auth settings below are filled in before Next reads them.
@@ -8,6 +8,8 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const port = process.env.CONSOLE_PORT || "3000";
+// Loopback by default (the console sits next to the gateway); containers set 0.0.0.0 so probes and Services reach it.
+const host = process.env.CONSOLE_HOST || "127.0.0.1";
 process.env.NEXT_TELEMETRY_DISABLED = "1";
 
 // next-auth refuses to run in production without a secret. Never commit one:
@@ -23,5 +25,5 @@ const appDir = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 // Run Next's own CLI in this process (no extra child to keep alive): signals
 // reach Next directly and it shuts down on SIGINT/SIGTERM by itself.
-process.argv = [process.argv[0] ?? process.execPath, nextBin, "start", appDir, "-p", port, "-H", "127.0.0.1"];
+process.argv = [process.argv[0] ?? process.execPath, nextBin, "start", appDir, "-p", port, "-H", host];
 await import(pathToFileURL(nextBin).href);

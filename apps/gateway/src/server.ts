@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { expressMiddleware } from "@as-integrations/express5";
 import type { GatewayEnv } from "@tasklane/config";
 import { createDatabase, type Database } from "@tasklane/db";
-import { createRedis } from "@tasklane/queue";
+import { ApiTokenBuckets, createKeySpace, createRedis } from "@tasklane/queue";
 import express from "express";
 import type { Redis } from "ioredis";
 import { ApiKeyAuthenticator } from "./auth/api-key-authenticator.js";
@@ -21,6 +21,9 @@ import { attachWebSockets } from "./graphql/ws.js";
 import { MAX_BODY, graphqlRequestGuard, httpErrorHandler } from "./http/graphql-guards.js";
 import { healthHandler, livenessHandler, metricsHandler } from "./http/health.js";
 import { requestScope } from "./http/request-scope.js";
+import { ApiRateLimit, operationCount } from "./limits/api-rate-limit.js";
+import { BacklogGuard } from "./limits/backlog-guard.js";
+import { TenantLimitsCache } from "./limits/tenant-limits-cache.js";
 import { createLogger, type Logger } from "./observability/logger.js";
 import { createMetrics } from "./observability/metrics.js";
 import type { HostResolver } from "./services/outbound-url.js";
@@ -55,11 +58,19 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
   redis.on("error", (error: unknown) => log.warn({ err: error }, "redis connection error"));
 
   const metrics = createMetrics();
+  const backlog = new BacklogGuard(db, env.GLOBAL_MAX_PENDING_TASKS, log);
+  const apiRateLimit = new ApiRateLimit({
+    buckets: new ApiTokenBuckets(redis, createKeySpace(env.REDIS_KEY_PREFIX)),
+    limits: new TenantLimitsCache(db),
+    redis,
+    metrics,
+    log,
+  });
   const apiKeys = new ApiKeyAuthenticator(db, log);
   // Pub/sub needs its own connection; it is always the server's own, even when tests share `redis`.
   const subscriber = createRedis(env.REDIS_URL, "tasklane-gateway-sub");
   subscriber.on("error", (error: unknown) => log.warn({ err: error }, "redis subscriber error"));
-  const { services, dispatcher, doorbell } = createServices({
+  const { services, dispatcher, doorbell, hub } = createServices({
     db,
     redis,
     subscriber,
@@ -70,6 +81,7 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
     metrics,
     authenticator: apiKeys,
     allowPrivateTargets: env.ALLOW_PRIVATE_TARGETS,
+    backlog,
     ...(deps.taskService ? { taskService: deps.taskService } : {}),
     ...(deps.resolver ? { resolver: deps.resolver } : {}),
   });
@@ -107,7 +119,10 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
         res.on("close", () => {
           if (!res.writableFinished) gone.abort();
         });
-        return contextFor(req.headers.authorization, { requestId: String(res.locals.requestId), log: res.locals.log as Logger, signal: gone.signal });
+        const context = await contextFor(req.headers.authorization, { requestId: String(res.locals.requestId), log: res.locals.log as Logger, signal: gone.signal });
+        // Before anything runs: a refused request (429, or 400 for a batch above the burst) did nothing.
+        await apiRateLimit.admit(context.principal, operationCount(req.body));
+        return context;
       },
     }),
   );
@@ -127,13 +142,16 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
   const host = env.HOST === "0.0.0.0" || env.HOST === "::" ? "127.0.0.1" : env.HOST;
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${address.port}/graphql`;
   log.info({ url }, "gateway listening");
+  backlog.start();
 
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
       // Apollo's drain plugins stop accepting, let in-flight requests finish, and close sockets.
       await apollo.stop();
+      await backlog.close();
       await dispatcher.close();
+      hub.close();
       doorbell.close();
       // quit() waits for a connection that may never come (Redis down): only a ready client gets a polite QUIT.
       if (!deps.redis) {

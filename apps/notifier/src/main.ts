@@ -1,11 +1,11 @@
-import type { Server } from "node:http";
 import { createLogger, loadEnv, notifierEnvSchema, startPeriodic } from "@tasklane/config";
 import { createDatabase, fanOutNotifications, NOTIFY_BATCH_SIZE, prepareDatabase } from "@tasklane/db";
+import { dependencyProbe, startOpsServer } from "@tasklane/observability";
 import { createDeliveryTick, REQUEST_TIMEOUT_MS } from "./delivery/delivery-loop.js";
 import { InFlight } from "./delivery/in-flight.js";
-import { createOutboundAgent } from "./delivery/outbound-agent.js";
-import { startOpsServer } from "./http-server.js";
+import { createOutboundAgent } from "@tasklane/outbound";
 import { createMetrics } from "./metrics.js";
+import { startRelay } from "./relay/start-relay.js";
 
 const env = loadEnv(notifierEnvSchema);
 const log = createLogger("notifier", env.LOG_LEVEL).child({ pid: process.pid });
@@ -45,13 +45,14 @@ const fanOut = startPeriodic(
   onError("fan-out"),
 );
 
-let ops: Server | undefined;
-if (env.METRICS_PORT !== undefined) {
-  ops = await startOpsServer(env.METRICS_PORT, metrics.registry, async () => {
-    await db.pool.query("SELECT 1");
-    return true;
-  });
-}
+// Task events to Redis pub/sub for GraphQL subscriptions; one notifier relays, the others stand by.
+const relay = startRelay(env, log, metrics.registry);
+
+// The notifier needs only Postgres: deliveries are claimed from tables, never from Redis.
+const ops =
+  env.METRICS_PORT === undefined
+    ? undefined
+    : await startOpsServer({ port: env.METRICS_PORT, registry: metrics.registry, ready: dependencyProbe({ postgres: () => db.pool.query("SELECT 1") }) });
 log.info(
   { concurrency: env.NOTIFIER_CONCURRENCY, retrySchedule: env.WEBHOOK_RETRY_SCHEDULE, metricsPort: env.METRICS_PORT },
   "notifier started",
@@ -64,9 +65,10 @@ async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   log.info({ signal, inFlight: inFlight.size }, "notifier draining: no new claims");
-  await Promise.all([fanOut.stop(), delivery.stop()]);
+  ops?.markDraining();
+  await Promise.all([fanOut.stop(), delivery.stop(), relay.stop()]);
   const abandoned = await inFlight.drain(SHUTDOWN_GRACE_MS);
-  ops?.close();
+  await ops?.close();
   // destroy, not close: close would wait for any request still hanging after the grace period.
   await agent.destroy().catch(() => undefined);
   await db.close().catch(() => undefined);

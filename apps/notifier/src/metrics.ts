@@ -15,6 +15,7 @@ export interface NotifierMetrics {
 /** A registry of our own, so tests and multiple instances in one process never collide on the global one. */
 export function createMetrics(inFlight: () => number): NotifierMetrics {
   const registry = new Registry();
+  registry.setDefaultLabels({ app: "notifier" });
   collectDefaultMetrics({ register: registry });
   new Gauge({
     name: "tasklane_notifier_deliveries_in_flight",

@@ -2,6 +2,7 @@ import type { Logger, SchedulerEnv } from "@tasklane/config";
 import type { Database } from "@tasklane/db";
 import type { KeySpace, TaskDispatcher } from "@tasklane/queue";
 import type { Redis } from "ioredis";
+import type { SchedulerMetrics } from "./metrics.js";
 
 /** What every scheduler loop shares. */
 export interface SchedulerContext {
@@ -12,4 +13,5 @@ export interface SchedulerContext {
   dispatcher: TaskDispatcher;
   log: Logger;
   horizonMs: number;
+  metrics: SchedulerMetrics;
 }

@@ -38,7 +38,12 @@ export async function runAttempt(ctx: WorkerContext, started: StartedAttempt, ca
   const log = ctx.log.child({ taskId: task.id, tenantId: task.tenantId, attempt: task.attempts });
   switch (outcome.kind) {
     case "succeeded": {
-      const accepted = await ctx.completions.complete({ taskId: task.id, leaseGeneration: task.leaseGeneration, result: outcome.result });
+      const accepted = await ctx.completions.complete({
+        taskId: task.id,
+        leaseGeneration: task.leaseGeneration,
+        result: outcome.result,
+        workflowId: task.workflowId,
+      });
       ctx.metrics.outcomes.inc({ outcome: accepted ? "succeeded" : "stale" });
       log.debug({ ms: Date.now() - startedAt, accepted }, "attempt succeeded");
       return;

@@ -46,6 +46,11 @@ export const schedulerEnvSchema = baseEnvSchema.extend({
   /** How late a cron occurrence may fire and still count as on time rather than missed. */
   SCHEDULE_MISFIRE_GRACE_SECONDS: z.coerce.number().min(0).default(30),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /**
+   * Adds tenant and queue labels to the queue-depth gauges. Off by default:
+   * series grow with tenants × queues, which only small deployments can afford.
+   */
+  METRICS_TENANT_LABELS: booleanFlag("0"),
 });
 
 export const workerEnvSchema = baseEnvSchema.extend({

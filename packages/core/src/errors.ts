@@ -100,8 +100,9 @@ export class RateLimitedError extends UserError {
 }
 
 export class QuotaExceededError extends UserError {
-  constructor(message: string) {
-    super(ErrorCode.QUOTA_EXCEEDED, message);
+  /** `extensions` says which quota (e.g. { quota: "dailyTaskQuota", limit: 100 }) so clients need not parse the message. */
+  constructor(message: string, extensions: Record<string, unknown> = {}) {
+    super(ErrorCode.QUOTA_EXCEEDED, message, extensions);
   }
 }
 

@@ -14,3 +14,4 @@ export * from "./statuses.js";
 export * from "./task-state-machine.js";
 export * from "./fairness.js";
 export * from "./cron/index.js";
+export * from "./workflow/index.js";

@@ -49,3 +49,15 @@ export const MAX_LEASE_BATCH = 100;
 export const MAX_WAIT_SECONDS = 20;
 /** Every tenant starts with a PULL queue of this name (contract convention). */
 export const DEFAULT_QUEUE_NAME = "default";
+/**
+ * Most tasks in one workflow. Every task of a workflow is written in the
+ * submitting transaction, so this bounds that transaction (2,000 rows plus
+ * their edges commit in well under a second) as well as the graph checks.
+ */
+export const MAX_WORKFLOW_TASKS = 2000;
+/** Most dependency edges in one workflow: a fan-in of every task into one join still fits. */
+export const MAX_WORKFLOW_EDGES = 20_000;
+/** Workflow task keys: safe in logs, URLs and JSON object keys (`parents`). */
+export const WORKFLOW_KEY_PATTERN = /^[A-Za-z0-9_.:-]{1,100}$/;
+/** Live webhook endpoints per tenant: each terminal event fans out to all of them, so the count bounds that work. */
+export const MAX_WEBHOOKS_PER_TENANT = 50;

@@ -19,11 +19,11 @@ describe("TRANSITIONS table", () => {
     for (const s of rule.from) expect(rule.to).not.toContain(s);
   });
 
-  it("terminal statuses have no way out except DEAD -> QUEUED by redrive", () => {
+  it("terminal statuses have no way out except a dead task's redrive or discard", () => {
     const exits = RULES.flatMap(([name, rule]) =>
       rule.from.filter((s) => TERMINAL_TASK_STATUSES.includes(s)).flatMap((from) => rule.to.map((to) => `${name}:${from}->${to}`)),
     );
-    expect(exits).toEqual(["redrive:DEAD->QUEUED"]);
+    expect(exits).toEqual(["redrive:DEAD->QUEUED", "discard:DEAD->CANCELLED"]);
   });
 
   it("every status is reachable and every non-terminal status can reach a terminal one", () => {

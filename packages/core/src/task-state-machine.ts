@@ -22,6 +22,8 @@ export const TaskTransition = {
   cancel: "cancel",
   /** An operator sends a dead task back with a fresh attempt budget. */
   redrive: "redrive",
+  /** The tenant gives up on a dead task: it leaves the dead-letter queue, its history stays. */
+  discard: "discard",
   /** All workflow dependencies succeeded. */
   release: "release",
   /** Not run: upstream failure or a schedule misfire/overlap policy. */
@@ -47,6 +49,7 @@ export const TRANSITIONS: Readonly<Record<TaskTransition, TransitionRule>> = {
   retryDue: { from: [S.RETRYING], to: [S.QUEUED] },
   cancel: { from: [S.SCHEDULED, S.QUEUED, S.RETRYING, S.BLOCKED, S.RUNNING], to: [S.CANCELLED] },
   redrive: { from: [S.DEAD], to: [S.QUEUED] },
+  discard: { from: [S.DEAD], to: [S.CANCELLED] },
   release: { from: [S.BLOCKED], to: [S.QUEUED] },
   skip: { from: [S.BLOCKED, S.SCHEDULED, S.QUEUED], to: [S.SKIPPED] },
   leaseExpired: { from: [S.RUNNING], to: [S.QUEUED, S.RETRYING, S.DEAD] },

@@ -18,10 +18,14 @@ export interface KeySpace {
   readonly doorbellChannel: string;
   /** Pub/sub: a running task was cancelled (message = task id). */
   readonly cancelChannel: string;
+  /** Pub/sub: one tenant's task events (task-events.ts); never carries another tenant's. */
+  eventsChannel(tenantId: string): string;
   /** Written once by the reconciler; its absence means Redis lost its data. */
   readonly epochKey: string;
   /** BullMQ's job hash key, to check existence cheaply. */
   jobKey(bullQueueName: string, jobId: string): string;
+  /** The gateway's API token bucket of one tenant (scripts/token-bucket.lua). */
+  apiBucket(tenantId: string): string;
 }
 
 export function createKeySpace(prefix: string): KeySpace {
@@ -35,8 +39,10 @@ export function createKeySpace(prefix: string): KeySpace {
     activeQueues: `${prefix}:active-queues`,
     doorbellChannel: `${prefix}:doorbell`,
     cancelChannel: `${prefix}:cancel`,
+    eventsChannel: (tenantId) => `${prefix}:events:${tenantId}`,
     epochKey: `${prefix}:epoch`,
     jobKey: (bullQueueName, jobId) => `${prefix}:${bullQueueName}:${jobId}`,
+    apiBucket: (tenantId) => `${prefix}:{${tenantId}}:api-bucket`,
   };
 }
 

@@ -25,6 +25,8 @@ interface KeyRow {
   secretHash: string;
   scopes: string[];
   revoked: boolean;
+  /** Epoch ms after which the key stops working (console session keys); null = never. */
+  expiresAt: number | null;
 }
 
 interface CacheEntry {
@@ -50,6 +52,7 @@ export class ApiKeyAuthenticator {
     // Hash and compare even when the row is missing, so an unknown prefix costs the same as a wrong secret.
     const matches = safeEqualHex(hashSecret(secret), row?.secretHash ?? "00".repeat(32));
     if (row === null || row.revoked || !matches) return null;
+    if (row.expiresAt !== null && row.expiresAt <= this.now()) return null;
     this.#touch(row.id);
     return { kind: "tenant", tenantId: row.tenantId, apiKeyId: row.id, scopes: knownScopes(row.scopes) };
   }
@@ -65,12 +68,19 @@ export class ApiKeyAuthenticator {
     if (cached !== undefined && cached.expiresAt > now) return cached.row;
     const found = await this.db.prisma.apiKey.findUnique({
       where: { prefix },
-      select: { id: true, tenantId: true, secretHash: true, scopes: true, revokedAt: true },
+      select: { id: true, tenantId: true, secretHash: true, scopes: true, revokedAt: true, expiresAt: true },
     });
     const row: KeyRow | null =
       found === null
         ? null
-        : { id: found.id, tenantId: found.tenantId, secretHash: found.secretHash, scopes: found.scopes, revoked: found.revokedAt !== null };
+        : {
+            id: found.id,
+            tenantId: found.tenantId,
+            secretHash: found.secretHash,
+            scopes: found.scopes,
+            revoked: found.revokedAt !== null,
+            expiresAt: found.expiresAt?.getTime() ?? null,
+          };
     if (this.#cache.size >= CACHE_MAX_ENTRIES) this.#evictExpired(now);
     this.#cache.set(prefix, { row, expiresAt: now + CACHE_TTL_MS });
     return row;

@@ -10,6 +10,7 @@ import type { GatewayContext } from "./context.js";
 import { formatError } from "./errors.js";
 import { introspectionGuard } from "./plugins/introspection-guard.js";
 import { throttleHttpStatus } from "./plugins/http-status.js";
+import { queryCostGuard } from "./plugins/query-cost.js";
 import { requestMetrics } from "./plugins/request-metrics.js";
 import { QueryLimitsRule } from "./validation/query-limits.js";
 
@@ -49,6 +50,7 @@ export function createApollo(opts: ApolloOptions): ApolloServer<GatewayContext> 
       ApolloServerPluginLandingPageDisabled(),
       drainWs,
       introspectionGuard(),
+      queryCostGuard(),
       throttleHttpStatus(),
       requestMetrics(opts.metrics),
     ],

@@ -3,20 +3,33 @@ import type { Principal } from "../auth/principal.js";
 import type { Logger } from "../observability/logger.js";
 import type { GatewayMetrics } from "../observability/metrics.js";
 import type { ApiKeyService } from "../services/api-key-service.js";
+import type { ConsoleUserService } from "../services/console-user-service.js";
+import type { DeadLetterService } from "../services/dead-letter-service.js";
+import type { TaskActivityService } from "../services/task-activity-service.js";
 import type { LeaseService } from "../services/lease-service.js";
 import type { ScheduleService } from "../services/schedule-service.js";
 import type { QueueService } from "../services/queue-service.js";
 import type { TaskService } from "../services/task-service.js";
 import type { TenantService } from "../services/tenant-service.js";
+import type { WorkflowService } from "../services/workflow-service.js";
+import type { WebhookService } from "../services/webhook-service.js";
+import type { RealtimeService } from "../realtime/realtime-service.js";
 import type { RequestLoaders } from "./loaders.js";
 
 export interface GatewayServices {
   readonly tenants: TenantService;
   readonly apiKeys: ApiKeyService;
+  readonly consoleUsers: ConsoleUserService;
+  readonly deadLetters: DeadLetterService;
+  readonly taskActivity: TaskActivityService;
   readonly queues: QueueService;
   readonly tasks: TaskService;
   readonly leases: LeaseService;
   readonly schedules: ScheduleService;
+  readonly workflows: WorkflowService;
+  readonly webhooks: WebhookService;
+  /** GraphQL subscriptions (taskUpdated, workflowUpdated). */
+  readonly realtime: RealtimeService;
   readonly metrics: GatewayMetrics;
   readonly config: { readonly allowPrivateTargets: boolean };
 }

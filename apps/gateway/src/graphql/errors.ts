@@ -7,6 +7,7 @@
  * - anything else is INTERNAL_SERVER_ERROR "Internal server error" with the
  *   requestId; the real error is logged, never returned (no stack, no SQL).
  */
+import { HeaderMap } from "@apollo/server";
 import { ErrorCode, httpStatusForCode, isUserError, type UserError } from "@tasklane/core";
 import { GraphQLError, type GraphQLFormattedError } from "graphql";
 import type { Logger } from "../observability/logger.js";
@@ -39,11 +40,19 @@ export interface ErrorScope {
   log: Logger;
 }
 
-/** For errors raised outside resolvers (plugins): the status travels in `extensions.http`, which Apollo strips. */
+/**
+ * For errors raised outside resolvers (plugins, context creation): the status
+ * travels in `extensions.http`, which Apollo strips; throttling errors also
+ * carry their Retry-After header there, because a request refused while its
+ * context is created never reaches the plugins that would add it.
+ */
 export function toGraphQLError(error: UserError): GraphQLError {
+  const retryAfter = error.extensions.retryAfterSeconds;
+  const headers = new HeaderMap();
+  if (typeof retryAfter === "number" && Number.isFinite(retryAfter)) headers.set("retry-after", String(Math.max(1, Math.ceil(retryAfter))));
   return new GraphQLError(error.message, {
     originalError: error,
-    extensions: { ...error.extensions, code: error.code, http: { status: httpStatusForCode(error.code) } },
+    extensions: { ...error.extensions, code: error.code, http: { status: httpStatusForCode(error.code), headers } },
   });
 }
 

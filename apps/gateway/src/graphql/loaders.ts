@@ -3,16 +3,24 @@
  * every queue asking for stats, costs one query instead of one per row.
  */
 import DataLoader from "dataloader";
-import type { AttemptRecord } from "@tasklane/db";
+import type { AttemptRecord, WorkflowTaskRecord } from "@tasklane/db";
 import type { QueueService, QueueStatsCounts } from "../services/queue-service.js";
 import type { TaskService } from "../services/task-service.js";
+import type { WorkflowService } from "../services/workflow-service.js";
+
+/** Workflow tasks are read for the caller's tenant only, so the tenant is part of the key. */
+export interface WorkflowTasksKey {
+  tenantId: string;
+  workflowId: string;
+}
 
 export interface RequestLoaders {
   readonly attempts: DataLoader<string, AttemptRecord[]>;
   readonly queueStats: DataLoader<string, QueueStatsCounts>;
+  readonly workflowTasks: DataLoader<WorkflowTasksKey, WorkflowTaskRecord[], string>;
 }
 
-export function createLoaders(services: { tasks: TaskService; queues: QueueService }): RequestLoaders {
+export function createLoaders(services: { tasks: TaskService; queues: QueueService; workflows: WorkflowService }): RequestLoaders {
   return {
     attempts: new DataLoader<string, AttemptRecord[]>(async (ids) => {
       const byTask = await services.tasks.attempts([...ids]);
@@ -22,5 +30,16 @@ export function createLoaders(services: { tasks: TaskService; queues: QueueServi
       const byQueue = await services.queues.stats(ids);
       return ids.map((id) => byQueue.get(id) ?? new Error(`no stats for queue ${id}`));
     }),
+    workflowTasks: new DataLoader<WorkflowTasksKey, WorkflowTaskRecord[], string>(
+      async (keys) => {
+        const found = new Map<string, WorkflowTaskRecord[]>();
+        for (const tenantId of new Set(keys.map((k) => k.tenantId))) {
+          const ids = keys.filter((k) => k.tenantId === tenantId).map((k) => k.workflowId);
+          for (const [id, tasks] of await services.workflows.tasks(tenantId, ids)) found.set(`${tenantId}/${id}`, tasks);
+        }
+        return keys.map((k) => found.get(`${k.tenantId}/${k.workflowId}`) ?? []);
+      },
+      { cacheKeyFn: (k) => `${k.tenantId}/${k.workflowId}` },
+    ),
   };
 }

@@ -4,6 +4,7 @@ import type { Attempt, Task } from "./types/task.js";
 import type { ApiKey } from "./types/api-key.js";
 import type { Queue } from "./types/queue.js";
 import type { Tenant } from "./types/tenant.js";
+import type { Webhook, WebhookDelivery } from "./types/webhook.js";
 
 export function toTask(r: TaskRecord): Task {
   return {
@@ -65,6 +66,7 @@ export function toApiKey(r: Prisma.ApiKeyModel): ApiKey {
     createdAt: r.createdAt,
     lastUsedAt: r.lastUsedAt,
     revokedAt: r.revokedAt,
+    expiresAt: r.expiresAt,
   };
 }
 
@@ -78,5 +80,33 @@ export function toQueue(r: Prisma.QueueModel): Queue {
     rateLimit:
       r.rateLimitPerSecond === null ? null : { perSecond: r.rateLimitPerSecond, burst: r.rateLimitBurst ?? Math.max(1, Math.ceil(r.rateLimitPerSecond)) },
     paused: r.paused,
+  };
+}
+
+/** The secret is never mapped: it is shown once, by createWebhook. */
+export function toWebhook(r: Prisma.WebhookModel): Webhook {
+  return {
+    id: r.id,
+    url: r.url,
+    events: r.events,
+    enabled: r.enabled && r.deletedAt === null,
+    disabledReason: r.disabledReason,
+    failureStreak: r.failureStreak,
+    createdAt: r.createdAt,
+  };
+}
+
+export function toWebhookDelivery(r: Prisma.WebhookDeliveryModel): WebhookDelivery {
+  return {
+    id: r.id,
+    webhookId: r.webhookId,
+    event: r.event,
+    taskId: r.taskId,
+    status: r.status,
+    attempts: r.attempts,
+    lastResponseCode: r.lastResponseCode,
+    lastError: r.lastError,
+    createdAt: r.createdAt,
+    deliveredAt: r.deliveredAt,
   };
 }

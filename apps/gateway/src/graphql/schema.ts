@@ -10,7 +10,8 @@ export function buildGatewaySchema(): Promise<GraphQLSchema> {
     resolvers: [...resolvers],
     // Inputs are validated with core's zod schemas (shared with the SDK), not class-validator.
     validate: false,
-    // Subscriptions will publish through this once the realtime issue lands.
+    // type-graphql insists on a pubSub once subscriptions exist; ours never publish through it: each
+    // subscription brings its own source stream (realtime/), fed from Redis, so it spans gateway instances.
     pubSub: createPubSub(),
   });
 }

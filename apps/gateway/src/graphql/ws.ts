@@ -1,8 +1,11 @@
 /**
  * graphql-ws on the same path as HTTP. Auth comes from connectionParams
- * { authorization: "Bearer …" } and is checked per operation (so a revoked key
- * stops opening subscriptions within seconds); every operation gets its own
- * context and requestId, HTTP's validation rules and HTTP's error formatting.
+ * { authorization: "Bearer …" }: checked at connection_init, where a missing
+ * or invalid credential closes the socket with 4401 "Unauthorized" (the
+ * client learns why at once, and graphql-ws clients do not retry that code),
+ * and again per operation (so a revoked key stops opening subscriptions within
+ * seconds). Every operation gets its own context and requestId, HTTP's
+ * validation rules and HTTP's error formatting.
  */
 import { randomUUID } from "node:crypto";
 import type http from "node:http";
@@ -10,6 +13,7 @@ import { UnauthenticatedError } from "@tasklane/core";
 import {
   GraphQLError,
   NoSchemaIntrospectionCustomRule,
+  getOperationAST,
   parse,
   specifiedRules,
   validate,
@@ -25,6 +29,7 @@ import type { ContextFactory } from "./context-factory.js";
 import type { GatewayContext } from "./context.js";
 import { formatError, toGraphQLError, type ErrorFormatOptions } from "./errors.js";
 import { usesIntrospection } from "./plugins/introspection-guard.js";
+import { costRefusal } from "./plugins/query-cost.js";
 import { QueryLimitsRule } from "./validation/query-limits.js";
 
 export interface WsOptions {
@@ -41,6 +46,9 @@ function requestError(error: GraphQLError): GraphQLError {
   return new GraphQLError(error.message, { nodes: error.nodes ?? null, extensions: { code: "GRAPHQL_VALIDATION_FAILED" } });
 }
 
+/** Close code for a connection without a valid credential (graphql-ws's own CloseCode.Unauthorized). */
+export const WS_UNAUTHORIZED = 4401;
+
 function isGatewayContext(value: unknown): value is GatewayContext {
   return typeof value === "object" && value !== null && "requestId" in value && "principal" in value;
 }
@@ -56,6 +64,14 @@ export function attachWebSockets(opts: WsOptions): { dispose(): Promise<void> } 
   const cleanup = useServer<Record<string, unknown> | undefined>(
     {
       schema: opts.schema,
+      async onConnect(ctx) {
+        const requestId = `ws-connect-${randomUUID()}`;
+        const { principal } = await opts.contextFor(ctx.connectionParams?.authorization, { requestId, log: opts.log.child({ requestId }) });
+        if (principal.kind !== "anonymous") return true;
+        // Closed here, not by returning false: that would close with 4403 "Forbidden", which reads like a scope problem.
+        ctx.extra.socket.close(WS_UNAUTHORIZED, "Unauthorized");
+        return false;
+      },
       async onSubscribe(ctx, _id, payload) {
         if (Buffer.byteLength(payload.query, "utf8") > MAX_DOCUMENT_BYTES) {
           return [requestError(new GraphQLError(`GraphQL documents are limited to ${MAX_DOCUMENT_BYTES / 1024} KB`))];
@@ -69,6 +85,9 @@ export function attachWebSockets(opts: WsOptions): { dispose(): Promise<void> } 
         }
         const invalid = validate(opts.schema, document, rules);
         if (invalid.length > 0) return invalid.map(requestError);
+        const operation = getOperationAST(document, payload.operationName ?? undefined);
+        const refusal = operation == null ? null : costRefusal(opts.schema, document, operation, payload.variables ?? undefined);
+        if (refusal !== null) return [toGraphQLError(refusal)];
         const requestId = `ws-${randomUUID()}`;
         const contextValue = await opts.contextFor(ctx.connectionParams?.authorization, { requestId, log: opts.log.child({ requestId }) });
         if (contextValue.principal.kind === "anonymous" && usesIntrospection(document)) {

@@ -1,6 +1,6 @@
 /**
- * GET /healthz: 200 when Postgres and Redis both answer within a second,
- * else 503 naming what failed (no error details: the endpoint is public).
+ * GET /healthz and /readyz: 200 when Postgres and Redis both answer within a
+ * second, else 503 naming what failed (no error details: the endpoint is public).
  */
 import type { Request, Response } from "express";
 import type { Redis } from "ioredis";
@@ -35,6 +35,14 @@ export function healthHandler(pool: pg.Pool, redis: Redis) {
     } else {
       res.status(503).json({ status: "unavailable", postgres: postgres ? "ok" : "down", redis: redisOk ? "ok" : "down" });
     }
+  };
+}
+
+/** GET /livez: the process serves HTTP. Dependencies are not checked: restarting the gateway would not bring them back. */
+export function livenessHandler() {
+  return (_req: Request, res: Response): void => {
+    res.setHeader("cache-control", "no-store");
+    res.status(200).json({ status: "ok" });
   };
 }
 

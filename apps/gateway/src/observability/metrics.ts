@@ -10,6 +10,11 @@ export interface GatewayMetrics {
   readonly apiRequests: Counter<"operation" | "code">;
   /** Tasks accepted by submitTask/submitTasks (idempotent replays included). */
   readonly tasksSubmitted: Counter<string>;
+  /**
+   * Requests refused by a rate limit; `kind` names the limit (a small fixed
+   * set chosen by the limiter, e.g. "api_key", "tenant_submit"; never a tenant id).
+   */
+  readonly rateLimited: Counter<"kind">;
 }
 
 export function createMetrics(): GatewayMetrics {
@@ -27,6 +32,12 @@ export function createMetrics(): GatewayMetrics {
     tasksSubmitted: new Counter({
       name: "tasklane_tasks_submitted_total",
       help: "Tasks accepted through submitTask and submitTasks",
+      registers: [registry],
+    }),
+    rateLimited: new Counter({
+      name: "tasklane_rate_limited_total",
+      help: "Requests refused by a rate limit, by kind of limit",
+      labelNames: ["kind"] as const,
       registers: [registry],
     }),
   };

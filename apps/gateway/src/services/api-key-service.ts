@@ -14,10 +14,11 @@ export class ApiKeyService {
     private readonly authenticator: ApiKeyAuthenticator,
   ) {}
 
-  async create(tenantId: string, name: string, scopes: readonly ApiKeyScope[]): Promise<{ row: ApiKeyRow; secret: string }> {
+  /** `expiresAt`: the key stops authenticating after it (console session keys); omitted = never. */
+  async create(tenantId: string, name: string, scopes: readonly ApiKeyScope[], expiresAt?: Date): Promise<{ row: ApiKeyRow; secret: string }> {
     const key = newApiKeySecret();
     const row = await this.db.prisma.apiKey.create({
-      data: { id: newId("key"), tenantId, name, prefix: key.prefix, secretHash: hashSecret(key.secret), scopes: [...scopes] },
+      data: { id: newId("key"), tenantId, name, prefix: key.prefix, secretHash: hashSecret(key.secret), scopes: [...scopes], expiresAt: expiresAt ?? null },
     });
     return { row, secret: key.secret };
   }

@@ -3,7 +3,7 @@
  * endpoint is cleared when a queue becomes PULL.
  */
 import { NotFoundError, QueueMode, newId, type UpsertQueueInput } from "@tasklane/core";
-import type { Database, Prisma } from "@tasklane/db";
+import { withTenantScopePrisma, type Database, type Prisma } from "@tasklane/db";
 import { assertOutboundUrl, type HostResolver } from "./outbound-url.js";
 
 type QueueRow = Prisma.QueueModel;
@@ -68,12 +68,13 @@ export class QueueService {
     });
   }
 
+  /** Reads run confined to the tenant by row-level security (defence in depth; packages/db tenant-scope.ts). */
   find(tenantId: string, name: string): Promise<QueueRow | null> {
-    return this.db.prisma.queue.findUnique({ where: { tenantId_name: { tenantId, name } } });
+    return withTenantScopePrisma(this.db.prisma, tenantId, (tx) => tx.queue.findUnique({ where: { tenantId_name: { tenantId, name } } }));
   }
 
   list(tenantId: string): Promise<QueueRow[]> {
-    return this.db.prisma.queue.findMany({ where: { tenantId }, orderBy: { name: "asc" } });
+    return withTenantScopePrisma(this.db.prisma, tenantId, (tx) => tx.queue.findMany({ where: { tenantId }, orderBy: { name: "asc" } }));
   }
 
   async setPaused(tenantId: string, name: string, paused: boolean): Promise<QueueRow> {

@@ -13,6 +13,7 @@ import {
   listTasks,
   redriveTask,
   submitTasks,
+  withTenantScope,
   type AttemptRecord,
   type Database,
   type DispatchIntent,
@@ -43,15 +44,18 @@ export interface TaskServiceDeps {
   ringPullQueues(queueIds: string[]): Promise<void>;
   /** Tells the executor of a RUNNING task to stop (PUSH abort); best effort, heartbeats also report it. */
   announceCancel(taskId: string): Promise<void>;
+  /** Platform protection: refuses submissions (OVERLOADED) while the global backlog is at its cap. */
+  backlog?: { assertAccepting(newTasks: number): void };
 }
 
-export function createTaskService({ db, dispatcher, log, announceCancel, horizonMs, ringPullQueues }: TaskServiceDeps): TaskService {
+export function createTaskService({ db, dispatcher, log, announceCancel, horizonMs, ringPullQueues, backlog }: TaskServiceDeps): TaskService {
   const dispatch = (intents: DispatchIntent[]) =>
     dispatchAfterCommit(db, dispatcher, intents, (error: unknown) =>
       log.warn({ err: error, count: intents.length }, "post-commit dispatch failed; the outbox will deliver"),
     );
   return {
     async submit(tenantId, specs, actor) {
+      backlog?.assertAccepting(specs.length);
       const { tasks, dispatch: intents } = await submitTasks(db, tenantId, specs, { horizonMs, actor });
       await dispatch(intents);
       const pushed = new Set(intents.map((i) => i.queueId));
@@ -59,8 +63,9 @@ export function createTaskService({ db, dispatcher, log, announceCancel, horizon
       await ringPullQueues(pullQueues).catch((error: unknown) => log.warn({ err: error }, "could not ring pull workers"));
       return tasks;
     },
-    get: (tenantId, id) => getTask(db, tenantId, id),
-    list: (tenantId, filter, page) => listTasks(db, tenantId, filter, page),
+    // Reads run confined to the tenant by row-level security (defence in depth; packages/db tenant-scope.ts).
+    get: (tenantId, id) => withTenantScope(db.pool, tenantId, (client) => getTask({ pool: client }, tenantId, id)),
+    list: (tenantId, filter, page) => withTenantScope(db.pool, tenantId, (client) => listTasks({ pool: client }, tenantId, filter, page)),
     attempts: (taskIds) => listAttempts(db, taskIds),
     async cancel(tenantId, id, actor) {
       const { task, wasRunning, dispatch: released } = await cancelTask(db, tenantId, id, actor, horizonMs);

@@ -4,7 +4,6 @@
 import {
   DEFAULT_QUEUE_NAME,
   NotFoundError,
-  PENDING_TASK_STATUSES,
   QueueMode,
   TaskStatus,
   generateSigningSecret,
@@ -85,15 +84,18 @@ export class TenantService {
     return tenant;
   }
 
+  /**
+   * Exact, and cheap whatever the backlog: pending comes from tenant_counters
+   * (kept by triggers on tasks), running is the small set of tasks leased now,
+   * submittedToday is the row the submit path increments.
+   */
   async usage(tenantId: string): Promise<TenantUsageCounts> {
     const { rows } = await this.db.pool.query<{ pending: number; running: number; submitted_today: number }>(
-      `SELECT count(*) FILTER (WHERE status = ANY($2::"TaskStatus"[]))::int AS pending,
-              count(*) FILTER (WHERE status = $3::"TaskStatus")::int AS running,
+      `SELECT (SELECT coalesce(sum(pending), 0) FROM tenant_counters WHERE tenant_id = $1)::int AS pending,
+              (SELECT count(*) FROM tasks WHERE tenant_id = $1 AND status = $2::"TaskStatus")::int AS running,
               coalesce((SELECT submitted FROM tenant_daily_usage
-                         WHERE tenant_id = $1 AND day = (now() AT TIME ZONE 'UTC')::date), 0)::int AS submitted_today
-         FROM tasks
-        WHERE tenant_id = $1 AND status = ANY($4::"TaskStatus"[])`,
-      [tenantId, PENDING_TASK_STATUSES, TaskStatus.RUNNING, [...PENDING_TASK_STATUSES, TaskStatus.RUNNING]],
+                         WHERE tenant_id = $1 AND day = (now() AT TIME ZONE 'UTC')::date), 0)::int AS submitted_today`,
+      [tenantId, TaskStatus.RUNNING],
     );
     const row = rows[0];
     return { pendingTasks: row?.pending ?? 0, runningTasks: row?.running ?? 0, submittedToday: row?.submitted_today ?? 0 };

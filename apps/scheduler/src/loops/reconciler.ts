@@ -54,6 +54,7 @@ export function createReconciler(ctx: SchedulerContext) {
     if (epoch === null) {
       const started = Date.now();
       const n = await rebuild();
+      ctx.metrics.reconcilerReadded.inc({ reason: "rebuild" }, n);
       // NX: with several schedulers, the first to finish marks the new epoch.
       await ctx.redis.set(ctx.keys.epochKey, randomUUID(), "NX");
       ctx.log.warn({ tasks: n, ms: Date.now() - started }, "Redis had no epoch: rebuilt queues from Postgres");
@@ -63,6 +64,7 @@ export function createReconciler(ctx: SchedulerContext) {
     if (Date.now() - lastSweep >= ctx.env.RECONCILE_INTERVAL_SECONDS * 1000) {
       lastSweep = Date.now();
       const n = await sweep();
+      ctx.metrics.reconcilerReadded.inc({ reason: "sweep" }, n);
       if (n > 0) ctx.log.warn({ tasks: n }, "re-added jobs missing from Redis");
     }
   };

@@ -14,6 +14,7 @@ export async function fireSchedules(ctx: SchedulerContext): Promise<boolean> {
     limit: BATCH,
     graceMs: ctx.env.SCHEDULE_MISFIRE_GRACE_SECONDS * 1000,
   });
+  ctx.metrics.schedulesFired.inc(result.fired);
   if (result.schedules > 0) ctx.log.debug({ fired: result.fired, skipped: result.skipped }, "schedules fired");
   await dispatchAfterCommit(ctx.db, ctx.dispatcher, result.dispatch, (error) => ctx.log.warn({ err: error }, "fast dispatch failed; outbox will retry"));
   await publishCancellations(ctx.redis, ctx.keys, result.cancelledRunning);

@@ -6,3 +6,4 @@ export * from "./task-spec.js";
 export * from "./task.js";
 export * from "./tenant.js";
 export * from "./schedule.js";
+export * from "./webhook.js";

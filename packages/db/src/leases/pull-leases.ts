@@ -75,7 +75,7 @@ function assertTaskId(taskId: string): void {
 /** Token must be the task's current one; another tenant's task reads as not found. */
 async function currentLease(db: Database, tenantId: string, taskId: string, token: string) {
   const res = await db.pool.query(
-    `SELECT lease_token, lease_generation, status, attempts, max_attempts, backoff_strategy, backoff_delay_seconds,
+    `SELECT lease_token, lease_generation, status, workflow_id, attempts, max_attempts, backoff_strategy, backoff_delay_seconds,
             backoff_max_delay_seconds, backoff_jitter
      FROM tasks WHERE id = $1 AND tenant_id = $2`,
     [taskId, tenantId],
@@ -103,8 +103,13 @@ export async function completeLease(
   horizonMs: number,
 ): Promise<{ task: TaskRecord; dispatch: DispatchIntent[]; releasedQueueIds: string[] }> {
   assertTaskId(taskId);
-  await currentLease(db, tenantId, taskId, token);
-  const done = await completeAttempts(db, [{ taskId, leaseGeneration: generationOf(token), result }], `tenant:${tenantId}`, horizonMs);
+  const lease = await currentLease(db, tenantId, taskId, token);
+  const done = await completeAttempts(
+    db,
+    [{ taskId, leaseGeneration: generationOf(token), result, workflowId: lease.workflow_id as string | null }],
+    `tenant:${tenantId}`,
+    horizonMs,
+  );
   const task = done.accepted[0];
   if (!task) throw new StaleLeaseError();
   // Workflow children it released: PULL long-polls of their queues can be woken.

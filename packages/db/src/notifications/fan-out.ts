@@ -1,7 +1,9 @@
 import type pg from "pg";
 import { withTransaction, type Database } from "../database.js";
 import { TASK_COLUMNS, mapTaskRow, type TaskRecord } from "../tasks/task-record.js";
+import { WORKFLOW_COLUMNS, mapWorkflowRow, type WorkflowRecord } from "../workflows/workflow-record.js";
 import { planDeliveries, type NotifyEvent, type PlannedDelivery, type WebhookTarget } from "./plan-deliveries.js";
+import { planWorkflowDeliveries, workflowEventOf } from "./plan-workflow-deliveries.js";
 
 /** NOTIFY rows taken per transaction: big enough to drain bursts, small enough to keep the transaction short. */
 export const NOTIFY_BATCH_SIZE = 200;
@@ -38,7 +40,8 @@ export async function fanOutNotifications(db: Database, limit = NOTIFY_BATCH_SIZ
     }));
     const tasks = await loadTasks(client, events);
     const webhooks = await loadWebhooks(client, [...new Set(events.map((e) => e.tenantId))]);
-    const planned = planDeliveries(events, tasks, webhooks);
+    const workflows = await loadWorkflows(client, events);
+    const planned = [...planDeliveries(events, tasks, webhooks), ...planWorkflowDeliveries(events, workflows, webhooks)];
     await insertDeliveries(client, planned);
     return { events: events.length, deliveries: planned.length };
   });
@@ -48,6 +51,13 @@ async function loadTasks(client: pg.PoolClient, events: NotifyEvent[]): Promise<
   const ids = [...new Set(events.flatMap((e) => (e.taskId === null ? [] : [e.taskId])))];
   const res = await client.query(`SELECT ${TASK_COLUMNS} FROM tasks t JOIN queues q ON q.id = t.queue_id WHERE t.id = ANY($1::text[])`, [ids]);
   return new Map(res.rows.map((r) => [r.id as string, mapTaskRow(r)]));
+}
+
+async function loadWorkflows(client: pg.PoolClient, events: NotifyEvent[]): Promise<Map<string, WorkflowRecord>> {
+  const ids = [...new Set(events.flatMap((e) => workflowEventOf(e)?.workflowId ?? []))];
+  if (ids.length === 0) return new Map();
+  const res = await client.query(`SELECT ${WORKFLOW_COLUMNS} FROM workflows w WHERE w.id = ANY($1::text[])`, [ids]);
+  return new Map(res.rows.map((r) => [r.id as string, mapWorkflowRow(r)]));
 }
 
 async function loadWebhooks(client: pg.PoolClient, tenantIds: string[]): Promise<Map<string, WebhookTarget[]>> {
@@ -69,8 +79,8 @@ async function loadWebhooks(client: pg.PoolClient, tenantIds: string[]): Promise
 async function insertDeliveries(client: pg.PoolClient, planned: PlannedDelivery[]): Promise<void> {
   if (planned.length === 0) return;
   await client.query(
-    `INSERT INTO webhook_deliveries (id, tenant_id, webhook_id, url, event, task_id, body)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])`,
+    `INSERT INTO webhook_deliveries (id, tenant_id, webhook_id, url, event, task_id, body, workflow_id)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])`,
     [
       planned.map((d) => d.id),
       planned.map((d) => d.tenantId),
@@ -79,6 +89,7 @@ async function insertDeliveries(client: pg.PoolClient, planned: PlannedDelivery[
       planned.map((d) => d.event),
       planned.map((d) => d.taskId),
       planned.map((d) => d.body),
+      planned.map((d) => d.workflowId),
     ],
   );
 }

@@ -3,3 +3,4 @@ export * from "./plan-deliveries.js";
 export * from "./fan-out.js";
 export * from "./claim-deliveries.js";
 export * from "./record-delivery-outcome.js";
+export * from "./plan-workflow-deliveries.js";

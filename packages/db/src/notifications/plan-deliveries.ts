@@ -28,7 +28,9 @@ export interface PlannedDelivery {
   webhookId: string | null;
   url: string;
   event: string;
-  taskId: string;
+  /** Null for workflow.completed (plan-workflow-deliveries.ts). */
+  taskId: string | null;
+  workflowId: string | null;
   /** Exactly what is signed and sent on every attempt. */
   body: string;
 }
@@ -65,7 +67,7 @@ export function planDeliveries(
     const type = eventTypeForTerminalStatus(eventStatus(ev.payload, task.status));
     if (type === null) continue;
     const body = JSON.stringify(buildEnvelope(type, { task: taskEventJson(task) }, ev.createdAt));
-    const base = { tenantId: task.tenantId, event: type, taskId: task.id, body };
+    const base = { tenantId: task.tenantId, event: type, taskId: task.id, workflowId: null, body };
     for (const hook of webhooksByTenant.get(task.tenantId) ?? []) {
       if (matchesEventFilter(hook.events, type)) planned.push({ ...base, id: newId(IdPrefix.delivery), webhookId: hook.id, url: hook.url });
     }

@@ -122,12 +122,12 @@ export async function fireDueSchedules(db: Database, options: FireOptions): Prom
         }
         // Each run must be visible to the overlap check of the next occurrence in this batch.
         if (inserts.length) {
-          const { dispatch } = await insertTasks(client, schedule.tenantId, inserts.splice(0), { horizonMs: options.horizonMs, actor: "scheduler" });
+          const { dispatch } = await insertTasks(client, schedule.tenantId, inserts.splice(0), { horizonMs: options.horizonMs, actor: "scheduler", quotas: false });
           result.dispatch.push(...dispatch);
         }
       }
       if (inserts.length) {
-        const { dispatch } = await insertTasks(client, schedule.tenantId, inserts, { horizonMs: options.horizonMs, actor: "scheduler" });
+        const { dispatch } = await insertTasks(client, schedule.tenantId, inserts, { horizonMs: options.horizonMs, actor: "scheduler", quotas: false });
         result.dispatch.push(...dispatch);
       }
       result.fired += fire.length;

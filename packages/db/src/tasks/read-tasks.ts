@@ -45,7 +45,7 @@ function decodeCursor(cursor: string): string | null {
  * Newest first. Ids are time-ordered (UUIDv7), so the keyset is the id alone
  * and a page costs one index range scan however deep it is.
  */
-export async function listTasks(db: Database, tenantId: string, filter: TaskFilter, page: Page): Promise<TaskPage> {
+export async function listTasks(db: Database | { pool: Queryable }, tenantId: string, filter: TaskFilter, page: Page): Promise<TaskPage> {
   const where = ["t.tenant_id = $1"];
   const params: unknown[] = [tenantId];
   const add = (sql: string, value: unknown) => {

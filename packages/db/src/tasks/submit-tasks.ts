@@ -1,13 +1,23 @@
-import { NotFoundError, newId, type TaskSpec } from "@tasklane/core";
+import { newId, type TaskSpec } from "@tasklane/core";
 import type pg from "pg";
 import { withTransaction, type Database } from "../database.js";
 import { dispatchOutboxCte, mapDispatchRow, type DispatchIntent } from "../outbox/dispatch-intent.js";
+import { chargeQuotas, lookupQueuesAndQuotas } from "./submit-quotas.js";
 import { TASK_COLUMNS, mapTaskRow, type TaskRecord } from "./task-record.js";
 
 export interface SubmitOptions {
   /** Tasks due within this many ms get an outbox row now; later ones wait for the horizon promoter. */
   horizonMs: number;
   actor?: string;
+  /**
+   * Whether the tenant's quotas apply (submit-quotas.ts): new tasks count
+   * toward submittedToday, and dailyTaskQuota / maxPendingTasks refuse the
+   * batch with QUOTA_EXCEEDED. Cron occurrences pass false: a schedule is a
+   * standing order, and refusing inside the firing transaction would stall
+   * the other schedules of the batch.
+   * @defaultValue true
+   */
+  quotas?: boolean;
 }
 
 /** A task to insert: the API's spec plus what schedules and workflows attach. */
@@ -47,14 +57,8 @@ export async function submitTasks(db: Database, tenantId: string, specs: TaskIns
 export async function insertTasks(client: pg.PoolClient, tenantId: string, specs: TaskInsert[], options: SubmitOptions): Promise<SubmitResult> {
   {
     const queueNames = [...new Set(specs.map((s) => s.queue))];
-    const queues = await client.query<{ id: string; name: string }>(
-      "SELECT id, name FROM queues WHERE tenant_id = $1 AND name = ANY($2::text[])",
-      [tenantId, queueNames],
-    );
-    const queueIds = new Map(queues.rows.map((q) => [q.name, q.id]));
-    for (const name of queueNames) {
-      if (!queueIds.has(name)) throw new NotFoundError("Queue", name);
-    }
+    const enforceQuotas = options.quotas ?? true;
+    const { queueIds, quotas } = await lookupQueuesAndQuotas(client, tenantId, queueNames, enforceQuotas);
     const ids = specs.map(() => newId("task"));
     const columns = {
       id: ids,
@@ -157,6 +161,8 @@ export async function insertTasks(client: pg.PoolClient, tenantId: string, specs
         repeats.flatMap((s) => (s.occurrenceKey != null ? [s.occurrenceKey] : [])),
       ],
     );
+    // Charged last, so the daily usage row stays locked for as short a time as possible.
+    if (enforceQuotas) await chargeQuotas(client, tenantId, insertedIds.size, quotas);
     const byId = new Map<string, TaskRecord>();
     const byKey = new Map<string, TaskRecord>();
     const byOccurrence = new Map<string, TaskRecord>();

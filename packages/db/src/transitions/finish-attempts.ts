@@ -1,8 +1,9 @@
 import { MAX_ERROR_LENGTH, type FailureDecision } from "@tasklane/core";
-import type { Database } from "../database.js";
+import { withTransaction, type Database, type Queryable } from "../database.js";
 import { dispatchOutboxCte, mapDispatchRow, mapReleased, type DispatchIntent } from "../outbox/dispatch-intent.js";
 import { mapTaskRow, taskColumnsOf, type TaskRecord } from "../tasks/task-record.js";
 import { RELEASED_JOIN, RETURNING_FOR_CTES, enqueuedGenerationExpr, eventInsert, notifyOutboxInsert, releaseNextInOrder } from "./sql-fragments.js";
+import { advanceWorkflows, noProgress, type WorkflowProgress } from "./workflow-progress.js";
 
 /** Five minutes: matches the scheduler's default DISPATCH_HORIZON_SECONDS. */
 const DEFAULT_HORIZON_MS = 300_000;
@@ -11,6 +12,12 @@ export interface Completion {
   taskId: string;
   leaseGeneration: number;
   result: unknown;
+  /**
+   * The task's workflow as the caller knows it from the lease: an id skips the
+   * hot-path statement, which never takes a workflow task. Only a routing
+   * hint: a wrong one costs a transaction, never a refused outcome.
+   */
+  workflowId?: string | null;
 }
 
 export interface FinishResult {
@@ -19,6 +26,8 @@ export interface FinishResult {
   /** Task ids whose lease had moved on (expired, re-leased, cancelled): nothing was changed. */
   refused: string[];
   dispatch: DispatchIntent[];
+  /** What the outcomes did to their workflows (children released, descendants skipped, workflows finished). */
+  workflows: WorkflowProgress;
 }
 
 function finishSql(cand: string, set: string, outcome: string, errorExpr: string, horizonParam: string, actorParam: string, dispatchRetry: boolean): string {
@@ -45,13 +54,45 @@ function finishSql(cand: string, set: string, outcome: string, errorExpr: string
  * Records successful attempts, many in one statement (the worker groups its
  * completions). Each is accepted only if the task is still RUNNING under the
  * same lease generation.
+ *
+ * Tasks outside workflows take the hot path: one autocommit statement. The
+ * rest (workflow tasks, and stale outcomes, refused again) are recorded in a
+ * transaction that then advances their workflows (workflow-progress.ts).
  */
 export async function completeAttempts(db: Database, items: Completion[], actor: string, horizonMs = DEFAULT_HORIZON_MS): Promise<FinishResult> {
-  if (items.length === 0) return { accepted: [], refused: [], dispatch: [] };
+  if (items.length === 0) return { accepted: [], refused: [], dispatch: [], workflows: noProgress() };
+  const hinted = items.filter((i) => typeof i.workflowId === "string");
+  const unhinted = items.filter((i) => typeof i.workflowId !== "string");
+  const plain = unhinted.length > 0 ? await recordCompletions(db.pool, unhinted, actor, horizonMs, "t.workflow_id IS NULL") : { accepted: [], dispatch: [] };
+  const recorded = new Set(plain.accepted.map((t) => t.id));
+  const rest = [...hinted, ...unhinted.filter((i) => !recorded.has(i.taskId))];
+  if (rest.length === 0) return { ...plain, refused: [], workflows: noProgress() };
+  const inWorkflows = await withTransaction(db.pool, async (client) => {
+    const done = await recordCompletions(client, rest, actor, horizonMs, "TRUE");
+    return { ...done, workflows: await advanceWorkflows(client, done.accepted, actor, horizonMs) };
+  });
+  const accepted = [...plain.accepted, ...inWorkflows.accepted];
+  const ok = new Set(accepted.map((t) => t.id));
+  return {
+    accepted,
+    refused: items.filter((i) => !ok.has(i.taskId)).map((i) => i.taskId),
+    dispatch: [...plain.dispatch, ...inWorkflows.dispatch, ...inWorkflows.workflows.dispatch],
+    workflows: inWorkflows.workflows,
+  };
+}
+
+/** One statement over the completions matching `scope`; ORDER BY id keeps the lock order of cancelWorkflow. */
+async function recordCompletions(
+  q: Queryable,
+  items: Completion[],
+  actor: string,
+  horizonMs: number,
+  scope: string,
+): Promise<{ accepted: TaskRecord[]; dispatch: DispatchIntent[] }> {
   const sql = finishSql(
     `SELECT t.id, t.status AS from_status, t.lease_token AS old_token, i.result FROM tasks t
      JOIN unnest($1::text[], $2::int[], $3::text[]) AS i(id, gen, result) ON i.id = t.id
-     WHERE t.status = 'RUNNING' AND t.lease_generation = i.gen FOR UPDATE OF t`,
+     WHERE t.status = 'RUNNING' AND t.lease_generation = i.gen AND ${scope} ORDER BY t.id FOR UPDATE OF t`,
     `status = 'SUCCEEDED', result = cand.result::jsonb, completed_at = now()`,
     `'SUCCEEDED'`,
     "NULL",
@@ -59,16 +100,14 @@ export async function completeAttempts(db: Database, items: Completion[], actor:
     "$4",
     false,
   );
-  const res = await db.pool.query(sql, [
+  const res = await q.query(sql, [
     items.map((i) => i.taskId),
     items.map((i) => i.leaseGeneration),
     items.map((i) => (i.result === undefined ? null : JSON.stringify(i.result))),
     actor,
     horizonMs,
   ]);
-  const accepted = res.rows.map(mapTaskRow);
-  const ok = new Set(accepted.map((t) => t.id));
-  return { accepted, refused: items.filter((i) => !ok.has(i.taskId)).map((i) => i.taskId), dispatch: mapReleased(res.rows) };
+  return { accepted: res.rows.map(mapTaskRow), dispatch: mapReleased(res.rows) };
 }
 
 export interface Failure {
@@ -80,8 +119,21 @@ export interface Failure {
   decision: FailureDecision;
 }
 
-/** Records a failed attempt: RETRYING after the backoff, or DEAD. */
+/**
+ * Records a failed attempt: RETRYING after the backoff, or DEAD. A retry is
+ * one autocommit statement; DEAD runs in a transaction that also skips what
+ * depends on the task if it belongs to a workflow.
+ */
 export async function failAttempt(db: Database, failure: Failure, actor: string, horizonMs: number): Promise<FinishResult> {
+  if (failure.decision.kind === "retry") return recordFailure(db.pool, failure, actor, horizonMs);
+  return withTransaction(db.pool, async (client) => {
+    const done = await recordFailure(client, failure, actor, horizonMs);
+    const workflows = await advanceWorkflows(client, done.accepted, actor, horizonMs);
+    return { ...done, dispatch: [...done.dispatch, ...workflows.dispatch], workflows };
+  });
+}
+
+async function recordFailure(q: Queryable, failure: Failure, actor: string, horizonMs: number): Promise<FinishResult> {
   const retry = failure.decision.kind === "retry";
   const delayMs = failure.decision.kind === "retry" ? failure.decision.delayMs : 0;
   const sql = finishSql(
@@ -98,7 +150,7 @@ export async function failAttempt(db: Database, failure: Failure, actor: string,
     "$5",
     retry,
   );
-  const res = await db.pool.query(sql, [
+  const res = await q.query(sql, [
     failure.taskId,
     failure.leaseGeneration,
     failure.error.slice(0, MAX_ERROR_LENGTH),
@@ -115,5 +167,6 @@ export async function failAttempt(db: Database, failure: Failure, actor: string,
       ...res.rows.filter((r) => r.outbox_id != null).map((r) => mapDispatchRow({ ...r, task_id: r.id })),
       ...mapReleased(res.rows),
     ],
+    workflows: noProgress(),
   };
 }

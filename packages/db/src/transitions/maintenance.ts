@@ -1,48 +1,56 @@
-import type { Database } from "../database.js";
+import { withTransaction, type Database } from "../database.js";
 import { dispatchOutboxCte, mapDispatchRow, mapReleased, type DispatchIntent } from "../outbox/dispatch-intent.js";
 import { RELEASED_JOIN, RETURNING_FOR_CTES, enqueuedGenerationExpr, eventInsert, notifyOutboxInsert, releaseNextInOrder } from "./sql-fragments.js";
+import { advanceWorkflows } from "./workflow-progress.js";
 
 /**
  * Leases that ran out: the executor died or stalled. The attempt counts
  * (outcome LEASE_EXPIRED); the task runs again at once while budget remains,
  * otherwise it is DEAD. The old token can never match again because the next
- * lease bumps the generation.
+ * lease bumps the generation. A workflow task that ends DEAD here skips its
+ * dependants in the same transaction.
  */
 export async function expireLeases(db: Database, limit: number, horizonMs: number): Promise<{ expired: number; dispatch: DispatchIntent[] }> {
-  const res = await db.pool.query(
-    `WITH cand AS (
-       SELECT t.id, t.status AS from_status, t.lease_token AS old_token FROM tasks t
-       WHERE t.status = 'RUNNING' AND t.lease_expires_at < now()
-       ORDER BY t.lease_expires_at LIMIT $1 FOR UPDATE OF t SKIP LOCKED
-     ),
-     upd AS (
-       UPDATE tasks t SET
-         status = (CASE WHEN t.attempts < t.max_attempts THEN 'QUEUED' ELSE 'DEAD' END)::"TaskStatus",
-         run_at = CASE WHEN t.attempts < t.max_attempts THEN now() ELSE t.run_at END,
-         completed_at = CASE WHEN t.attempts < t.max_attempts THEN NULL ELSE now() END,
-         last_error = 'lease expired', lease_token = NULL, lease_expires_at = NULL,
-         dispatch_generation = t.dispatch_generation + 1, updated_at = now(),
-         enqueued_generation = ${enqueuedGenerationExpr("t.dispatch_generation + 1", "now()", "$2::float8")}
-       FROM cand WHERE t.id = cand.id
-       RETURNING ${RETURNING_FOR_CTES}, cand.from_status, cand.old_token
-     ),
-     att AS (
-       UPDATE task_attempts a SET finished_at = now(), outcome = 'LEASE_EXPIRED', error = 'lease expired'
-       FROM upd WHERE a.task_id = upd.id AND a.lease_token = upd.old_token
-     ),
-     ev AS (${eventInsert("upd", "'scheduler'", "'lease expired'")}),
-     nt AS (${notifyOutboxInsert("upd")}),
-     ob AS (${dispatchOutboxCte("upd", "$2::float8")}),
-     ${releaseNextInOrder("upd", "$2::float8")}
-     SELECT upd.id AS task_id, upd.tenant_id, upd.queue_id, upd.priority, upd.run_at, upd.dispatch_generation, ob.outbox_id,
-       released_rows.released
-     FROM upd LEFT JOIN ob ON ob.task_id = upd.id ${RELEASED_JOIN}`,
-    [limit, horizonMs],
-  );
-  return {
-    expired: res.rowCount ?? 0,
-    dispatch: [...res.rows.filter((r) => r.outbox_id != null).map(mapDispatchRow), ...mapReleased(res.rows)],
-  };
+  return withTransaction(db.pool, async (client) => {
+    const res = await client.query(
+      `WITH cand AS (
+         SELECT t.id, t.status AS from_status, t.lease_token AS old_token FROM tasks t
+         WHERE t.status = 'RUNNING' AND t.lease_expires_at < now()
+         ORDER BY t.lease_expires_at LIMIT $1 FOR UPDATE OF t SKIP LOCKED
+       ),
+       upd AS (
+         UPDATE tasks t SET
+           status = (CASE WHEN t.attempts < t.max_attempts THEN 'QUEUED' ELSE 'DEAD' END)::"TaskStatus",
+           run_at = CASE WHEN t.attempts < t.max_attempts THEN now() ELSE t.run_at END,
+           completed_at = CASE WHEN t.attempts < t.max_attempts THEN NULL ELSE now() END,
+           last_error = 'lease expired', lease_token = NULL, lease_expires_at = NULL,
+           dispatch_generation = t.dispatch_generation + 1, updated_at = now(),
+           enqueued_generation = ${enqueuedGenerationExpr("t.dispatch_generation + 1", "now()", "$2::float8")}
+         FROM cand WHERE t.id = cand.id
+         RETURNING ${RETURNING_FOR_CTES}, cand.from_status, cand.old_token
+       ),
+       att AS (
+         UPDATE task_attempts a SET finished_at = now(), outcome = 'LEASE_EXPIRED', error = 'lease expired'
+         FROM upd WHERE a.task_id = upd.id AND a.lease_token = upd.old_token
+       ),
+       ev AS (${eventInsert("upd", "'scheduler'", "'lease expired'")}),
+       nt AS (${notifyOutboxInsert("upd")}),
+       ob AS (${dispatchOutboxCte("upd", "$2::float8")}),
+       ${releaseNextInOrder("upd", "$2::float8")}
+       SELECT upd.id AS task_id, upd.tenant_id, upd.queue_id, upd.priority, upd.run_at, upd.dispatch_generation, ob.outbox_id,
+         upd.status, upd.workflow_id, released_rows.released
+       FROM upd LEFT JOIN ob ON ob.task_id = upd.id ${RELEASED_JOIN}`,
+      [limit, horizonMs],
+    );
+    const dead = res.rows
+      .filter((r) => r.status === "DEAD")
+      .map((r) => ({ id: r.task_id as string, workflowId: (r.workflow_id as string | null) ?? null }));
+    const workflows = await advanceWorkflows(client, dead, "scheduler", horizonMs);
+    return {
+      expired: res.rowCount ?? 0,
+      dispatch: [...res.rows.filter((r) => r.outbox_id != null).map(mapDispatchRow), ...mapReleased(res.rows), ...workflows.dispatch],
+    };
+  });
 }
 
 /**

@@ -23,7 +23,7 @@ export class LeaseResolver {
     const caller = requireTenant(ctx.principal, Permission.WORK);
     const args = parseInput(leaseArgsSchema, { queue, workerId, max, leaseSeconds, waitSeconds });
     const leases = await ctx.services.leases.lease(caller.tenantId, args, ctx.signal);
-    return leases.map((l) => ({ task: toTask(l.task), leaseToken: l.leaseToken, leaseExpiresAt: l.leaseExpiresAt }));
+    return leases.map((l) => ({ task: toTask(l.task), leaseToken: l.leaseToken, leaseExpiresAt: l.leaseExpiresAt, parents: l.parents ?? null }));
   }
 
   @Mutation(() => HeartbeatResult)

@@ -1,34 +1,68 @@
 /**
- * Subscriptions over graphql-ws — placeholder until the realtime issue wires
- * them to task events. Subscribing answers a typed error after the auth check.
+ * Subscriptions over graphql-ws, fed by the task-event relay through the
+ * process's event hub (realtime/). The tenant is the caller's, from the
+ * connection's key; arguments only narrow that tenant's feed.
  */
-import { Arg, ID, Resolver, Root, Subscription, type SubscribeResolverData } from "type-graphql";
+import { parseInput } from "@tasklane/core";
+import type { WorkflowRecord } from "@tasklane/db";
+import { Arg, Ctx, ID, Resolver, Root, Subscription, type SubscribeResolverData } from "type-graphql";
+import { requireTenant } from "../../auth/guards.js";
 import { Permission } from "../../auth/scopes.js";
+import type { TaskUpdate } from "../../realtime/realtime-service.js";
 import type { GatewayContext } from "../context.js";
+import { idArgSchema, queueNameArgSchema } from "../input-schemas.js";
+import { toTask } from "../mappers.js";
 import { TaskEvent } from "../types/task.js";
 import { Workflow } from "../types/workflow.js";
-import { notAvailableYet } from "./not-available.js";
+import { toWorkflow } from "./workflow.resolver.js";
 
 type SubscribeData = SubscribeResolverData<unknown, Record<string, unknown>, GatewayContext>;
+
+/**
+ * A subscription's context lives as long as the subscription, and with it the
+ * per-request DataLoaders: clear them for every event, or field resolvers
+ * (attemptHistory, Workflow.tasks) would serve the first event's rows forever.
+ */
+function freshLoaders(ctx: GatewayContext): void {
+  for (const loader of Object.values(ctx.loaders)) loader.clearAll();
+}
 
 @Resolver()
 export class SubscriptionResolver {
   @Subscription(() => TaskEvent, {
-    description: "no arguments: every task of the caller's tenant",
-    subscribe: ({ context }: SubscribeData) => notAvailableYet(context, "taskUpdated", Permission.READ),
+    description: "no arguments: every task of the caller's tenant; a taskId or queue the tenant does not have: NOT_FOUND",
+    subscribe: async ({ args, context }: SubscribeData) => {
+      const caller = requireTenant(context.principal, Permission.READ);
+      const taskId = args.taskId == null ? null : parseInput(idArgSchema, args.taskId);
+      const queueName = args.queue == null ? null : parseInput(queueNameArgSchema, args.queue);
+      return context.services.realtime.taskUpdates(caller.tenantId, { taskId, queueName });
+    },
   })
   taskUpdated(
-    @Root() event: TaskEvent,
+    @Root() update: TaskUpdate,
+    @Ctx() ctx: GatewayContext,
     @Arg("taskId", () => ID, { nullable: true }) _taskId: string | null,
     @Arg("queue", () => String, { nullable: true }) _queue: string | null,
   ): TaskEvent {
-    return event;
+    freshLoaders(ctx);
+    return {
+      taskId: update.event.taskId,
+      status: update.event.to,
+      previousStatus: update.event.from,
+      at: new Date(update.event.at),
+      task: toTask(update.task),
+    };
   }
 
   @Subscription(() => Workflow, {
-    subscribe: ({ context }: SubscribeData) => notAvailableYet(context, "workflowUpdated", Permission.READ),
+    description: "the workflow each time one of its tasks changes status; another tenant's id: NOT_FOUND",
+    subscribe: async ({ args, context }: SubscribeData) => {
+      const caller = requireTenant(context.principal, Permission.READ);
+      return context.services.realtime.workflowUpdates(caller.tenantId, parseInput(idArgSchema, args.workflowId));
+    },
   })
-  workflowUpdated(@Root() workflow: Workflow, @Arg("workflowId", () => ID) _workflowId: string): Workflow {
-    return workflow;
+  workflowUpdated(@Root() workflow: WorkflowRecord, @Ctx() ctx: GatewayContext, @Arg("workflowId", () => ID) _workflowId: string): Workflow {
+    freshLoaders(ctx);
+    return toWorkflow(workflow);
   }
 }

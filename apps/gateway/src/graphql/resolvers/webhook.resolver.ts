@@ -1,33 +1,49 @@
-/** Webhook endpoints and deliveries — placeholder until the notifier issue replaces it. */
+/**
+ * Webhook endpoints and their delivery log. Storage is behind
+ * services/webhook-service.ts; this file validates, authorises and maps.
+ */
+import { createWebhookInputSchema, parseInput, webhookDeliveriesFirstSchema } from "@tasklane/core";
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from "type-graphql";
+import { requireTenant } from "../../auth/guards.js";
 import { Permission } from "../../auth/scopes.js";
 import type { GatewayContext } from "../context.js";
+import { idArgSchema } from "../input-schemas.js";
+import { toWebhook, toWebhookDelivery } from "../mappers.js";
 import { CreateWebhookInput, Webhook, WebhookDelivery, WebhookWithSecret } from "../types/webhook.js";
-import { notAvailableYet } from "./not-available.js";
 
 @Resolver(() => Webhook)
 export class WebhookResolver {
-  @Query(() => [Webhook])
-  webhooks(@Ctx() ctx: GatewayContext): Promise<Webhook[]> {
-    return notAvailableYet(ctx, "webhooks", Permission.READ);
+  @Query(() => [Webhook], { description: "the caller's live endpoints, oldest first; disabled ones say why" })
+  async webhooks(@Ctx() ctx: GatewayContext): Promise<Webhook[]> {
+    const caller = requireTenant(ctx.principal, Permission.READ);
+    return (await ctx.services.webhooks.list(caller.tenantId)).map(toWebhook);
   }
 
-  @Query(() => [WebhookDelivery])
-  webhookDeliveries(
-    @Arg("webhookId", () => ID, { nullable: true }) _webhookId: string | null,
-    @Arg("first", () => Int, { nullable: true }) _first: number | null,
+  @Query(() => [WebhookDelivery], { description: "newest first; webhookId omitted: every delivery, callbacks included" })
+  async webhookDeliveries(
+    @Arg("webhookId", () => ID, { nullable: true }) webhookId: string | null | undefined,
+    @Arg("first", () => Int, { nullable: true }) first: number | null | undefined,
     @Ctx() ctx: GatewayContext,
   ): Promise<WebhookDelivery[]> {
-    return notAvailableYet(ctx, "webhookDeliveries", Permission.READ);
+    const caller = requireTenant(ctx.principal, Permission.READ);
+    const id = webhookId == null ? null : parseInput(idArgSchema, webhookId);
+    const rows = await ctx.services.webhooks.deliveries(caller.tenantId, id, parseInput(webhookDeliveriesFirstSchema, first));
+    return rows.map(toWebhookDelivery);
   }
 
-  @Mutation(() => WebhookWithSecret)
-  createWebhook(@Arg("input", () => CreateWebhookInput) _input: CreateWebhookInput, @Ctx() ctx: GatewayContext): Promise<WebhookWithSecret> {
-    return notAvailableYet(ctx, "createWebhook", Permission.MANAGE);
+  @Mutation(() => WebhookWithSecret, { description: "the secret is shown once" })
+  async createWebhook(@Arg("input", () => CreateWebhookInput) input: CreateWebhookInput, @Ctx() ctx: GatewayContext): Promise<WebhookWithSecret> {
+    const caller = requireTenant(ctx.principal, Permission.MANAGE);
+    const { row, secret } = await ctx.services.webhooks.create(caller.tenantId, parseInput(createWebhookInputSchema, input));
+    ctx.log.info({ tenantId: caller.tenantId, webhookId: row.id, events: row.events }, "webhook created");
+    return { webhook: toWebhook(row), secret };
   }
 
-  @Mutation(() => Boolean)
-  deleteWebhook(@Arg("id", () => ID) _id: string, @Ctx() ctx: GatewayContext): Promise<boolean> {
-    return notAvailableYet(ctx, "deleteWebhook", Permission.MANAGE);
+  @Mutation(() => Boolean, { description: "stops deliveries at once, including retries already queued" })
+  async deleteWebhook(@Arg("id", () => ID) id: string, @Ctx() ctx: GatewayContext): Promise<boolean> {
+    const caller = requireTenant(ctx.principal, Permission.MANAGE);
+    const deleted = await ctx.services.webhooks.delete(caller.tenantId, parseInput(idArgSchema, id));
+    ctx.log.info({ tenantId: caller.tenantId, webhookId: id }, "webhook deleted");
+    return deleted;
   }
 }

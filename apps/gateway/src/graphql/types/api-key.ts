@@ -24,6 +24,9 @@ export class ApiKey {
 
   @Field(() => DateTimeScalar, { nullable: true })
   revokedAt!: Date | null;
+
+  @Field(() => DateTimeScalar, { nullable: true, description: "after this the key stops working (console sessions); null: never" })
+  expiresAt!: Date | null;
 }
 
 @ObjectType("ApiKeyWithSecret")

@@ -200,6 +200,9 @@ export class Lease {
 
   @Field(() => DateTimeScalar)
   leaseExpiresAt!: Date;
+
+  @Field(() => JSONScalar, { nullable: true, description: "workflow tasks: each parent's result by workflow key; null outside workflows" })
+  parents!: Record<string, unknown> | null;
 }
 
 @ObjectType("HeartbeatResult")

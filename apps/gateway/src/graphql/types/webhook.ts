@@ -22,8 +22,17 @@ export class Webhook {
   @Field(() => [String])
   events!: string[];
 
-  @Field(() => Boolean)
+  @Field(() => Boolean, { description: "false once disabled (see disabledReason) or deleted" })
   enabled!: boolean;
+
+  @Field(() => String, { nullable: true, description: "why the endpoint was disabled, e.g. after too many consecutive failed attempts or a 410 Gone" })
+  disabledReason!: string | null;
+
+  @Field(() => Int, { description: "consecutive failed delivery attempts; reset by a success" })
+  failureStreak!: number;
+
+  @Field(() => DateTimeScalar)
+  createdAt!: Date;
 }
 
 @ObjectType("WebhookWithSecret")
@@ -57,6 +66,9 @@ export class WebhookDelivery {
 
   @Field(() => Int, { nullable: true })
   lastResponseCode!: number | null;
+
+  @Field(() => String, { nullable: true, description: "why the last attempt failed (network error, timeout, refused target, response excerpt)" })
+  lastError!: string | null;
 
   @Field(() => DateTimeScalar)
   createdAt!: Date;

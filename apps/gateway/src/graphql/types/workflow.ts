@@ -60,6 +60,7 @@ export class WorkflowTask {
   task!: Task;
 }
 
+/** `tasks` is a field resolver (workflow.resolver.ts), batched per request. */
 @ObjectType("Workflow")
 export class Workflow {
   @Field(() => ID)
@@ -76,7 +77,4 @@ export class Workflow {
 
   @Field(() => DateTimeScalar, { nullable: true })
   completedAt!: Date | null;
-
-  @Field(() => [WorkflowTask])
-  tasks!: WorkflowTask[];
 }

@@ -1,0 +1,70 @@
+import type { Metadata } from "next";
+import { DeadLetterTable } from "@/components/dead-letters/DeadLetterTable";
+import { LiveRefresh } from "@/components/live/LiveRefresh";
+import { Pagination, parseCursorStack } from "@/components/tasks/Pagination";
+import { EmptyState } from "@/components/ui/EmptyState";
+import { ErrorState } from "@/components/ui/ErrorState";
+import { PageHeader } from "@/components/ui/PageHeader";
+import { listQueueNames } from "@/lib/api/queues";
+import { listDeadLetters } from "@/lib/api/tasks";
+import { param, type SearchParams } from "@/lib/search-params";
+
+export const metadata: Metadata = { title: "Dead letters" };
+
+const PAGE_SIZE = 100;
+
+export default async function DeadLettersPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  const sp = await searchParams;
+  const queue = param(sp, "queue");
+  const after = param(sp, "after");
+  const prev = parseCursorStack(param(sp, "prev"));
+  const [page, queues] = await Promise.all([listDeadLetters(queue, PAGE_SIZE, after), listQueueNames()]);
+  return (
+    <>
+      <PageHeader
+        title="Dead letters"
+        description="Tasks that ran out of attempts or failed permanently. Fix the cause, then redrive them, or discard what is no longer wanted."
+        actions={<LiveRefresh {...(queue ? { queue } : {})} />}
+      />
+      <form method="get" className="card filters" role="search" aria-label="Filter dead letters">
+        <div className="field">
+          <label htmlFor="dl-queue">Queue</label>
+          <select id="dl-queue" name="queue" defaultValue={queue ?? ""}>
+            <option value="">Every queue</option>
+            {(queues.ok ? queues.data : []).map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="actions">
+          <button type="submit" className="button">
+            Show
+          </button>
+        </div>
+      </form>
+      {!page.ok ? (
+        <ErrorState error={page.error} what="Dead letters" />
+      ) : page.data.nodes.length === 0 ? (
+        <EmptyState title="No dead letters" icon="✓">
+          {queue ? `Nothing has died in ${queue}.` : "Nothing has died. Tasks that exhaust their retries or fail permanently land here."}
+        </EmptyState>
+      ) : (
+        <>
+          <DeadLetterTable tasks={page.data.nodes} />
+          <Pagination
+            basePath="/dead-letters"
+            keep={{ queue }}
+            after={after}
+            prev={prev}
+            endCursor={page.data.pageInfo.endCursor}
+            hasNextPage={page.data.pageInfo.hasNextPage}
+            totalCount={page.data.totalCount}
+            shown={page.data.nodes.length}
+          />
+        </>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,82 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { LiveRefresh } from "@/components/live/LiveRefresh";
+import { AttemptTimeline } from "@/components/tasks/AttemptTimeline";
+import { TaskActions } from "@/components/tasks/TaskActions";
+import { TaskMeta } from "@/components/tasks/TaskMeta";
+import { ErrorState } from "@/components/ui/ErrorState";
+import { JsonBlock } from "@/components/ui/JsonBlock";
+import { PageHeader } from "@/components/ui/PageHeader";
+import { StatusBadge } from "@/components/ui/StatusBadge";
+import { getTask } from "@/lib/api/tasks";
+
+export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
+  return { title: `Task ${(await params).id}` };
+}
+
+export default async function TaskPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const result = await getTask(decodeURIComponent(id));
+  const breadcrumb = <Link href="/tasks">← Tasks</Link>;
+  if (!result.ok) {
+    return (
+      <>
+        <PageHeader title="Task" breadcrumb={breadcrumb} />
+        <ErrorState error={result.error} what="Task" />
+      </>
+    );
+  }
+  const task = result.data;
+  if (task === null) notFound();
+  return (
+    <>
+      <PageHeader
+        breadcrumb={breadcrumb}
+        title={
+          <span className="row">
+            <span className="mono" style={{ fontSize: "1.1rem" }}>
+              {task.id}
+            </span>
+            <span data-testid="task-status">
+              <StatusBadge status={task.status} />
+            </span>
+          </span>
+        }
+        description={task.cancelRequested && task.status === "CANCELLED" ? "Cancelled while running: its worker was told to stop." : undefined}
+        actions={
+          <>
+            <LiveRefresh taskId={task.id} />
+            <TaskActions task={task} />
+          </>
+        }
+      />
+      <div className="stack">
+        <section className="card" aria-labelledby="details">
+          <h2 id="details">Details</h2>
+          <TaskMeta task={task} />
+        </section>
+        <div className="grid-2">
+          <section className="card" aria-labelledby="payload">
+            <h2 id="payload">Payload</h2>
+            <JsonBlock value={task.payload} empty="No payload." label="Payload JSON" />
+          </section>
+          <section className="card" aria-labelledby="result">
+            <h2 id="result">Result</h2>
+            <JsonBlock value={task.result} empty={task.status === "SUCCEEDED" ? "The task succeeded without a result body." : "No result yet."} label="Result JSON" />
+          </section>
+        </div>
+        {task.lastError ? (
+          <section className="card" aria-labelledby="error">
+            <h2 id="error">Last error</h2>
+            <pre className="error-text">{task.lastError}</pre>
+          </section>
+        ) : null}
+        <section className="card" aria-labelledby="attempts">
+          <h2 id="attempts">Attempts</h2>
+          <AttemptTimeline attempts={task.attemptHistory} />
+        </section>
+      </div>
+    </>
+  );
+}

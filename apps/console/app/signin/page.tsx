@@ -1,0 +1,45 @@
+import type { Metadata } from "next";
+import { redirect } from "next/navigation";
+import { readSession } from "@/lib/session";
+import { SignInForm } from "./SignInForm";
+
+export const metadata: Metadata = { title: "Sign in" };
+
+const REASONS: Record<string, string> = {
+  expired: "Your session has ended. Sign in again to continue.",
+  CredentialsSignin: "That email and password do not match a console user.",
+};
+
+/** Only this console's own paths: never bounce a user to another origin after sign-in. */
+function safeCallback(value: string | string[] | undefined): string {
+  const path = Array.isArray(value) ? value[0] : value;
+  if (!path) return "/";
+  const own = process.env.NEXTAUTH_URL ? new URL(process.env.NEXTAUTH_URL).origin : "http://console.invalid";
+  try {
+    const url = new URL(path, own);
+    return url.origin === own && !url.pathname.startsWith("/signin") ? `${url.pathname}${url.search}` : "/";
+  } catch {
+    return "/";
+  }
+}
+
+export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const params = await searchParams;
+  if (await readSession()) redirect("/");
+  const reason = typeof params.reason === "string" ? params.reason : typeof params.error === "string" ? params.error : null;
+  return (
+    <main className="signin">
+      <div className="card">
+        <p className="brand" style={{ color: "var(--text)", padding: "0 0 0.75rem" }}>
+          <span className="brand-mark" aria-hidden="true">
+            T
+          </span>
+          Tasklane
+        </p>
+        <h1>Sign in to the console</h1>
+        <p className="muted small">Console users are created by your platform operator for one tenant.</p>
+        <SignInForm callbackUrl={safeCallback(params.callbackUrl)} initialError={reason ? (REASONS[reason] ?? null) : null} />
+      </div>
+    </main>
+  );
+}

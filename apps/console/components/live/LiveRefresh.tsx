@@ -1,0 +1,92 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useEffect, useRef, useState } from "react";
+
+/** Refresh at most this often while events stream in. */
+const MIN_REFRESH_GAP_MS = 750;
+/** Without a subscription: poll. */
+const POLL_MS = 2_000;
+/** With one: still refresh now and then, in case an event was missed while reconnecting. */
+const SAFETY_REFRESH_MS = 15_000;
+
+type Mode = "connecting" | "live" | "polling";
+
+/**
+ * Keeps the page's server-rendered data current. It listens to the console's
+ * /api/live stream (the gateway's subscription, proxied server-side so the
+ * browser never holds an API key) and re-renders the page when something
+ * changes; if the platform cannot stream (the subscription is refused or the
+ * stream drops), it polls every 2 s instead.
+ */
+export function LiveRefresh({ taskId, queue, workflowId }: { taskId?: string; queue?: string; workflowId?: string }) {
+  const router = useRouter();
+  const [mode, setMode] = useState<Mode>("connecting");
+  const lastRefresh = useRef(0);
+  const pending = useRef<ReturnType<typeof setTimeout> | null>(null);
+
+  useEffect(() => {
+    let timer: ReturnType<typeof setInterval> | null = null;
+    let closed = false;
+    const refresh = () => {
+      lastRefresh.current = Date.now();
+      router.refresh();
+    };
+    const refreshSoon = () => {
+      if (pending.current !== null) return;
+      const wait = Math.max(0, lastRefresh.current + MIN_REFRESH_GAP_MS - Date.now());
+      pending.current = setTimeout(() => {
+        pending.current = null;
+        refresh();
+      }, wait);
+    };
+    const every = (ms: number) => {
+      if (timer !== null) clearInterval(timer);
+      timer = setInterval(() => {
+        if (document.visibilityState === "visible") refresh();
+      }, ms);
+    };
+    const poll = (source: EventSource | null) => {
+      source?.close();
+      if (closed) return;
+      setMode("polling");
+      every(POLL_MS);
+    };
+
+    const params = new URLSearchParams();
+    if (taskId) params.set("taskId", taskId);
+    if (queue) params.set("queue", queue);
+    if (workflowId) params.set("workflowId", workflowId);
+    let source: EventSource | null = null;
+    try {
+      source = new EventSource(`/api/live?${params.toString()}`);
+    } catch {
+      poll(null);
+    }
+    if (source !== null) {
+      const s = source;
+      s.addEventListener("live", () => {
+        setMode("live");
+        every(SAFETY_REFRESH_MS);
+      });
+      s.addEventListener("update", refreshSoon);
+      s.addEventListener("fallback", () => poll(s));
+      s.onerror = () => poll(s);
+    }
+    return () => {
+      closed = true;
+      source?.close();
+      if (timer !== null) clearInterval(timer);
+      if (pending.current !== null) clearTimeout(pending.current);
+      pending.current = null;
+    };
+  }, [router, taskId, queue, workflowId]);
+
+  const text = mode === "live" ? "Live" : mode === "polling" ? "Auto-refresh every 2 s" : "Connecting…";
+  return (
+    <span className={`live live-${mode}`} role="status" aria-live="polite" data-live-mode={mode}>
+      <span className="live-dot" aria-hidden="true" />
+      {text}
+    </span>
+  );
+}

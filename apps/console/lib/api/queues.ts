@@ -1,0 +1,51 @@
+/** Queues, their live counts and recent activity. */
+import "server-only";
+import { gql } from "../gateway";
+import type { ApiResult } from "../graphql-error";
+import type { Queue, QueueActivity } from "./types";
+
+const QUEUE = `name mode endpointUrl concurrency rateLimit { perSecond burst } paused
+  stats { scheduled queued running retrying dead succeeded oldestQueuedAgeSeconds }`;
+
+export async function listQueues(): Promise<ApiResult<Queue[]>> {
+  const result = await gql<{ queues: Queue[] }>(`query ConsoleQueues { queues { ${QUEUE} } }`);
+  return result.ok ? { ok: true, data: result.data.queues } : result;
+}
+
+/** Just the names (filters, pickers): no counting. */
+export async function listQueueNames(): Promise<ApiResult<string[]>> {
+  const result = await gql<{ queues: { name: string }[] }>(`query ConsoleQueueNames { queues { name } }`);
+  return result.ok ? { ok: true, data: result.data.queues.map((q) => q.name) } : result;
+}
+
+export async function getQueue(name: string): Promise<ApiResult<Queue | null>> {
+  const result = await gql<{ queue: Queue | null }>(`query ConsoleQueue($name: String!) { queue(name: $name) { ${QUEUE} } }`, { name });
+  return result.ok ? { ok: true, data: result.data.queue } : result;
+}
+
+/** The overview's one round trip: every queue's counts and its last hour in 2-minute buckets. */
+export async function overview(): Promise<ApiResult<{ queues: Queue[]; queueActivity: QueueActivity[] }>> {
+  return gql<{ queues: Queue[]; queueActivity: QueueActivity[] }>(
+    `query ConsoleOverview { queues { ${QUEUE} } queueActivity(minutes: 60, bucketMinutes: 2) { queue buckets { start succeeded failed } } }`,
+  );
+}
+
+export interface UpsertQueueInput {
+  name: string;
+  mode: "PUSH" | "PULL";
+  endpointUrl?: string | null;
+  concurrency?: number | null;
+  rateLimit?: { perSecond: number; burst?: number | null } | null;
+  paused?: boolean | null;
+}
+
+export async function upsertQueue(input: UpsertQueueInput): Promise<ApiResult<Queue>> {
+  const result = await gql<{ upsertQueue: Queue }>(`mutation ConsoleUpsertQueue($input: UpsertQueueInput!) { upsertQueue(input: $input) { ${QUEUE} } }`, { input });
+  return result.ok ? { ok: true, data: result.data.upsertQueue } : result;
+}
+
+export async function setQueuePaused(name: string, paused: boolean): Promise<ApiResult<{ name: string; paused: boolean }>> {
+  const op = paused ? "pauseQueue" : "resumeQueue";
+  const result = await gql<Record<string, { name: string; paused: boolean }>>(`mutation ConsoleQueuePause($name: String!) { ${op}(name: $name) { name paused } }`, { name });
+  return result.ok ? { ok: true, data: result.data[op] as { name: string; paused: boolean } } : result;
+}

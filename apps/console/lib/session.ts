@@ -1,0 +1,46 @@
+/**
+ * The signed-in user, read on the server from next-auth's session cookie (a
+ * JWE encrypted with NEXTAUTH_SECRET). It holds the tenant session key, which
+ * only this server ever decrypts: next-auth's /api/auth/session answers the
+ * email and tenant, never the key (see the session callback in lib/auth.ts).
+ */
+import "server-only";
+import { decode } from "next-auth/jwt";
+import { cookies } from "next/headers";
+import { redirect } from "next/navigation";
+import { authSecret } from "./config";
+
+export interface ConsoleSession {
+  email: string;
+  tenantId: string;
+  apiKey: string;
+  apiKeyId: string;
+  /** Epoch ms; the gateway refuses the key after it. */
+  expiresAt: number;
+}
+
+/** next-auth v4's names: __Secure- when NEXTAUTH_URL is https. */
+const COOKIE_NAMES = ["__Secure-next-auth.session-token", "next-auth.session-token"];
+
+export async function readSession(): Promise<ConsoleSession | null> {
+  const jar = await cookies();
+  const raw = COOKIE_NAMES.map((name) => jar.get(name)?.value).find((v) => v !== undefined);
+  if (raw === undefined) return null;
+  let token: Awaited<ReturnType<typeof decode>>;
+  try {
+    token = await decode({ token: raw, secret: authSecret() });
+  } catch {
+    return null; // Tampered with, or sealed with another secret (the console restarted without NEXTAUTH_SECRET).
+  }
+  if (token === null) return null;
+  const { email, tenantId, apiKey, apiKeyId, apiKeyExpiresAt } = token;
+  if (typeof email !== "string" || typeof tenantId !== "string" || typeof apiKey !== "string" || typeof apiKeyId !== "string") return null;
+  if (typeof apiKeyExpiresAt !== "number" || apiKeyExpiresAt <= Date.now()) return null;
+  return { email, tenantId, apiKey, apiKeyId, expiresAt: apiKeyExpiresAt };
+}
+
+export async function requireSession(): Promise<ConsoleSession> {
+  const session = await readSession();
+  if (session === null) redirect("/signin");
+  return session;
+}

@@ -1,0 +1,79 @@
+import { hashSecret, newApiKeySecret } from "@tasklane/core";
+import type { Database } from "@tasklane/db";
+import { describe, expect, it } from "vitest";
+import { createLogger } from "../observability/logger.js";
+import { ApiKeyAuthenticator } from "./api-key-authenticator.js";
+
+/** A stand-in for the database: one key row, counting lookups and last_used_at writes. */
+function fakeDatabase(secret: string) {
+  const state = { revokedAt: null as Date | null, lookups: 0, writes: [] as string[] };
+  const row = () => ({ id: "key_1", tenantId: "ten_1", secretHash: hashSecret(secret), scopes: ["submit"], revokedAt: state.revokedAt, expiresAt: null });
+  const db = {
+    prisma: {
+      apiKey: {
+        findUnique: async () => {
+          state.lookups += 1;
+          return row();
+        },
+      },
+    },
+    pool: {
+      query: async (sql: string) => {
+        state.writes.push(sql);
+        return { rowCount: 1, rows: [] };
+      },
+    },
+    close: async () => undefined,
+  };
+  return { state, db: db as unknown as Database };
+}
+
+describe("ApiKeyAuthenticator", () => {
+  const { secret } = newApiKeySecret();
+  const log = createLogger("silent");
+
+  it("stops accepting a key revoked elsewhere within the 2 s cache", async () => {
+    let now = 1_000_000;
+    const { state, db } = fakeDatabase(secret);
+    const auth = new ApiKeyAuthenticator(db, log, () => now);
+    expect(await auth.authenticate(secret)).toMatchObject({ tenantId: "ten_1", apiKeyId: "key_1", scopes: ["submit"] });
+    state.revokedAt = new Date();
+    now += 1_999;
+    expect(await auth.authenticate(secret)).not.toBeNull();
+    now += 2;
+    expect(await auth.authenticate(secret)).toBeNull();
+    expect(state.lookups).toBe(2);
+  });
+
+  it("forgets a key at once on the instance that revoked it", async () => {
+    const { state, db } = fakeDatabase(secret);
+    const auth = new ApiKeyAuthenticator(db, log, () => 5_000);
+    expect(await auth.authenticate(secret)).not.toBeNull();
+    state.revokedAt = new Date();
+    auth.forget(secret.split("_").slice(0, 2).join("_"));
+    expect(await auth.authenticate(secret)).toBeNull();
+  });
+
+  it("records last use at most once a minute per key, guarded in SQL for other instances", async () => {
+    let now = 10_000_000;
+    const { state, db } = fakeDatabase(secret);
+    const auth = new ApiKeyAuthenticator(db, log, () => now);
+    for (let i = 0; i < 50; i++) {
+      await auth.authenticate(secret);
+      now += 1_000;
+    }
+    expect(state.writes).toHaveLength(1);
+    now += 10_000;
+    await auth.authenticate(secret);
+    expect(state.writes).toHaveLength(2);
+    expect(state.writes[0]).toMatch(/last_used_at < now\(\) - interval '1 minute'/);
+  });
+
+  it("does not record use for a wrong secret", async () => {
+    const { state, db } = fakeDatabase(secret);
+    const auth = new ApiKeyAuthenticator(db, log, () => 0);
+    const wrong = `${secret.slice(0, -2)}${secret.endsWith("AA") ? "BB" : "AA"}`;
+    expect(await auth.authenticate(wrong)).toBeNull();
+    expect(state.writes).toHaveLength(0);
+  });
+});

@@ -1,0 +1,92 @@
+/**
+ * The per-tenant API rate limit (token bucket: apiRatePerSecond refill,
+ * apiBurst capacity), checked once per HTTP request before anything runs.
+ *
+ * Documented choice: a batched request (array body) costs one token per
+ * operation and is admitted or refused WHOLE. A 429 then always means that
+ * nothing ran, so a client may retry the whole batch without executing any
+ * mutation twice (partial admission would answer 429 for a batch whose first
+ * operations already submitted tasks). A batch larger than the tenant's burst
+ * could never be admitted and is refused as BAD_USER_INPUT instead.
+ *
+ * Operator calls and anonymous requests take no tenant bucket (the latter
+ * fail authentication anyway). When Redis is unreachable the limit fails
+ * open: Postgres, not Redis, is what must keep accepting work.
+ */
+import { BadUserInputError, RateLimitedError } from "@tasklane/core";
+import type { ApiTokenBuckets, TakeOutcome } from "@tasklane/queue";
+import type { GraphQLError } from "graphql";
+import type { Redis } from "ioredis";
+import type { Principal } from "../auth/principal.js";
+import { toGraphQLError } from "../graphql/errors.js";
+import type { Logger } from "../observability/logger.js";
+import type { GatewayMetrics } from "../observability/metrics.js";
+import type { TenantLimitsCache } from "./tenant-limits-cache.js";
+
+/** A Redis that answers slower than this is treated as unavailable for this request. */
+const BUCKET_TIMEOUT_MS = 1_000;
+/** One warning per interval at most while failing open. */
+const WARN_INTERVAL_MS = 10_000;
+
+export interface ApiRateLimitDeps {
+  buckets: ApiTokenBuckets;
+  limits: TenantLimitsCache;
+  redis: Redis;
+  metrics: GatewayMetrics;
+  log: Logger;
+}
+
+/** How many GraphQL operations an HTTP body holds (a batch is an array). */
+export function operationCount(body: unknown): number {
+  return Array.isArray(body) ? Math.max(1, body.length) : 1;
+}
+
+export class ApiRateLimit {
+  #lastWarning = 0;
+
+  constructor(private readonly deps: ApiRateLimitDeps) {}
+
+  /** Resolves when the request may run; otherwise throws the GraphQLError to answer with (429 + Retry-After). */
+  async admit(principal: Principal, operations: number): Promise<void> {
+    if (principal.kind !== "tenant") return;
+    const limits = await this.deps.limits.get(principal.tenantId);
+    if (limits === null) return;
+    if (operations > limits.burst) {
+      throw toGraphQLError(new BadUserInputError(`This batch of ${operations} operations exceeds the API burst of ${limits.burst}; send smaller batches`));
+    }
+    const outcome = await this.#take(principal.tenantId, limits, operations);
+    if (outcome === null || outcome.admitted) return;
+    this.deps.metrics.rateLimited.inc({ kind: "api" });
+    throw refusal(outcome.retryAfterMs);
+  }
+
+  async #take(tenantId: string, limits: { ratePerSecond: number; burst: number }, cost: number): Promise<TakeOutcome | null> {
+    // ioredis queues commands while disconnected (maxRetriesPerRequest: null); do not wait for a reconnect.
+    if (this.deps.redis.status !== "ready") return this.#failOpen(new Error(`redis is ${this.deps.redis.status}`));
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<"timeout">((resolve) => {
+      timer = setTimeout(() => resolve("timeout"), BUCKET_TIMEOUT_MS);
+    });
+    try {
+      const outcome = await Promise.race([this.deps.buckets.take(tenantId, limits, cost), timeout]);
+      return outcome === "timeout" ? this.#failOpen(new Error("token bucket timed out")) : outcome;
+    } catch (error: unknown) {
+      return this.#failOpen(error);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  #failOpen(error: unknown): null {
+    const now = Date.now();
+    if (now - this.#lastWarning >= WARN_INTERVAL_MS) {
+      this.#lastWarning = now;
+      this.deps.log.warn({ err: error }, "API rate limit unavailable; admitting requests unlimited");
+    }
+    return null;
+  }
+}
+
+function refusal(retryAfterMs: number): GraphQLError {
+  return toGraphQLError(new RateLimitedError(retryAfterMs / 1000));
+}

@@ -1,0 +1,57 @@
+/**
+ * Platform protection: when the pending tasks of all tenants together reach
+ * GLOBAL_MAX_PENDING_TASKS, submissions answer OVERLOADED (HTTP 503 +
+ * Retry-After) until the fleet has drained some.
+ *
+ * Documented choice: the check reads an estimate refreshed every second (the
+ * sum of tenant_counters, exact when read), not a count per submission, so it
+ * costs nothing on the hot path; concurrent submissions may pass the cap by at
+ * most one second's worth. Until the first read succeeds (or while Postgres
+ * cannot be read) nothing is refused on its account.
+ *
+ * The same loop folds tenant_counters' per-session rows now and then so the
+ * table does not grow with every connection the platform ever opened.
+ */
+import { OverloadedError } from "@tasklane/core";
+import { startPeriodic, type Periodic } from "@tasklane/config";
+import { foldPendingCounters, totalPendingTasks, type Database } from "@tasklane/db";
+import type { Logger } from "../observability/logger.js";
+
+const REFRESH_MS = 1_000;
+/** Fold every this many refreshes. */
+const FOLD_EVERY = 30;
+/** What OVERLOADED tells clients to wait: roughly what a busy fleet needs to drain a visible share. */
+export const OVERLOADED_RETRY_AFTER_SECONDS = 5;
+
+export class BacklogGuard {
+  #pending: number | null = null;
+  #ticks = 0;
+  #loop: Periodic | undefined;
+
+  constructor(
+    private readonly db: Database,
+    private readonly maxPending: number,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    this.#loop ??= startPeriodic(REFRESH_MS, () => this.refresh(), (error: unknown) => this.log.warn({ err: error }, "could not read the platform backlog"));
+  }
+
+  async refresh(): Promise<void> {
+    this.#pending = await totalPendingTasks(this.db.pool);
+    this.#ticks += 1;
+    if (this.#ticks % FOLD_EVERY === 0) await foldPendingCounters(this.db.pool);
+  }
+
+  /** Throws OVERLOADED when `newTasks` more would take the platform past its cap. */
+  assertAccepting(newTasks: number): void {
+    if (this.#pending !== null && this.#pending + newTasks > this.maxPending) {
+      throw new OverloadedError(OVERLOADED_RETRY_AFTER_SECONDS);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#loop?.stop();
+  }
+}

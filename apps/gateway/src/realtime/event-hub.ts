@@ -1,0 +1,122 @@
+/**
+ * The gateway's end of the task-event feed: one Redis subscriber connection
+ * per process (shared with the pull doorbell), fanned out in-process to every
+ * GraphQL subscription. A tenant's channel is subscribed while at least one
+ * local subscriber of that tenant exists, so a gateway only receives the
+ * tenants it serves.
+ *
+ * Isolation does not rest on the channel name alone: a message is handed
+ * only to listeners registered for the channel it arrived on, and only if
+ * its own tenantId is that channel's tenant.
+ */
+import { decodeTaskEvent, type KeySpace, type TaskEventMessage } from "@tasklane/queue";
+import type { TaskRecord } from "@tasklane/db";
+import type { Logger } from "../observability/logger.js";
+
+/** One event as local subscribers see it. */
+export interface HubEvent {
+  readonly message: TaskEventMessage;
+  /**
+   * The task as it is now (it may have moved past this event), loaded once
+   * however many local subscriptions ask; null when it is gone.
+   */
+  task(): Promise<TaskRecord | null>;
+}
+
+export type HubListener = (event: HubEvent) => void;
+
+/** What the hub needs of its Redis connection (an ioredis client in subscriber mode). */
+export interface PubSubConnection {
+  on(event: "message", listener: (channel: string, message: string) => void): unknown;
+  subscribe(channel: string): Promise<unknown>;
+  unsubscribe(channel: string): Promise<unknown>;
+}
+
+export type TaskLoader = (tenantId: string, taskId: string) => Promise<TaskRecord | null>;
+
+interface TenantFeed {
+  readonly tenantId: string;
+  readonly listeners: Set<HubListener>;
+  /** Resolves once Redis confirmed the SUBSCRIBE. */
+  readonly ready: Promise<unknown>;
+  /** Highest event id handed out: the relay re-publishes a batch after a crash, subscribers see it once. */
+  lastEventId: bigint;
+}
+
+export class TaskEventHub {
+  readonly #feeds = new Map<string, TenantFeed>();
+  #closed = false;
+
+  constructor(
+    private readonly subscriber: PubSubConnection,
+    private readonly keys: KeySpace,
+    private readonly loadTask: TaskLoader,
+    private readonly log: Logger,
+  ) {
+    subscriber.on("message", (channel: string, payload: string) => this.#dispatch(channel, payload));
+  }
+
+  /** Registers `listener` for one tenant's events; resolves when the feed is live. Call the result to stop. */
+  async listen(tenantId: string, listener: HubListener): Promise<() => void> {
+    if (this.#closed) throw new Error("event hub is closed");
+    const channel = this.keys.eventsChannel(tenantId);
+    let feed = this.#feeds.get(channel);
+    if (feed === undefined) {
+      feed = { tenantId, listeners: new Set(), ready: this.subscriber.subscribe(channel), lastEventId: 0n };
+      this.#feeds.set(channel, feed);
+    }
+    feed.listeners.add(listener);
+    const current = feed;
+    try {
+      await current.ready;
+    } catch (error: unknown) {
+      this.#remove(channel, current, listener);
+      throw new Error(`could not subscribe to task events of ${tenantId}`, { cause: error });
+    }
+    let removed = false;
+    return () => {
+      if (removed) return;
+      removed = true;
+      this.#remove(channel, current, listener);
+    };
+  }
+
+  /** Local subscriptions right now, for metrics and tests. */
+  get listenerCount(): number {
+    let n = 0;
+    for (const feed of this.#feeds.values()) n += feed.listeners.size;
+    return n;
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#feeds.clear();
+  }
+
+  #remove(channel: string, feed: TenantFeed, listener: HubListener): void {
+    feed.listeners.delete(listener);
+    if (feed.listeners.size > 0 || this.#feeds.get(channel) !== feed) return;
+    this.#feeds.delete(channel);
+    // Redis runs this connection's commands in order, so a SUBSCRIBE issued after this still wins.
+    this.subscriber.unsubscribe(channel).catch((error: unknown) => this.log.debug({ err: error, channel }, "unsubscribe failed"));
+  }
+
+  #dispatch(channel: string, payload: string): void {
+    const feed = this.#feeds.get(channel);
+    if (feed === undefined) return;
+    const message = decodeTaskEvent(payload);
+    if (message === null || message.tenantId !== feed.tenantId) {
+      this.log.warn({ channel }, "dropped a malformed or misaddressed task event");
+      return;
+    }
+    const id = BigInt(message.eventId);
+    if (id <= feed.lastEventId) return;
+    feed.lastEventId = id;
+    let loading: Promise<TaskRecord | null> | undefined;
+    const event: HubEvent = {
+      message,
+      task: () => (loading ??= this.loadTask(message.tenantId, message.taskId)),
+    };
+    for (const listener of feed.listeners) listener(event);
+  }
+}

@@ -1,0 +1,113 @@
+import type { TaskEventMessage } from "@tasklane/queue";
+import { describe, expect, it } from "vitest";
+import type { HubEvent, HubListener } from "./event-hub.js";
+import { openEventStream, type EventStreamOptions } from "./event-stream.js";
+
+function event(n: number, taskId = "task_a"): HubEvent {
+  const message: TaskEventMessage = {
+    eventId: String(n),
+    taskId,
+    tenantId: "ten_1",
+    queueId: "que_1",
+    workflowId: null,
+    from: null,
+    to: "QUEUED",
+    at: new Date(n).toISOString(),
+  };
+  return { message, task: async () => null };
+}
+
+/** A stand-in for the hub: records the listener and whether it was removed. */
+function fakeHub() {
+  const state: { listener?: HubListener; removed: boolean } = { removed: false };
+  return {
+    state,
+    listen: async (listener: HubListener) => {
+      state.listener = listener;
+      return () => {
+        state.removed = true;
+      };
+    },
+    emit: (e: HubEvent) => state.listener?.(e),
+  };
+}
+
+const open = <T>(hub: ReturnType<typeof fakeHub>, opts: Partial<EventStreamOptions<T>> & Pick<EventStreamOptions<T>, "transform">) =>
+  openEventStream<T>({ listen: hub.listen, accept: () => true, ...opts });
+
+describe("openEventStream", () => {
+  it("yields transformed values in event order even when transforms finish out of order", async () => {
+    const hub = fakeHub();
+    const stream = await open(hub, {
+      // The first event takes longest: order must still hold.
+      transform: async (e) => {
+        const n = Number(e.message.eventId);
+        await new Promise((r) => setTimeout(r, n === 1 ? 30 : 1));
+        return n;
+      },
+    });
+    for (const n of [1, 2, 3]) hub.emit(event(n));
+    const got = [await stream.next(), await stream.next(), await stream.next()].map((r) => r.value);
+    expect(got).toEqual([1, 2, 3]);
+  });
+
+  it("filters with accept and skips events whose transform yields null", async () => {
+    const hub = fakeHub();
+    const stream = await open(hub, {
+      accept: (e) => e.message.taskId === "task_a",
+      transform: async (e) => (e.message.eventId === "2" ? null : e.message.eventId),
+    });
+    hub.emit(event(1));
+    hub.emit(event(2));
+    hub.emit(event(3, "task_b"));
+    hub.emit(event(4));
+    expect((await stream.next()).value).toBe("1");
+    expect((await stream.next()).value).toBe("4");
+  });
+
+  it("return() ends a stream parked waiting for events and removes the listener", async () => {
+    const hub = fakeHub();
+    const stream = await open(hub, { transform: async () => 1 });
+    const pending = stream.next();
+    await stream.return?.();
+    await expect(pending).resolves.toEqual({ done: true, value: undefined });
+    expect(hub.state.removed).toBe(true);
+  });
+
+  it("ends a subscriber that falls too far behind", async () => {
+    const hub = fakeHub();
+    let overflowed = false;
+    const stream = await open(hub, { transform: async () => 1, maxBuffered: 2, onOverflow: () => (overflowed = true) });
+    for (const n of [1, 2, 3]) hub.emit(event(n));
+    expect(overflowed).toBe(true);
+    expect(hub.state.removed).toBe(true);
+    expect((await stream.next()).done).toBe(true);
+  });
+
+  it("coalesces a backlog into the newest event when asked", async () => {
+    const hub = fakeHub();
+    const seen: string[] = [];
+    const stream = await open(hub, {
+      coalesce: true,
+      transform: async (e) => {
+        seen.push(e.message.eventId);
+        return e.message.eventId;
+      },
+    });
+    for (const n of [1, 2, 3]) hub.emit(event(n));
+    expect((await stream.next()).value).toBe("3");
+    expect(seen).toEqual(["3"]);
+  });
+
+  it("ends with the error when a transform fails, and lets go of the listener", async () => {
+    const hub = fakeHub();
+    const stream = await open(hub, {
+      transform: async () => {
+        throw new Error("database down");
+      },
+    });
+    hub.emit(event(1));
+    await expect(stream.next()).rejects.toThrow("database down");
+    expect(hub.state.removed).toBe(true);
+  });
+});

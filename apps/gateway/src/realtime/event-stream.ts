@@ -1,0 +1,101 @@
+/**
+ * A GraphQL subscription's source stream over hub events: filters, then turns
+ * each accepted event into a value with an async step (loading the task or
+ * workflow) strictly one at a time, so values leave in the order events came.
+ *
+ * A hand-written iterator rather than an async generator: graphql-ws calls
+ * return() when the client unsubscribes or disconnects, and a generator
+ * parked in an `await` would not see that until the next event arrived,
+ * leaking the listener meanwhile.
+ */
+import type { HubEvent, HubListener } from "./event-hub.js";
+
+export interface EventStreamOptions<T> {
+  /** Registers the listener with the hub; resolves to the function that removes it. */
+  listen(listener: HubListener): Promise<() => void>;
+  accept(event: HubEvent): boolean;
+  /** Per accepted event, in order; null skips the event. */
+  transform(event: HubEvent): Promise<T | null>;
+  /**
+   * Accepted events waiting for a slow client before the stream gives up on it
+   * (ends; the client may resubscribe and read current state). Bounds memory.
+   * @defaultValue 10000
+   */
+  maxBuffered?: number;
+  /**
+   * When the value depends only on current state (a workflow), events that
+   * queued up behind a slow transform collapse into the newest one.
+   * @defaultValue false
+   */
+  coalesce?: boolean;
+  onOverflow?(): void;
+}
+
+export async function openEventStream<T>(opts: EventStreamOptions<T>): Promise<AsyncIterableIterator<T>> {
+  const maxBuffered = opts.maxBuffered ?? 10_000;
+  const buffer: HubEvent[] = [];
+  let done = false;
+  let wake: (() => void) | undefined;
+  const signal = () => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+
+  let unlisten: () => void = () => undefined;
+  const finish = () => {
+    if (done) return;
+    done = true;
+    buffer.length = 0;
+    unlisten();
+    signal();
+  };
+
+  unlisten = await opts.listen((event) => {
+    if (done || !opts.accept(event)) return;
+    if (buffer.length >= maxBuffered) {
+      opts.onOverflow?.();
+      finish();
+      return;
+    }
+    buffer.push(event);
+    signal();
+  });
+
+  const end: IteratorReturnResult<undefined> = { done: true, value: undefined };
+  const iterator: AsyncIterableIterator<T> = {
+    async next(): Promise<IteratorResult<T>> {
+      while (!done) {
+        const event = opts.coalesce === true ? buffer.splice(0).at(-1) : buffer.shift();
+        if (event === undefined) {
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+          });
+          continue;
+        }
+        let value: T | null;
+        try {
+          value = await opts.transform(event);
+        } catch (error: unknown) {
+          // The subscription ends with the error (graphql-ws sends it to the client); the listener must go too.
+          finish();
+          throw error;
+        }
+        if (value !== null && !done) return { done: false, value };
+      }
+      return end;
+    },
+    async return(): Promise<IteratorResult<T>> {
+      finish();
+      return end;
+    },
+    async throw(error: unknown): Promise<IteratorResult<T>> {
+      finish();
+      throw error;
+    },
+    [Symbol.asyncIterator]() {
+      return iterator;
+    },
+  };
+  return iterator;
+}

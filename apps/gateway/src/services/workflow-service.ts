@@ -1,0 +1,69 @@
+/**
+ * Workflows (DAGs of tasks): validated specs in, storage and every status
+ * change in packages/db. After a commit it runs the same post-commit steps as
+ * task submission: the dispatch fast path (its failure is only logged, the
+ * outbox delivers anyway), pull doorbells, and cancel announcements.
+ */
+import type { WorkflowSpec } from "@tasklane/core";
+import {
+  cancelWorkflow,
+  getWorkflow,
+  listWorkflowTasks,
+  listWorkflows,
+  submitWorkflow,
+  withTenantScope,
+  type Database,
+  type DispatchIntent,
+  type SubmitWorkflowResult,
+  type WorkflowRecord,
+  type WorkflowTaskRecord,
+} from "@tasklane/db";
+import type { Logger } from "../observability/logger.js";
+
+export interface WorkflowServiceDeps {
+  db: Database;
+  log: Logger;
+  horizonMs: number;
+  dispatch(intents: DispatchIntent[]): Promise<void>;
+  /** Wakes long-polling pull workers of these queues. */
+  ringPullQueues(queueIds: string[]): Promise<void>;
+  /** Tells the executor of a RUNNING task to stop (PUSH abort); best effort, heartbeats also report it. */
+  announceCancel(taskId: string): Promise<void>;
+}
+
+export class WorkflowService {
+  constructor(private readonly deps: WorkflowServiceDeps) {}
+
+  async submit(tenantId: string, spec: WorkflowSpec, actor: string): Promise<SubmitWorkflowResult> {
+    const result = await submitWorkflow(this.deps.db, tenantId, spec, { horizonMs: this.deps.horizonMs, actor });
+    if (!result.created) return result;
+    await this.deps.dispatch(result.dispatch);
+    const pushed = new Set(result.dispatch.map((i) => i.queueId));
+    const pulled = result.tasks.filter((t) => t.task.status === "QUEUED" && !pushed.has(t.task.queueId)).map((t) => t.task.queueId);
+    await this.deps.ringPullQueues([...new Set(pulled)]).catch((error: unknown) => this.deps.log.warn({ err: error }, "could not ring pull workers"));
+    return result;
+  }
+
+  async cancel(tenantId: string, id: string, actor: string): Promise<WorkflowRecord> {
+    const { workflow, wasRunning } = await cancelWorkflow(this.deps.db, tenantId, id, actor);
+    await Promise.all(
+      wasRunning.map((taskId) =>
+        this.deps.announceCancel(taskId).catch((error: unknown) => this.deps.log.warn({ err: error, taskId }, "could not announce cancellation")),
+      ),
+    );
+    return workflow;
+  }
+
+  // Reads run confined to the caller's tenant (row-level security), like task reads.
+  get(tenantId: string, id: string): Promise<WorkflowRecord | null> {
+    return withTenantScope(this.deps.db.pool, tenantId, (client) => getWorkflow({ pool: client }, tenantId, id));
+  }
+
+  list(tenantId: string, page: { first: number; after: string | null }): Promise<WorkflowRecord[]> {
+    return withTenantScope(this.deps.db.pool, tenantId, (client) => listWorkflows({ pool: client }, tenantId, page));
+  }
+
+  tasks(tenantId: string, workflowIds: string[]): Promise<Map<string, WorkflowTaskRecord[]>> {
+    return withTenantScope(this.deps.db.pool, tenantId, (client) => listWorkflowTasks({ pool: client }, tenantId, workflowIds));
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * The task-event relay: tails task_events in id order and publishes each event
+ * on its tenant's Redis channel, where every gateway fans it out to GraphQL
+ * subscribers.
+ *
+ * Exactly one relay publishes at a time, so events leave in one order: each
+ * notifier opens a dedicated Postgres session and tries
+ * pg_try_advisory_lock; the holder relays, the others stand by and retry
+ * every second. The lock belongs to the session, so when the active notifier
+ * dies (or its connection does) Postgres releases it and a standby takes over
+ * from the persisted cursor. Publishing happens before the cursor moves:
+ * a crash in between re-publishes a batch (gateways drop ids they have seen),
+ * it never skips one.
+ */
+import type { Logger } from "@tasklane/config";
+import {
+  loadRelayCursor,
+  openRelayConnection,
+  planRelayWindow,
+  readTaskEventsAfter,
+  saveRelayCursor,
+  snapshotSettled,
+  type PendingGap,
+  type RelayConnection,
+  type TaskEventRow,
+} from "@tasklane/db";
+import { publishTaskEvents, type KeySpace, type TaskEventMessage } from "@tasklane/queue";
+import type { Redis } from "ioredis";
+import type { RelayMetrics } from "./relay-metrics.js";
+import { Sleeper } from "./sleeper.js";
+
+export interface EventRelayOptions {
+  databaseUrl: string;
+  /** Publishing connection (not a subscriber). */
+  redis: Redis;
+  keys: KeySpace;
+  log: Logger;
+  metrics: RelayMetrics;
+  /**
+   * Poll interval while caught up. Polling a primary-key range is cheap, and
+   * 50 ms keeps subscribers within ~50 ms of a commit without a trigger on
+   * the hottest table.
+   * @defaultValue 50
+   */
+  idleMs?: number;
+  /** Events per read while draining a backlog. @defaultValue 500 */
+  batchSize?: number;
+  /** How often a standby retries the lock, and the pause after an error. @defaultValue 1000 */
+  standbyMs?: number;
+  /**
+   * Longest wait on a hole in the ids whose transactions have not all ended
+   * (see relay-window.ts). Only a long-running writer holds a hole that long;
+   * past this the relay steps over it rather than stall every tenant's feed.
+   * @defaultValue 10000
+   */
+  maxGapWaitMs?: number;
+  /** Postgres application_name of the relay session; carries the pid so operators (and tests) can tell which process relays. */
+  applicationName?: string;
+}
+
+export interface EventRelay {
+  /** Whether this process holds the relay lock right now. */
+  readonly active: boolean;
+  stop(): Promise<void>;
+}
+
+function toMessage(row: TaskEventRow): TaskEventMessage | null {
+  // A task deleted since (events cascade with it): nothing left to show anyone.
+  if (row.queueId === null) return null;
+  return {
+    eventId: row.id,
+    taskId: row.taskId,
+    tenantId: row.tenantId,
+    queueId: row.queueId,
+    workflowId: row.workflowId,
+    from: row.fromStatus,
+    to: row.toStatus,
+    at: row.at.toISOString(),
+  };
+}
+
+export function startEventRelay(opts: EventRelayOptions): EventRelay {
+  const idleMs = opts.idleMs ?? 50;
+  const batchSize = opts.batchSize ?? 500;
+  const standbyMs = opts.standbyMs ?? 1_000;
+  const maxGapWaitMs = opts.maxGapWaitMs ?? 10_000;
+  const sleeper = new Sleeper();
+  let stopped = false;
+  let active = false;
+
+  async function relayWhileHeld(conn: RelayConnection): Promise<void> {
+    let cursor = await loadRelayCursor(conn.client);
+    let gap: PendingGap | null = null;
+    opts.log.info({ cursor: cursor.toString() }, "event relay active");
+    while (!stopped) {
+      // Settled is checked before the read: a writer that ends in between is then visible to the read.
+      const gapSettled = gap === null ? false : await snapshotSettled(conn.client, gap.snapshot);
+      const read = await readTaskEventsAfter(conn.client, cursor, batchSize);
+      const plan = planRelayWindow({ cursor, rows: read.rows, snapshot: read.snapshot, gap, gapSettled, maxGapWaitMs, nowMs: Date.now() });
+      for (const s of plan.skipped) {
+        const ids = { from: s.from.toString(), to: s.to.toString() };
+        if (s.forced) opts.log.warn(ids, "event ids still unsettled after the wait limit; stepped over (subscribers may miss them)");
+        else opts.log.debug(ids, "stepped over event ids that were never committed");
+      }
+      const messages = plan.publish.flatMap((row) => toMessage(row) ?? []);
+      await publishTaskEvents(opts.redis, opts.keys, messages);
+      opts.metrics.relayed.inc(messages.length);
+      if (messages.length > 0) opts.log.debug({ count: messages.length, through: plan.cursor.toString() }, "task events relayed");
+      else if (plan.gap !== null && gap === null) opts.log.debug({ from: plan.gap.from.toString(), to: plan.gap.to.toString() }, "waiting on uncommitted event ids");
+      if (plan.cursor !== cursor) {
+        await saveRelayCursor(conn.client, plan.cursor);
+        cursor = plan.cursor;
+      }
+      gap = plan.gap;
+      const last = plan.publish.at(-1);
+      if (last !== undefined) opts.metrics.lagSeconds.set(Math.max(0, (Date.now() - last.at.getTime()) / 1000));
+      // A full batch read to its end means a backlog: read again at once.
+      if (read.rows.length < batchSize || gap !== null) await sleeper.sleep(idleMs);
+    }
+  }
+
+  const done = (async () => {
+    while (!stopped) {
+      let conn: RelayConnection | undefined;
+      try {
+        conn = await openRelayConnection(opts.databaseUrl, opts.applicationName ?? `tasklane-event-relay/${process.pid}`);
+        while (!stopped && !(await conn.tryLock())) await sleeper.sleep(standbyMs);
+        if (stopped) break;
+        active = true;
+        opts.metrics.active.set(1);
+        await relayWhileHeld(conn);
+      } catch (error: unknown) {
+        opts.log.warn({ err: error, wasActive: active }, "event relay interrupted; will retry");
+      } finally {
+        active = false;
+        opts.metrics.active.set(0);
+        // Ending the session releases the advisory lock for a standby.
+        await conn?.close();
+      }
+      if (!stopped) await sleeper.sleep(standbyMs);
+    }
+  })();
+
+  return {
+    get active() {
+      return active;
+    },
+    async stop() {
+      stopped = true;
+      sleeper.wake();
+      await done;
+    },
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * The scheduler's Prometheus metrics, on its own registry (never the global
+ * one, so several instances can live in one test process).
+ *
+ * Label rule: only bounded labels. `status`, `mode` and `reason` have a
+ * handful of values; `tenant` and `queue` grow with customers and appear only
+ * with METRICS_TENANT_LABELS=1 (see docs/operations.md).
+ */
+import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
+
+export interface SchedulerMetrics {
+  readonly registry: Registry;
+  /** Outbox rows the safety-net dispatcher moved to Redis (the writers' fast path is not counted). */
+  readonly outboxDispatched: Counter;
+  /** RUNNING tasks whose lease ran out (executor died or stalled). */
+  readonly leaseExpirations: Counter;
+  /** Cron occurrences materialised as tasks. */
+  readonly schedulesFired: Counter;
+  /** Jobs the reconciler put back into Redis: `rebuild` after a lost epoch, `sweep` for single missing jobs. */
+  readonly reconcilerReadded: Counter<"reason">;
+  /** Unfinished tasks by status and queue mode (PUSH work is what the worker fleet serves). */
+  readonly queueDepth: Gauge<string>;
+  /** Wait past runAt of the oldest runnable task, by queue mode. */
+  readonly oldestQueuedAge: Gauge<string>;
+  /** DEAD tasks (the dead-letter queue), by queue mode. */
+  readonly deadLetterTasks: Gauge<string>;
+}
+
+export function createSchedulerMetrics(tenantLabels: boolean): SchedulerMetrics {
+  const registry = new Registry();
+  registry.setDefaultLabels({ app: "scheduler" });
+  collectDefaultMetrics({ register: registry });
+  const gaugeLabels = tenantLabels ? ["mode", "tenant", "queue"] : ["mode"];
+  const counter = (name: string, help: string) => new Counter({ name, help, registers: [registry] });
+  return {
+    registry,
+    outboxDispatched: counter("tasklane_outbox_dispatched_total", "Outbox rows dispatched to Redis by the scheduler's outbox loop"),
+    leaseExpirations: counter("tasklane_lease_expirations_total", "Leases that expired (attempt outcome LEASE_EXPIRED)"),
+    schedulesFired: counter("tasklane_schedules_fired_total", "Cron occurrences materialised as tasks"),
+    reconcilerReadded: new Counter({
+      name: "tasklane_reconciler_readded_total",
+      help: "Jobs re-added to Redis by the reconciler, by reason (rebuild, sweep)",
+      labelNames: ["reason"] as const,
+      registers: [registry],
+    }),
+    queueDepth: new Gauge({
+      name: "tasklane_queue_depth",
+      help: "Unfinished tasks by status (every scheduler reports the same totals: aggregate with max)",
+      labelNames: ["status", ...gaugeLabels],
+      registers: [registry],
+    }),
+    oldestQueuedAge: new Gauge({
+      name: "tasklane_oldest_queued_age_seconds",
+      help: "Seconds the oldest runnable task has waited past its runAt (paused queues excluded)",
+      labelNames: gaugeLabels,
+      registers: [registry],
+    }),
+    deadLetterTasks: new Gauge({
+      name: "tasklane_dead_letter_tasks",
+      help: "Tasks in the dead-letter queue (status DEAD)",
+      labelNames: gaugeLabels,
+      registers: [registry],
+    }),
+  };
+}

@@ -1,0 +1,99 @@
+import { describe, expect, it } from "vitest";
+import { planRelayWindow, type PendingGap, type TaskEventRow, type WindowInput } from "./relay-window.js";
+
+const row = (id: number): TaskEventRow => ({
+  id: String(id),
+  taskId: `task_${id}`,
+  tenantId: "ten_1",
+  queueId: "que_1",
+  workflowId: null,
+  fromStatus: null,
+  toStatus: "QUEUED",
+  at: new Date(0),
+});
+
+const input = (over: Partial<WindowInput>): WindowInput => ({
+  cursor: 10n,
+  rows: [],
+  snapshot: "100:105:101",
+  gap: null,
+  gapSettled: false,
+  maxGapWaitMs: 10_000,
+  nowMs: 1_000,
+  ...over,
+});
+
+const ids = (rows: TaskEventRow[]) => rows.map((r) => Number(r.id));
+
+describe("planRelayWindow", () => {
+  it("publishes contiguous ids and moves the cursor to the last one", () => {
+    const r = planRelayWindow(input({ rows: [row(11), row(12), row(13)] }));
+    expect(ids(r.publish)).toEqual([11, 12, 13]);
+    expect(r.cursor).toBe(13n);
+    expect(r.gap).toBeNull();
+  });
+
+  it("stops at a hole and records it with the snapshot it was seen in", () => {
+    const r = planRelayWindow(input({ rows: [row(11), row(14), row(15)] }));
+    expect(ids(r.publish)).toEqual([11]);
+    expect(r.cursor).toBe(11n);
+    expect(r.gap).toEqual({ from: 12n, to: 13n, snapshot: "100:105:101", seenAtMs: 1_000 });
+  });
+
+  it("treats a hole right after the cursor like any other", () => {
+    const r = planRelayWindow(input({ rows: [row(12)] }));
+    expect(r.publish).toEqual([]);
+    expect(r.gap).toMatchObject({ from: 11n, to: 11n });
+  });
+
+  it("waits on an unsettled hole, keeping its first observation", () => {
+    const gap: PendingGap = { from: 12n, to: 13n, snapshot: "old", seenAtMs: 900 };
+    const r = planRelayWindow(input({ cursor: 11n, rows: [row(14)], gap, nowMs: 2_000 }));
+    expect(r.publish).toEqual([]);
+    expect(r.cursor).toBe(11n);
+    expect(r.gap).toBe(gap);
+  });
+
+  it("publishes the late rows in order once the hole fills in", () => {
+    const gap: PendingGap = { from: 12n, to: 13n, snapshot: "old", seenAtMs: 900 };
+    const r = planRelayWindow(input({ cursor: 11n, rows: [row(12), row(13), row(14)], gap }));
+    expect(ids(r.publish)).toEqual([12, 13, 14]);
+    expect(r.gap).toBeNull();
+  });
+
+  it("steps over a settled hole (a rollback) and goes on", () => {
+    const gap: PendingGap = { from: 12n, to: 13n, snapshot: "old", seenAtMs: 900 };
+    const r = planRelayWindow(input({ cursor: 11n, rows: [row(14), row(15)], gap, gapSettled: true }));
+    expect(ids(r.publish)).toEqual([14, 15]);
+    expect(r.cursor).toBe(15n);
+    expect(r.skipped).toEqual([{ from: 12n, to: 13n, forced: false }]);
+  });
+
+  it("applies a settled observation to what is left of a partly filled hole", () => {
+    const gap: PendingGap = { from: 12n, to: 14n, snapshot: "old", seenAtMs: 900 };
+    const r = planRelayWindow(input({ cursor: 11n, rows: [row(12), row(15)], gap, gapSettled: true }));
+    expect(ids(r.publish)).toEqual([12, 15]);
+    expect(r.skipped).toEqual([{ from: 13n, to: 14n, forced: false }]);
+  });
+
+  it("records a new hole beyond a settled one instead of stepping over it", () => {
+    const gap: PendingGap = { from: 12n, to: 12n, snapshot: "old", seenAtMs: 900 };
+    const r = planRelayWindow(input({ cursor: 11n, rows: [row(13), row(15)], gap, gapSettled: true, snapshot: "new" }));
+    expect(ids(r.publish)).toEqual([13]);
+    expect(r.gap).toEqual({ from: 14n, to: 14n, snapshot: "new", seenAtMs: 1_000 });
+  });
+
+  it("does not trust an observation that does not cover the hole", () => {
+    const gap: PendingGap = { from: 12n, to: 12n, snapshot: "old", seenAtMs: 0 };
+    const r = planRelayWindow(input({ cursor: 11n, rows: [row(14)], gap, gapSettled: true, snapshot: "new" }));
+    expect(r.publish).toEqual([]);
+    expect(r.gap).toMatchObject({ from: 12n, to: 13n, snapshot: "new" });
+  });
+
+  it("steps over an unsettled hole after the stall guard, and says so", () => {
+    const gap: PendingGap = { from: 12n, to: 12n, snapshot: "old", seenAtMs: 0 };
+    const r = planRelayWindow(input({ cursor: 11n, rows: [row(13)], gap, nowMs: 10_000 }));
+    expect(ids(r.publish)).toEqual([13]);
+    expect(r.skipped).toEqual([{ from: 12n, to: 12n, forced: true }]);
+  });
+});

@@ -1,0 +1,35 @@
+import { ConflictError, NotFoundError, isWellFormedId } from "@tasklane/core";
+import { withTransaction, type Database } from "../database.js";
+import { mapTaskRow, taskColumnsOf, type TaskRecord } from "../tasks/task-record.js";
+import { RETURNING_FOR_CTES, eventInsert } from "./sql-fragments.js";
+
+/**
+ * DEAD -> CANCELLED: the tenant gives up on a dead task, so it leaves the
+ * dead-letter queue. Attempts, result and error stay as they were. No
+ * notification: the task's terminal event (task.dead) was already sent, and
+ * nothing new happened to the work itself.
+ */
+export async function discardTask(db: Database, tenantId: string, id: string, actor: string): Promise<TaskRecord> {
+  if (!isWellFormedId("task", id)) throw new NotFoundError("Task", id);
+  return withTransaction(db.pool, async (client) => {
+    const res = await client.query(
+      `WITH cand AS (
+         SELECT t.id, t.status AS from_status FROM tasks t
+         WHERE t.id = $1 AND t.tenant_id = $2 AND t.status = 'DEAD' FOR UPDATE OF t
+       ),
+       upd AS (
+         UPDATE tasks t SET status = 'CANCELLED', updated_at = now()
+         FROM cand WHERE t.id = cand.id
+         RETURNING ${RETURNING_FOR_CTES}, cand.from_status
+       ),
+       ev AS (${eventInsert("upd", "$3", "'discard'")})
+       SELECT ${taskColumnsOf("upd")} FROM upd JOIN queues q ON q.id = upd.queue_id`,
+      [id, tenantId, actor],
+    );
+    const row = res.rows[0];
+    if (row) return mapTaskRow(row);
+    const exists = await client.query("SELECT status FROM tasks WHERE id = $1 AND tenant_id = $2", [id, tenantId]);
+    if (!exists.rows[0]) throw new NotFoundError("Task", id);
+    throw new ConflictError(`Only DEAD tasks can be discarded; this one is ${exists.rows[0].status as string}`);
+  });
+}

@@ -1,0 +1,2 @@
+export * from "./ops-server.js";
+export * from "./readiness.js";

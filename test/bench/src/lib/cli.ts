@@ -1,0 +1,63 @@
+export interface BenchOptions {
+  quick: boolean;
+  /** Scenario numbers to run, ascending. */
+  scenarios: number[];
+  /** Runs per measurement (median and min–max over them). */
+  runs: number;
+  /** Processes to run under `node --cpu-prof` (gateway, scheduler, worker). */
+  profile: string[];
+  /** Wait up to this many minutes for the machine to be idle (1-min load average below the core count) before starting. */
+  waitForIdleMinutes: number;
+  /** The arguments as given, for the "exact command" line. */
+  argv: string[];
+}
+
+export const ALL_SCENARIOS = [1, 2, 3, 4, 5, 6, 7] as const;
+
+const USAGE = `npm run bench [-- --quick] [--scenario <n>[,<n>…]] [--runs <n>] [--profile gateway,worker]
+
+  --quick            small sizes, 1 run each (a smoke test, under 2 minutes)
+  --scenario <n>     run only these scenarios (1-7; repeatable or comma-separated)
+  --runs <n>         runs per measurement (default 3, quick 1)
+  --profile <apps>   run these Tasklane processes with node --cpu-prof (into bench-results/profiles)
+  --wait-for-idle <minutes>
+                     first wait (at most that long) for the 1-min load average to drop below the core count`;
+
+export function parseArgs(argv: string[]): BenchOptions {
+  let quick = false;
+  let runs: number | undefined;
+  const scenarios = new Set<number>();
+  const profile: string[] = [];
+  let waitForIdleMinutes = 0;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${arg} needs a value\n\n${USAGE}`);
+      return v;
+    };
+    if (arg === "--quick") quick = true;
+    else if (arg === "--scenario" || arg === "-s") {
+      for (const part of value().split(",")) {
+        const n = Number(part);
+        if (!ALL_SCENARIOS.includes(n as (typeof ALL_SCENARIOS)[number])) throw new Error(`unknown scenario ${part}\n\n${USAGE}`);
+        scenarios.add(n);
+      }
+    } else if (arg === "--runs") {
+      runs = Number(value());
+      if (!Number.isInteger(runs) || runs < 1 || runs > 20) throw new Error(`--runs must be 1..20\n\n${USAGE}`);
+    } else if (arg === "--profile") profile.push(...value().split(","));
+    else if (arg === "--help" || arg === "-h") {
+      process.stdout.write(`${USAGE}\n`);
+      process.exit(0);
+    } else throw new Error(`unknown argument ${arg}\n\n${USAGE}`);
+  }
+  return {
+    quick,
+    scenarios: scenarios.size ? [...scenarios].sort((a, b) => a - b) : [...ALL_SCENARIOS],
+    runs: runs ?? (quick ? 1 : 3),
+    profile,
+    waitForIdleMinutes,
+    argv,
+  };
+}

@@ -1,0 +1,85 @@
+import { collectStarts, drivePaced, warmUp, type Acked } from "./drive.js";
+import { fmt, Ticker } from "./progress.js";
+import type { FigureSet } from "./results.js";
+import { runLabel } from "./scenario.js";
+import { summarizeLatency, type LatencySummary } from "./stats.js";
+import type { BenchSystem, TaskRequest } from "./system.js";
+
+export interface LatencyPlan {
+  scope: string;
+  rate: number;
+  durationMs: number;
+  runs: number;
+  /** The task for sequence number i sent at `sentAt` (its ref decides what is measured). */
+  task: (index: number, sentAt: number, t0: number) => TaskRequest;
+  /** Milliseconds to allow after the last submission for the last start. */
+  drainMs: number;
+  /** Also measure from the acknowledgement (needs the ids), not only from `ref`. */
+  fromAck: boolean;
+}
+
+export interface LatencyRun {
+  /** start − ref per tracked task. */
+  fromRef: LatencySummary;
+  /** start − acknowledgement per tracked task (when fromAck). */
+  fromAck?: LatencySummary;
+  expected: number;
+  started: number;
+}
+
+/**
+ * Steady submission at `rate` in 10 ms ticks (one batch call per tick) while
+ * the consumers run; each tracked task's handler start is compared with its
+ * reference time and, optionally, with the moment its submission was acknowledged.
+ */
+export async function measureLatency(system: BenchSystem, plan: LatencyPlan): Promise<LatencyRun[]> {
+  await system.startConsumers();
+  await warmUp(system, { consumers: true });
+  const probe = system.probe;
+  if (!probe) throw new Error(`${system.label} has no probe`);
+  const out: LatencyRun[] = [];
+  for (let i = 0; i < plan.runs; i++) {
+    const ticker = new Ticker(`${plan.scope} · ${system.label} · ${runLabel(i, plan.runs)}`);
+    const acks = new Map<string, number>();
+    const baseline = probe.started;
+    const t0 = Date.now();
+    const paced = await drivePaced(system, {
+      rate: plan.rate,
+      durationMs: plan.durationMs,
+      tickMs: 10,
+      task: (index, sentAt) => plan.task(index, sentAt, t0),
+      onAck: plan.fromAck ? (a: Acked) => a.ids.forEach((id) => acks.set(id, a.ackAt)) : undefined,
+      ticker,
+    });
+    const { samples, complete } = await collectStarts(probe, baseline, paced.acked, plan.drainMs, ticker);
+    const fromRef = summarizeLatency(samples.map((s) => s.at - s.ref));
+    const fromAck = plan.fromAck ? summarizeLatency(samples.flatMap((s) => (acks.has(s.id) ? [s.at - (acks.get(s.id) as number)] : []))) : undefined;
+    const shown = fromAck ?? fromRef;
+    ticker.tick(
+      `${fmt(samples.length)}/${fmt(paced.acked)} started${complete ? "" : " (INCOMPLETE)"} · p50 ${fmt(shown.p50, 1)} ms · p99 ${fmt(shown.p99, 1)} ms · max ${fmt(shown.max, 1)} ms` +
+        (paced.errors ? ` · ${paced.errors} submit errors` : "") +
+        (paced.maxBacklog > plan.rate / 10 ? ` · submitter fell ${paced.maxBacklog} tasks behind` : ""),
+      true,
+    );
+    out.push({ fromRef, ...(fromAck ? { fromAck } : {}), expected: paced.acked, started: samples.length });
+  }
+  return out;
+}
+
+/** Adds p50/p99/max (and min) of one latency summary per run to the figures. */
+export function addLatencyFigures(figures: FigureSet, system: string, prefix: string, summary: LatencySummary, withMin = false): void {
+  figures.add(system, `${prefix}p50`, "ms", "lower", summary.p50);
+  figures.add(system, `${prefix}p99`, "ms", "lower", summary.p99);
+  figures.add(system, `${prefix}max`, "ms", "lower", summary.max);
+  if (withMin) figures.add(system, `${prefix}min`, "ms", "lower", summary.min);
+}
+
+/** Notes for runs where not every task started, or some started early. */
+export function latencyNotes(system: string, runs: LatencyRun[]): string[] {
+  const notes: string[] = [];
+  runs.forEach((r, i) => {
+    if (r.started < r.expected) notes.push(`${system} ${runLabel(i, runs.length)}: only ${fmt(r.started)} of ${fmt(r.expected)} tasks started within the drain time.`);
+    if (r.fromRef.negative > 0) notes.push(`${system} ${runLabel(i, runs.length)}: ${r.fromRef.negative} tasks started before their reference time (min ${fmt(r.fromRef.min, 1)} ms).`);
+  });
+  return notes;
+}

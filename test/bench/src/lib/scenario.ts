@@ -1,0 +1,22 @@
+import type { ScenarioResult } from "./results.js";
+import type { Sizes } from "./sizes.js";
+
+export interface ScenarioContext {
+  sizes: Sizes;
+  /** Runs per measurement. */
+  runs: number;
+  quick: boolean;
+  /** Tasklane apps to run under --cpu-prof. */
+  profile: readonly string[];
+  /** Results of the scenarios already run (scenario 7 reads scenario 1's memory). */
+  earlier: ReadonlyMap<number, ScenarioResult>;
+}
+
+export interface Scenario {
+  id: number;
+  title: string;
+  run(ctx: ScenarioContext): Promise<ScenarioResult>;
+}
+
+/** "run 2/3" */
+export const runLabel = (i: number, runs: number) => `run ${i + 1}/${runs}`;

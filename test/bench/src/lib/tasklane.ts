@@ -1,0 +1,119 @@
+import type { SubmitTaskInput } from "@tasklane/sdk";
+import { log } from "./progress.js";
+import { Probe } from "./probe.js";
+import type { TasklanePlatform, Tenant } from "./platform.js";
+import type { BenchSystem, TaskRequest, WatchedProcess } from "./system.js";
+
+const UNFINISHED = "('SCHEDULED','BLOCKED','QUEUED','RUNNING','RETRYING')";
+
+/** Tasklane through its public API: a PUSH queue served by the worker fleet, or a PULL queue served by the SDK Worker. */
+export class TasklaneSystem implements BenchSystem {
+  probe: Probe | undefined;
+  private queueId: string | undefined;
+  private ownsProbe = true;
+
+  private constructor(
+    readonly label: string,
+    private readonly platform: TasklanePlatform,
+    private readonly tenant: Tenant,
+    private readonly mode: "PUSH" | "PULL",
+    private readonly queue: string,
+    receiver: Probe | undefined,
+  ) {
+    this.probe = receiver;
+  }
+
+  /**
+   * A PUSH queue whose endpoint is a receiver probe (a fresh one unless
+   * `receiver` is given, which then stays the caller's to stop); the worker
+   * fleet is the consumer.
+   */
+  static async push(platform: TasklanePlatform, tenant: Tenant, opts: { queue?: string; label?: string; receiver?: Probe } = {}): Promise<TasklaneSystem> {
+    const queue = opts.queue ?? "bench-push";
+    const receiver = opts.receiver ?? (await Probe.start(`receiver-${queue}`, { role: "push-receiver" }));
+    await tenant.client.queues.upsert({ name: queue, mode: "PUSH", endpointUrl: receiver.url });
+    const system = new TasklaneSystem(opts.label ?? "Tasklane PUSH", platform, tenant, "PUSH", queue, receiver);
+    system.ownsProbe = opts.receiver === undefined;
+    return system;
+  }
+
+  /** The tenant's "default" PULL queue; the consumer is an SDK Worker in its own process. */
+  static pull(platform: TasklanePlatform, tenant: Tenant, label = "Tasklane PULL"): TasklaneSystem {
+    return new TasklaneSystem(label, platform, tenant, "PULL", "default", undefined);
+  }
+
+  get tenantId(): string {
+    return this.tenant.tenantId;
+  }
+
+  async submitMany(tasks: TaskRequest[]): Promise<string[]> {
+    const created = await this.tenant.client.tasks.submitMany(tasks.map((t) => this.input(t)));
+    return created.map((t) => t.id);
+  }
+
+  async submitOne(task: TaskRequest): Promise<string> {
+    return (await this.tenant.client.tasks.submit(this.input(task))).id;
+  }
+
+  async startConsumers(): Promise<void> {
+    if (this.mode === "PUSH") {
+      this.platform.startWorker();
+      return;
+    }
+    this.probe ??= await Probe.start(`pull-worker-${this.queue}`, {
+      role: "pull-worker",
+      url: this.platform.gatewayUrl,
+      apiKey: this.tenant.apiKey,
+      queue: this.queue,
+      concurrency: 100,
+    });
+  }
+
+  async unfinished(): Promise<number> {
+    return this.count(`status IN ${UNFINISHED}`);
+  }
+
+  async failed(): Promise<number> {
+    return this.count(`status = 'DEAD'`);
+  }
+
+  async lastFinishedAt(): Promise<number | undefined> {
+    const res = await this.platform.db.pool.query<{ at: Date | null }>("SELECT max(completed_at) AS at FROM tasks WHERE queue_id = $1", [await this.ensureQueueId()]);
+    return res.rows[0]?.at?.getTime() ?? undefined;
+  }
+
+  assertAlive(): void {
+    this.platform.assertAllRunning();
+    this.probe?.assertAlive();
+  }
+
+  processes(): WatchedProcess[] {
+    const own = this.probe ? [{ label: this.mode === "PUSH" ? "PUSH endpoint (receiver)" : "SDK pull worker", pid: this.probe.pid }] : [];
+    return [...this.platform.processes(), ...own];
+  }
+
+  async close(): Promise<void> {
+    if (this.probe?.error) log(this.label, `probe reported: ${this.probe.error.split("\n")[0]}`);
+    if (this.ownsProbe) await this.probe?.stop();
+    this.probe = undefined;
+  }
+
+  private input(t: TaskRequest): SubmitTaskInput {
+    const fields = { type: "noop", queue: this.queue, payload: t.ref === undefined ? {} : { ref: t.ref } };
+    return t.runAt === undefined ? fields : { ...fields, runAt: new Date(t.runAt) };
+  }
+
+  private async count(where: string): Promise<number> {
+    const res = await this.platform.db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM tasks WHERE queue_id = $1 AND ${where}`, [await this.ensureQueueId()]);
+    return res.rows[0]?.n ?? 0;
+  }
+
+  private async ensureQueueId(): Promise<string> {
+    if (this.queueId) return this.queueId;
+    const res = await this.platform.db.pool.query<{ id: string }>("SELECT id FROM queues WHERE tenant_id = $1 AND name = $2", [this.tenant.tenantId, this.queue]);
+    const id = res.rows[0]?.id;
+    if (!id) throw new Error(`queue ${this.queue} of ${this.tenant.tenantId} not found`);
+    this.queueId = id;
+    return id;
+  }
+}

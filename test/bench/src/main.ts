@@ -1,0 +1,82 @@
+/**
+ * `npm run bench`: Tasklane side by side with BullMQ, graphile-worker and
+ * pg-boss on this machine. Progress on stderr; results in
+ * bench-results/<timestamp>.json and .md, and — for a full run of every
+ * scenario — docs/benchmarks.md.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { cleanupAll } from "./lib/cleanup.js";
+import { ALL_SCENARIOS, parseArgs } from "./lib/cli.js";
+import { renderProfiles, summarizeProfiles } from "./lib/cpu-profile.js";
+import { collectMeta, loadNow, waitForIdle } from "./lib/meta.js";
+import { profileDir, repoRoot } from "./lib/processes.js";
+import { elapsedSinceStart, log } from "./lib/progress.js";
+import { renderMarkdown } from "./lib/report.js";
+import type { ScenarioResult } from "./lib/results.js";
+import { FULL, QUICK } from "./lib/sizes.js";
+import { checkTargets } from "./lib/targets.js";
+import { SCENARIOS } from "./scenarios/index.js";
+
+const opts = parseArgs(process.argv.slice(2));
+let interrupted = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    log("interrupted: stopping processes and dropping databases (again to force)");
+    void cleanupAll().finally(() => process.exit(130));
+  });
+}
+
+if (opts.waitForIdleMinutes > 0) await waitForIdle(opts.waitForIdleMinutes);
+const startedAt = new Date();
+const loadAtStart = loadNow();
+const results = new Map<number, ScenarioResult>();
+const failures: string[] = [];
+log(`${opts.quick ? "quick" : "full"} run · scenarios ${opts.scenarios.join(", ")} · ${opts.runs} run(s) each · load average ${loadAtStart}`);
+for (const id of opts.scenarios) {
+  const scenario = SCENARIOS.find((s) => s.id === id);
+  if (!scenario) continue;
+  log(`scenario ${id}: ${scenario.title}`);
+  const started = Date.now();
+  const load = loadNow();
+  try {
+    const result = await scenario.run({ sizes: opts.quick ? QUICK : FULL, runs: opts.runs, quick: opts.quick, profile: opts.profile, earlier: results });
+    results.set(id, { ...result, load: { start: load, end: loadNow() }, seconds: Math.round((Date.now() - started) / 1000) });
+  } catch (error: unknown) {
+    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    failures.push(`scenario ${id}: ${message}`);
+    log(`scenario ${id} FAILED`, message);
+  } finally {
+    // Whatever the scenario left running (after a failure) goes now.
+    await cleanupAll();
+  }
+  if (interrupted) break;
+}
+
+const meta = await collectMeta({ argv: opts.argv, quick: opts.quick, runs: opts.runs, scenarios: opts.scenarios, startedAt, loadAtStart });
+const scenarios = [...results.values()].sort((a, b) => a.id - b.id);
+const targets = checkTargets(results);
+const analysisFile = path.join(repoRoot, "test", "bench", "analysis.md");
+const analysis = existsSync(analysisFile) ? readFileSync(analysisFile, "utf8") : undefined;
+const markdown = renderMarkdown({ meta, scenarios, targets, ...(analysis ? { analysis } : {}) });
+
+const outDir = path.join(repoRoot, "bench-results");
+mkdirSync(outDir, { recursive: true });
+const stamp = startedAt.toISOString().replace(/[:.]/g, "-");
+const jsonFile = path.join(outDir, `${stamp}${opts.quick ? "-quick" : ""}.json`);
+const profiles = opts.profile.length ? summarizeProfiles(profileDir, startedAt.getTime()) : [];
+writeFileSync(jsonFile, `${JSON.stringify({ meta, targets, scenarios, failures, profiles }, null, 2)}\n`);
+writeFileSync(jsonFile.replace(/\.json$/, ".md"), markdown);
+const complete = !opts.quick && failures.length === 0 && ALL_SCENARIOS.every((id) => results.has(id)) && opts.runs >= 3;
+if (complete) writeFileSync(path.join(repoRoot, "docs", "benchmarks.md"), markdown);
+
+process.stdout.write(`${markdown}\n`);
+if (profiles.length) process.stderr.write(`\nCPU profiles (${path.relative(process.cwd(), profileDir)}):\n${renderProfiles(profiles)}\n\n`);
+log(`results: ${path.relative(process.cwd(), jsonFile)}${complete ? " and docs/benchmarks.md" : " (docs/benchmarks.md is only rewritten by a full run of every scenario)"}`);
+log(`took ${Math.round(elapsedSinceStart() / 1000)} s`);
+if (failures.length) {
+  log(`${failures.length} scenario(s) failed`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,81 @@
+/**
+ * 1. Sustained end-to-end throughput: tasks submitted in batches of 500
+ * (4 calls in flight) while the consumers run, until every task is finished
+ * as the system durably records it (Tasklane: SUCCEEDED in Postgres). Peak
+ * RSS of every process is sampled meanwhile (scenario 7).
+ */
+import { driveThroughput, warmUp } from "../lib/drive.js";
+import { withPeer, type PeerKind } from "../lib/peers.js";
+import { withPlatform } from "../lib/platform.js";
+import { fmt, log, Ticker } from "../lib/progress.js";
+import { FigureSet, memoryRows, type MemoryRow } from "../lib/results.js";
+import { RssSampler } from "../lib/rss.js";
+import { runLabel, type Scenario, type ScenarioContext } from "../lib/scenario.js";
+import type { BenchSystem } from "../lib/system.js";
+import { TasklaneSystem } from "../lib/tasklane.js";
+
+const BATCH = 500;
+const IN_FLIGHT = 4;
+const PEERS: PeerKind[] = ["bullmq", "graphile", "graphile-batched", "pg-boss"];
+
+export const throughputScenario: Scenario = {
+  id: 1,
+  title: "Sustained end-to-end throughput",
+  async run(ctx) {
+    const figures = new FigureSet();
+    const notes: string[] = [];
+    const memory: MemoryRow[] = [];
+    const measure = async (system: BenchSystem) => {
+      const sampler = new RssSampler(200);
+      await system.startConsumers();
+      for (const p of system.processes()) sampler.track(p.pid, p.label);
+      await warmUp(system, { consumers: true });
+      for (const p of system.processes()) sampler.track(p.pid, p.label);
+      for (let i = 0; i < ctx.runs; i++) {
+        const ticker = new Ticker(`s1 throughput · ${system.label} · ${runLabel(i, ctx.runs)}`);
+        const out = await driveThroughput(system, { total: ctx.sizes.throughputTasks, batchSize: BATCH, inFlight: IN_FLIGHT, timeoutMs: timeoutFor(ctx), ticker });
+        ticker.tick(`${fmt(out.finished)} finished in ${fmt(out.elapsedMs)} ms · ${fmt(out.rate)}/s${out.timedOut ? " (TIMED OUT)" : ""}`, true);
+        figures.add(system.label, "tasks/s", "tasks/s", "higher", out.rate);
+        if (out.timedOut) notes.push(`${system.label} ${runLabel(i, ctx.runs)}: timed out with ${fmt(out.finished)} of ${fmt(ctx.sizes.throughputTasks)} finished.`);
+        if (out.submitErrors) notes.push(`${system.label}: ${out.submitErrors} submission errors (${out.firstError ?? ""}).`);
+      }
+      const failed = await system.failed();
+      if (failed) notes.push(`${system.label}: ${failed} tasks failed.`);
+      memory.push(...memoryRows(system.label, await sampler.stop()));
+    };
+
+    // PUSH and PULL each get a fresh platform, so memory and table sizes are their own.
+    await withPlatform({ worker: true, profile: ctx.profile }, async (platform, tenant) => {
+      const push = await TasklaneSystem.push(platform, tenant);
+      try {
+        await measure(push);
+      } finally {
+        await push.close();
+      }
+    });
+    await withPlatform({ worker: false, profile: ctx.profile }, async (platform, tenant) => {
+      const pull = TasklaneSystem.pull(platform, tenant);
+      try {
+        await measure(pull);
+      } finally {
+        await pull.close();
+      }
+    });
+    for (const kind of PEERS) await withPeer(kind, measure);
+    log("s1 throughput", "done");
+    return {
+      id: 1,
+      title: this.title,
+      method:
+        `${fmt(ctx.sizes.throughputTasks)} no-op tasks per run, submitted in batches of ${BATCH} (${IN_FLIGHT} calls in flight) while the consumers run; ` +
+        "the rate is tasks ÷ (last finish − first submission). Tasklane: submitTasks through the GraphQL API (SDK), finished = SUCCEEDED in Postgres; " +
+        "PUSH = worker fleet POSTing to a local endpoint (one worker process, concurrency 100), PULL = one SDK Worker process (concurrency 100, leaseTasks/completeTask). " +
+        "Peers: their own batch API (BullMQ addBulk, graphile-worker addJobs, pg-boss insert) and a worker in its own process, finished as each records it.",
+      figures: figures.summaries(),
+      notes,
+      memory,
+    };
+  },
+};
+
+const timeoutFor = (ctx: ScenarioContext) => (ctx.quick ? 60_000 : 120_000);

@@ -1,0 +1,68 @@
+/**
+ * 2. Submission throughput, consumers stopped: one task per call with 32
+ * calls in flight, and batches of 500 with 4 calls in flight. A task counts
+ * once the system acknowledged it (Tasklane: committed to Postgres and
+ * placed in Redis, the answer read by the client).
+ */
+import { submitAll, warmUp } from "../lib/drive.js";
+import { withPeer, type PeerKind } from "../lib/peers.js";
+import { withPlatform } from "../lib/platform.js";
+import { fmt, log, Ticker } from "../lib/progress.js";
+import { FigureSet } from "../lib/results.js";
+import { runLabel, type Scenario } from "../lib/scenario.js";
+import type { BenchSystem } from "../lib/system.js";
+import { now } from "../lib/time.js";
+import { TasklaneSystem } from "../lib/tasklane.js";
+
+const SINGLE_IN_FLIGHT = 32;
+const BATCH = 500;
+const BATCH_IN_FLIGHT = 4;
+const RUN_TIMEOUT_MS = 60_000;
+const PEERS: PeerKind[] = ["bullmq", "graphile", "pg-boss"];
+
+export const submissionScenario: Scenario = {
+  id: 2,
+  title: "Submission throughput",
+  async run(ctx) {
+    const figures = new FigureSet();
+    const notes: string[] = [];
+    const measure = async (system: BenchSystem) => {
+      await warmUp(system, { consumers: false });
+      for (let i = 0; i < ctx.runs; i++) {
+        for (const mode of [
+          { metric: `single, ${SINGLE_IN_FLIGHT} in flight`, total: ctx.sizes.submitSingleTasks, batchSize: 1, inFlight: SINGLE_IN_FLIGHT },
+          { metric: `batches of ${BATCH}`, total: ctx.sizes.submitBatchTasks, batchSize: BATCH, inFlight: BATCH_IN_FLIGHT },
+        ]) {
+          const ticker = new Ticker(`s2 submission · ${system.label} · ${mode.metric} · ${runLabel(i, ctx.runs)}`);
+          const out = await submitAll(system, { ...mode, deadline: now() + RUN_TIMEOUT_MS, ticker });
+          const rate = (out.acked * 1000) / out.elapsedMs;
+          ticker.tick(`${fmt(out.acked)} acknowledged in ${fmt(out.elapsedMs)} ms · ${fmt(rate)}/s`, true);
+          figures.add(system.label, mode.metric, "tasks/s", "higher", rate);
+          if (out.acked < mode.total) notes.push(`${system.label} ${mode.metric} ${runLabel(i, ctx.runs)}: only ${fmt(out.acked)} of ${fmt(mode.total)} in time.`);
+          if (out.errors) notes.push(`${system.label} ${mode.metric}: ${out.errors} failed calls (${out.firstError ?? ""}).`);
+        }
+      }
+    };
+    await withPlatform({ worker: false, profile: ctx.profile }, async (platform, tenant) => {
+      const push = await TasklaneSystem.push(platform, tenant, { label: "Tasklane" });
+      try {
+        await measure(push);
+      } finally {
+        await push.close();
+      }
+    });
+    for (const kind of PEERS) await withPeer(kind, measure);
+    log("s2 submission", "done");
+    return {
+      id: 2,
+      title: this.title,
+      method:
+        `Per run: ${fmt(ctx.sizes.submitSingleTasks)} tasks one per call (${SINGLE_IN_FLIGHT} calls in flight), then ${fmt(ctx.sizes.submitBatchTasks)} in batches of ${BATCH} ` +
+        `(${BATCH_IN_FLIGHT} calls in flight), no consumers running; rate = acknowledged tasks ÷ elapsed. Tasklane: submitTask / submitTasks through the ` +
+        "GraphQL API with the SDK, to a PUSH queue (so every task is also placed in Redis before the answer). " +
+        "Peers: BullMQ add / addBulk, graphile-worker addJob / addJobs, pg-boss send / insert.",
+      figures: figures.summaries(),
+      notes,
+    };
+  },
+};

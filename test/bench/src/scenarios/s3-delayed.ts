@@ -1,0 +1,74 @@
+/**
+ * 3. Start delay of delayed tasks at a steady 1,000 tasks/s: every task is
+ * due DELAY_MS after the schedule's start plus its slot (1 ms apart), so due
+ * times arrive as evenly as submissions do; lateness = handler start − runAt.
+ */
+import { addLatencyFigures, latencyNotes, measureLatency, type LatencyRun } from "../lib/latency.js";
+import { withPeer, type PeerKind } from "../lib/peers.js";
+import { withPlatform } from "../lib/platform.js";
+import { fmt, log } from "../lib/progress.js";
+import { FigureSet } from "../lib/results.js";
+import type { Scenario, ScenarioContext } from "../lib/scenario.js";
+import type { BenchSystem } from "../lib/system.js";
+import { TasklaneSystem } from "../lib/tasklane.js";
+
+const RATE = 1000;
+const DELAY_MS = 1000;
+const PEERS: PeerKind[] = ["bullmq", "graphile", "pg-boss"];
+
+export const delayedScenario: Scenario = {
+  id: 3,
+  title: "Start delay of delayed tasks at 1,000 tasks/s",
+  async run(ctx) {
+    const figures = new FigureSet();
+    const notes: string[] = [];
+    const measure = async (system: BenchSystem) => {
+      const runs = await measureLatency(system, planFor(ctx));
+      record(figures, notes, system.label, runs);
+    };
+    await withPlatform({ worker: true, profile: ctx.profile }, async (platform, tenant) => {
+      const push = await TasklaneSystem.push(platform, tenant);
+      const pull = TasklaneSystem.pull(platform, tenant);
+      try {
+        await measure(push);
+        await measure(pull);
+      } finally {
+        await push.close();
+        await pull.close();
+      }
+    });
+    for (const kind of PEERS) await withPeer(kind, measure);
+    log("s3 delayed", "done");
+    return {
+      id: 3,
+      title: this.title,
+      method:
+        `${ctx.sizes.latencySeconds} s per run at ${fmt(RATE)} tasks/s (one batch call every 10 ms), each task due ${fmt(DELAY_MS)} ms after the ` +
+        "start of the schedule plus its slot, so due times are spread evenly at 1 per ms; start delay = handler start − runAt " +
+        "(handler start timestamped in the PUSH endpoint, the SDK worker's handler, or the peer's handler). Tasklane PUSH and PULL share one platform; " +
+        "peers use their own delayed-job option (BullMQ delay, graphile-worker runAt, pg-boss startAfter) with default polling settings.",
+      figures: figures.summaries(),
+      notes,
+    };
+  },
+};
+
+function planFor(ctx: ScenarioContext) {
+  return {
+    scope: "s3 delayed",
+    rate: RATE,
+    durationMs: ctx.sizes.latencySeconds * 1000,
+    runs: ctx.runs,
+    fromAck: false,
+    drainMs: DELAY_MS + 15_000,
+    task: (index: number, _sentAt: number, t0: number) => {
+      const runAt = t0 + DELAY_MS + Math.floor((index * 1000) / RATE);
+      return { runAt, ref: runAt };
+    },
+  };
+}
+
+function record(figures: FigureSet, notes: string[], system: string, runs: LatencyRun[]): void {
+  for (const r of runs) addLatencyFigures(figures, system, "", r.fromRef, true);
+  notes.push(...latencyNotes(system, runs));
+}

@@ -1,0 +1,66 @@
+/**
+ * 4. Immediate tasks at a steady 1,000 tasks/s: submit acknowledged →
+ * handler start (and, for context, submit sent → handler start).
+ */
+import { addLatencyFigures, latencyNotes, measureLatency } from "../lib/latency.js";
+import { withPeer, type PeerKind } from "../lib/peers.js";
+import { withPlatform } from "../lib/platform.js";
+import { fmt, log } from "../lib/progress.js";
+import { FigureSet } from "../lib/results.js";
+import type { Scenario } from "../lib/scenario.js";
+import type { BenchSystem } from "../lib/system.js";
+import { TasklaneSystem } from "../lib/tasklane.js";
+
+const RATE = 1000;
+const PEERS: PeerKind[] = ["bullmq", "graphile", "pg-boss"];
+
+export const immediateScenario: Scenario = {
+  id: 4,
+  title: "Immediate tasks at 1,000 tasks/s: submit → handler start",
+  async run(ctx) {
+    const figures = new FigureSet();
+    const notes: string[] = [];
+    const measure = async (system: BenchSystem) => {
+      const runs = await measureLatency(system, {
+        scope: "s4 immediate",
+        rate: RATE,
+        durationMs: ctx.sizes.latencySeconds * 1000,
+        runs: ctx.runs,
+        fromAck: true,
+        drainMs: 15_000,
+        task: (_index, sentAt) => ({ ref: sentAt }),
+      });
+      for (const r of runs) {
+        if (r.fromAck) addLatencyFigures(figures, system.label, "ack→start ", r.fromAck);
+        figures.add(system.label, "sent→start p50", "ms", "lower", r.fromRef.p50);
+        figures.add(system.label, "sent→start p99", "ms", "lower", r.fromRef.p99);
+      }
+      notes.push(...latencyNotes(system.label, runs));
+      const early = runs.reduce((n, r) => n + (r.fromAck?.negative ?? 0), 0);
+      if (early) notes.push(`${system.label}: ${fmt(early)} handlers started before the submitting client had read the acknowledgement (counted as negative delays).`);
+    };
+    await withPlatform({ worker: true, profile: ctx.profile }, async (platform, tenant) => {
+      const push = await TasklaneSystem.push(platform, tenant);
+      const pull = TasklaneSystem.pull(platform, tenant);
+      try {
+        await measure(push);
+        await measure(pull);
+      } finally {
+        await push.close();
+        await pull.close();
+      }
+    });
+    for (const kind of PEERS) await withPeer(kind, measure);
+    log("s4 immediate", "done");
+    return {
+      id: 4,
+      title: this.title,
+      method:
+        `${ctx.sizes.latencySeconds} s per run at ${fmt(RATE)} tasks/s: every 10 ms one batch call (Tasklane submitTasks, BullMQ addBulk, ` +
+        "graphile-worker addJobs, pg-boss insert) with the tasks due by then. ack→start = handler start − the moment the client had the " +
+        "call's answer; sent→start = handler start − the moment the call was sent.",
+      figures: figures.summaries(),
+      notes,
+    };
+  },
+};

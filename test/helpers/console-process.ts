@@ -1,0 +1,71 @@
+/**
+ * The built console (apps/console/.next) as a real `next start` process, via
+ * its own start script, on a free loopback port, talking to the given gateway.
+ */
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { createServer } from "node:net";
+import path from "node:path";
+import { repoRoot, waitFor } from "./app-process.js";
+
+export interface ConsoleProcess {
+  url: string;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  const port = typeof address === "object" && address !== null ? address.port : 0;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+export async function startConsole(apiUrl: string, env: Record<string, string> = {}): Promise<ConsoleProcess> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, [path.join(repoRoot, "apps/console/scripts/start.mjs")], {
+    cwd: path.join(repoRoot, "apps/console"),
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      CONSOLE_PORT: String(port),
+      CONSOLE_HOST: "127.0.0.1",
+      NEXTAUTH_URL: url,
+      NEXTAUTH_SECRET: randomBytes(32).toString("base64url"),
+      TASKLANE_API_URL: apiUrl,
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  const append = (chunk: Buffer) => {
+    out = (out + chunk.toString()).slice(-200_000);
+  };
+  child.stdout?.on("data", append);
+  child.stderr?.on("data", append);
+  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+  await waitFor(
+    "the console to answer",
+    async () => {
+      if (child.exitCode !== null) throw new Error(`console exited early:\n${out}`);
+      const res = await fetch(`${url}/signin`);
+      return res.status === 200;
+    },
+    90_000,
+    250,
+  );
+  return {
+    url,
+    output: () => out,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,131 @@
+/**
+ * Gateway limits: the per-tenant API token bucket (HTTP 429 + Retry-After,
+ * batches admitted whole), limit changes within 1 s, operator calls, the
+ * global backlog cap (OVERLOADED, 503), query cost and page size caps.
+ */
+import { buildGatewaySchema } from "@tasklane/gateway/graphql/schema";
+import { getNamedType, isObjectType } from "graphql";
+import { describe, expect, it } from "vitest";
+import { useGateway } from "../helpers/gateway-fixture.js";
+import { codeOf, createTenant, gql, waitFor } from "../helpers/platform.js";
+
+interface Reply {
+  status: number;
+  headers: Headers;
+  body: unknown;
+}
+
+async function post(url: string, body: unknown, token?: string): Promise<Reply> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, headers: res.headers, body: await res.json() };
+}
+
+const SUBMIT = { query: `mutation { submitTask(input: { type: "batched" }) { id } }` };
+const TENANT = { query: `{ tenant { id } }` };
+const UPDATE_TENANT = `mutation ($id: ID!, $limits: TenantLimitsInput!) { updateTenant(id: $id, limits: $limits) { id } }`;
+
+describe("gateway limits", () => {
+  const platform = useGateway();
+
+  const taskCount = async (tenantId: string) =>
+    (await platform.database.db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM tasks WHERE tenant_id = $1", [tenantId])).rows[0]?.n;
+
+  it("refuses over-limit requests with RATE_LIMITED, HTTP 429, Retry-After, and counts them", async () => {
+    const { apiKey } = await createTenant(platform.gateway, "limited", { apiRatePerSecond: 0.2, apiBurst: 2 });
+    expect((await post(platform.gateway.url, TENANT, apiKey)).status).toBe(200);
+    expect((await post(platform.gateway.url, TENANT, apiKey)).status).toBe(200);
+    const refused = await post(platform.gateway.url, TENANT, apiKey);
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ errors: [{ message: "Rate limit exceeded", extensions: { code: "RATE_LIMITED", retryAfterSeconds: expect.any(Number) } }] });
+    const seconds = Number(refused.headers.get("retry-after"));
+    // One token at 0.2/s: about 5 s away.
+    expect(seconds).toBeGreaterThanOrEqual(4);
+    expect(seconds).toBeLessThanOrEqual(6);
+    const metrics = await (await fetch(platform.gateway.url.replace("/graphql", "/metrics"))).text();
+    expect(metrics).toMatch(/tasklane_rate_limited_total\{[^}]*kind="api"[^}]*\} [1-9]/);
+  });
+
+  it("admits a batch whole (one token per operation) or refuses it whole, having run nothing", async () => {
+    const { tenantId, apiKey } = await createTenant(platform.gateway, "batches", { apiRatePerSecond: 0.05, apiBurst: 3 });
+    const admitted = await post(platform.gateway.url, [SUBMIT, SUBMIT], apiKey);
+    expect(admitted.status).toBe(200);
+    expect(admitted.body).toHaveLength(2);
+    const refused = await post(platform.gateway.url, [SUBMIT, SUBMIT], apiKey);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).not.toBeNull();
+    expect(refused.body).toMatchObject({ errors: [{ extensions: { code: "RATE_LIMITED" } }] });
+    expect(await taskCount(tenantId)).toBe(2);
+    // The refused batch took nothing: the one token left still admits one operation.
+    expect((await post(platform.gateway.url, [TENANT], apiKey)).status).toBe(200);
+    const tooBig = await post(platform.gateway.url, [SUBMIT, SUBMIT, SUBMIT, SUBMIT], apiKey);
+    expect(tooBig.body).toMatchObject({ errors: [{ message: expect.stringContaining("exceeds the API burst of 3"), extensions: { code: "BAD_USER_INPUT" } }] });
+    expect(await taskCount(tenantId)).toBe(2);
+  });
+
+  it("applies a limit change within a second, and never limits operator calls by tenant buckets", async () => {
+    const { tenantId, apiKey } = await createTenant(platform.gateway, "changing", { apiRatePerSecond: 0.01, apiBurst: 1 });
+    expect((await post(platform.gateway.url, TENANT, apiKey)).status).toBe(200);
+    expect((await post(platform.gateway.url, TENANT, apiKey)).status).toBe(429);
+    for (let i = 0; i < 30; i++) {
+      const res = await gql(platform.gateway.url, UPDATE_TENANT, { id: tenantId, limits: { weight: 1 + (i % 3) } }, platform.gateway.adminToken);
+      expect(res.status).toBe(200);
+      expect(res.errors).toBeUndefined();
+    }
+    await gql(platform.gateway.url, UPDATE_TENANT, { id: tenantId, limits: { apiRatePerSecond: 1000, apiBurst: 1000 } }, platform.gateway.adminToken);
+    const changed = Date.now();
+    await waitFor(async () => (await post(platform.gateway.url, TENANT, apiKey)).status === 200, 3_000, 50);
+    expect(Date.now() - changed).toBeLessThan(1_500);
+  });
+
+  it("answers OVERLOADED with 503 and Retry-After once the platform backlog reaches GLOBAL_MAX_PENDING_TASKS", async () => {
+    const pending = async () =>
+      Number((await platform.database.db.pool.query<{ n: string }>("SELECT coalesce(sum(pending), 0)::text AS n FROM tenant_counters")).rows[0]?.n);
+    const capped = await platform.startAnother({ env: { GLOBAL_MAX_PENDING_TASKS: String((await pending()) + 3) } });
+    const { apiKey } = await createTenant(capped, "backlog");
+    const submit = (n: number) =>
+      gql(capped.url, `mutation ($i: [SubmitTaskInput!]!) { submitTasks(inputs: $i) { id } }`, { i: Array.from({ length: n }, () => ({ type: "fill" })) }, apiKey);
+    await new Promise((r) => setTimeout(r, 1_200));
+    expect(codeOf(await submit(3))).toBeUndefined();
+    await waitFor(async () => codeOf(await submit(1)) === "OVERLOADED", 5_000, 200);
+    const refused = await submit(1);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("5");
+    expect(refused.errors?.[0]?.extensions).toMatchObject({ code: "OVERLOADED", retryAfterSeconds: 5 });
+    // Reads are not shed.
+    expect(codeOf(await gql(capped.url, `{ tasks { totalCount } }`, {}, apiKey))).toBeUndefined();
+  });
+
+  it("refuses, before execution, a page above 500 on every field that takes first", async () => {
+    const { apiKey } = await createTenant(platform.gateway);
+    const schema = await buildGatewaySchema();
+    const paged = Object.values(schema.getQueryType()?.getFields() ?? {}).filter((f) => f.args.some((a) => a.name === "first"));
+    expect(paged.map((f) => f.name)).toEqual(expect.arrayContaining(["tasks", "deadLetterTasks", "workflows", "webhookDeliveries"]));
+    for (const field of paged) {
+      const selection = isObjectType(getNamedType(field.type)) ? " { __typename }" : "";
+      const res = await gql(platform.gateway.url, `query ($n: Int) { ${field.name}(first: $n)${selection} }`, { n: 501 }, apiKey);
+      expect({ field: field.name, code: codeOf(res), message: res.errors?.[0]?.message }).toMatchObject({
+        field: field.name,
+        code: "BAD_USER_INPUT",
+        message: expect.stringContaining("at most 500"),
+      });
+    }
+    const nested = await gql(platform.gateway.url, `{ schedules { runs(first: 1000) { id } } }`, {}, apiKey);
+    expect(codeOf(nested)).toBe("BAD_USER_INPUT");
+    expect(codeOf(await gql(platform.gateway.url, `{ tasks(first: 500) { totalCount } }`, {}, apiKey))).toBeUndefined();
+  });
+
+  it("refuses an operation over the cost budget with BAD_USER_INPUT before it runs", async () => {
+    const { apiKey } = await createTenant(platform.gateway);
+    const page = `tasks(first: 500) { nodes { id type status attemptHistory { number outcome error } } totalCount }`;
+    const costly = `{ ${Array.from({ length: 5 }, (_, i) => `p${i}: ${page}`).join(" ")} }`;
+    const res = await gql(platform.gateway.url, costly, {}, apiKey);
+    expect(res.errors?.[0]).toMatchObject({ message: expect.stringMatching(/^Query cost \d+ exceeds the budget of 100000/), extensions: { code: "BAD_USER_INPUT" } });
+    // Refused before execution: no partial data at all.
+    expect(res.data).toBeUndefined();
+    expect(codeOf(await gql(platform.gateway.url, `{ ${page} }`, {}, apiKey))).toBeUndefined();
+  });
+});

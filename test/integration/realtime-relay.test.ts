@@ -1,0 +1,181 @@
+/**
+ * The task-event relay against real Postgres and Redis, in-process: events
+ * leave in id order even when transactions commit out of order, a rolled-back
+ * id does not stall the feed, a restart resumes from the cursor, and when the
+ * active relay's session dies a standby takes over without losing events.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type pg from "pg";
+import { pino } from "pino";
+import { Registry } from "prom-client";
+import { Redis } from "ioredis";
+import { normalizeTaskSpec, parseInput, submitTaskInputSchema } from "@tasklane/core";
+import { cancelTask, submitTasks } from "@tasklane/db";
+import { createKeySpace, createRedis, decodeTaskEvent, type TaskEventMessage } from "@tasklane/queue";
+import { startEventRelay, type EventRelay } from "@tasklane/notifier/relay/event-relay";
+import { createRelayMetrics } from "@tasklane/notifier/relay/relay-metrics";
+import { waitFor } from "../helpers/app-process.js";
+import { createTestRedis, type TestRedis } from "../helpers/platform.js";
+import { seedTenant } from "../helpers/seed.js";
+import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
+
+let tdb: TestDatabase;
+let testRedis: TestRedis;
+let publisher: Redis;
+let listener: Redis;
+let tenantId: string;
+const received: TaskEventMessage[] = [];
+const running = new Set<EventRelay>();
+
+function relay(): EventRelay {
+  const r = startEventRelay({
+    databaseUrl: tdb.url,
+    redis: publisher,
+    keys: createKeySpace(testRedis.prefix),
+    log: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
+    metrics: createRelayMetrics(new Registry()),
+    standbyMs: 100,
+  });
+  running.add(r);
+  return r;
+}
+
+async function stop(r: EventRelay): Promise<void> {
+  running.delete(r);
+  await r.stop();
+}
+
+async function submit(): Promise<string> {
+  const spec = normalizeTaskSpec(parseInput(submitTaskInputSchema, { type: "relay.test" }), Date.now());
+  const { tasks } = await submitTasks(tdb.db, tenantId, [spec], { horizonMs: 0, actor: "test" });
+  return tasks[0]!.id;
+}
+
+const eventIds = async (): Promise<string[]> =>
+  (await tdb.db.pool.query<{ id: string }>("SELECT e.id::text AS id FROM task_events e ORDER BY e.id")).rows.map((r) => r.id);
+
+const receivedIds = () => received.map((e) => e.eventId);
+
+/** Waits until every committed event has been received (and nothing else). */
+async function caughtUp(): Promise<void> {
+  const ids = await eventIds();
+  await waitFor(`events up to ${ids.at(-1)} relayed`, () => receivedIds().at(-1) === ids.at(-1), 10_000);
+}
+
+/** An event inserted inside an open transaction, the way the transitions do (tasks row first, so the xid exists). */
+async function openEventTransaction(taskId: string): Promise<pg.PoolClient> {
+  const client = await tdb.db.pool.connect();
+  await client.query("BEGIN");
+  await client.query("UPDATE tasks SET updated_at = now() WHERE id = $1", [taskId]);
+  await client.query(
+    `INSERT INTO task_events (task_id, tenant_id, from_status, to_status, attempt, lease_generation, actor)
+     VALUES ($1, $2, 'QUEUED', 'QUEUED', 0, 0, 'test')`,
+    [taskId, tenantId],
+  );
+  return client;
+}
+
+beforeAll(async () => {
+  tdb = await createTestDatabase("relay");
+  testRedis = createTestRedis();
+  publisher = createRedis(testRedis.url, "test-relay-pub");
+  listener = new Redis(testRedis.url);
+  await listener.psubscribe(`${testRedis.prefix}:events:*`);
+  listener.on("pmessage", (_pattern: string, channel: string, message: string) => {
+    const event = decodeTaskEvent(message);
+    if (event === null) throw new Error(`undecodable message on ${channel}`);
+    expect(channel).toBe(`${testRedis.prefix}:events:${event.tenantId}`);
+    received.push(event);
+  });
+  ({ tenantId } = await seedTenant(tdb.db));
+});
+
+afterAll(async () => {
+  await Promise.all([...running].map((r) => r.stop()));
+  listener?.disconnect();
+  publisher?.disconnect();
+  await testRedis?.cleanup();
+  await tdb?.drop();
+});
+
+describe("event relay", () => {
+  it("publishes each event on its tenant's channel as compact JSON, in id order", async () => {
+    const r = relay();
+    await waitFor("relay active", () => r.active, 10_000);
+    const taskId = await submit();
+    await cancelTask(tdb.db, tenantId, taskId, "test");
+    await caughtUp();
+    const mine = received.filter((e) => e.taskId === taskId);
+    expect(mine.map((e) => `${e.from ?? "-"}>${e.to}`)).toEqual(["->QUEUED", "QUEUED>CANCELLED"]);
+    expect(mine[0]).toMatchObject({ tenantId, workflowId: null, queueId: expect.stringMatching(/^que_/) });
+    expect(new Date(mine[1]!.at).getTime()).toBeGreaterThan(0);
+    await stop(r);
+  });
+
+  it("holds back a later commit until an earlier id commits, then sends both in id order", async () => {
+    const r = relay();
+    await waitFor("relay active", () => r.active, 10_000);
+    const early = await submit();
+    await caughtUp();
+    const client = await openEventTransaction(early); // draws id N, not committed
+    try {
+      const late = await submit(); // draws N+1 and commits first
+      await new Promise((res) => setTimeout(res, 400));
+      expect(received.some((e) => e.taskId === late)).toBe(false);
+      await client.query("COMMIT");
+      await caughtUp();
+      const tail = received.slice(-2).map((e) => e.taskId);
+      expect(tail).toEqual([early, late]);
+    } finally {
+      client.release();
+    }
+    await stop(r);
+  });
+
+  it("steps over an id whose transaction rolled back", async () => {
+    const r = relay();
+    await waitFor("relay active", () => r.active, 10_000);
+    const first = await submit();
+    await caughtUp();
+    const client = await openEventTransaction(first);
+    await client.query("ROLLBACK");
+    client.release();
+    const after = await submit();
+    await waitFor("event after the hole", () => received.some((e) => e.taskId === after), 5_000);
+    await stop(r);
+  });
+
+  it("resumes from its cursor after a restart: events written while no relay ran are sent", async () => {
+    const before = received.length;
+    const ids = [await submit(), await submit()];
+    await new Promise((res) => setTimeout(res, 200));
+    expect(received.length).toBe(before);
+    const r = relay();
+    await caughtUp();
+    expect(received.slice(before).map((e) => e.taskId)).toEqual(ids);
+    await stop(r);
+  });
+
+  it("one relay publishes at a time; when its session dies a standby takes over and nothing is lost or repeated", async () => {
+    const a = relay();
+    await waitFor("one relay active", () => a.active, 10_000);
+    const b = relay();
+    await new Promise((res) => setTimeout(res, 300));
+    expect(b.active).toBe(false);
+    const before = received.length;
+    const firstBatch = [await submit(), await submit()];
+    await caughtUp();
+    // Kill the active relay's database session, as a crash or a network cut would.
+    const killed = await tdb.db.pool.query(
+      `SELECT pg_terminate_backend(l.pid) FROM pg_locks l JOIN pg_database d ON d.oid = l.database
+        WHERE l.locktype = 'advisory' AND l.granted AND d.datname = current_database()`,
+    );
+    expect(killed.rowCount).toBe(1);
+    const secondBatch = [await submit(), await submit(), await submit()];
+    await caughtUp();
+    const got = received.slice(before).map((e) => e.taskId);
+    expect(got).toEqual([...firstBatch, ...secondBatch]);
+    expect(a.active || b.active).toBe(true);
+    await Promise.all([stop(a), stop(b)]);
+  });
+});

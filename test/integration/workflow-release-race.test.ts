@@ -1,0 +1,111 @@
+/**
+ * The release of a workflow child when its last parents finish at the same
+ * moment, in separate transactions on separate connections: it must happen
+ * exactly once (one BLOCKED -> QUEUED event, one dispatch outbox row, one
+ * dispatch intent), never zero times and never twice.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { normalizeWorkflowSpec, parseInput, submitWorkflowInputSchema, validateWorkflowGraph } from "@tasklane/core";
+import { completeAttempts, createDatabase, startAttemptsFromQueue, submitWorkflow, type Database, type StartedAttempt } from "@tasklane/db";
+import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
+import { seedPushQueue, seedTenant } from "../helpers/seed.js";
+
+const HORIZON = 300_000;
+const ROUNDS = 200;
+let tdb: TestDatabase;
+/** Two pools: each completion runs on its own connection, as two worker processes would. */
+let dbA: Database;
+let dbB: Database;
+let tenantId: string;
+let pullQueueId: string;
+
+function spec(tasks: { key: string; queue?: string; dependsOn?: string[] }[]) {
+  const input = parseInput(submitWorkflowInputSchema, { name: "race", tasks: tasks.map((t) => ({ type: "t", ...t })) });
+  validateWorkflowGraph(input.tasks);
+  return normalizeWorkflowSpec(input, Date.now());
+}
+
+async function leaseParents(n: number): Promise<StartedAttempt[]> {
+  const leases = await startAttemptsFromQueue(dbA, pullQueueId, n, 60, { workerId: "w", leaseMs: 60_000, actor: "test" });
+  expect(leases).toHaveLength(n);
+  return leases;
+}
+
+async function releaseCounts(childId: string) {
+  const ev = await dbA.pool.query("SELECT count(*)::int AS n FROM task_events WHERE task_id = $1 AND from_status = 'BLOCKED' AND to_status = 'QUEUED'", [childId]);
+  const ob = await dbA.pool.query("SELECT count(*)::int AS n FROM outbox WHERE task_id = $1 AND kind = 'DISPATCH_TASK'", [childId]);
+  const st = await dbA.pool.query<{ status: string }>("SELECT status FROM tasks WHERE id = $1", [childId]);
+  return { events: ev.rows[0].n as number, outbox: ob.rows[0].n as number, status: st.rows[0]?.status };
+}
+
+beforeAll(async () => {
+  tdb = await createTestDatabase("wfrace");
+  dbA = tdb.db;
+  dbB = createDatabase({ url: tdb.url, max: 2, applicationName: "tasklane-test-b" });
+  const seeded = await seedTenant(dbA);
+  tenantId = seeded.tenantId;
+  pullQueueId = seeded.defaultQueueId;
+  // The child is a PUSH task so its release also writes a dispatch outbox row (nothing drains it here).
+  await seedPushQueue(dbA, tenantId, "push", "http://127.0.0.1:9/never");
+});
+
+afterAll(async () => {
+  await dbB?.close();
+  await tdb?.drop();
+});
+
+describe("releasing a child whose parents finish at the same moment", () => {
+  it(`releases it exactly once, ${ROUNDS} times over`, async () => {
+    let overlapped = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      const submitted = await submitWorkflow(
+        dbA,
+        tenantId,
+        spec([{ key: "left" }, { key: "right" }, { key: "child", queue: "push", dependsOn: ["left", "right"] }]),
+        { horizonMs: HORIZON },
+      );
+      const child = submitted.tasks.find((t) => t.key === "child")!.task;
+      expect(child.status).toBe("BLOCKED");
+      const [p1, p2] = await leaseParents(2);
+      // Routed by the lease's workflow id, as the worker and completeTask do.
+      const [a, b] = await Promise.all([
+        completeAttempts(dbA, [{ taskId: p1!.task.id, leaseGeneration: p1!.task.leaseGeneration, result: { side: 1 }, workflowId: p1!.task.workflowId }], "test"),
+        completeAttempts(dbB, [{ taskId: p2!.task.id, leaseGeneration: p2!.task.leaseGeneration, result: { side: 2 }, workflowId: p2!.task.workflowId }], "test"),
+      ]);
+      expect([...a.accepted, ...b.accepted]).toHaveLength(2);
+      const intents = [...a.dispatch, ...b.dispatch].filter((d) => d.taskId === child.id);
+      expect(intents, `round ${round}`).toHaveLength(1);
+      expect(await releaseCounts(child.id), `round ${round}`).toEqual({ events: 1, outbox: 1, status: "QUEUED" });
+      // now() is the transaction's start: both within 1 ms means the two really ran side by side.
+      const commits = await dbA.pool.query<{ at: Date }>(
+        "SELECT at FROM task_events WHERE task_id = ANY($1::text[]) AND to_status = 'SUCCEEDED'",
+        [[p1!.task.id, p2!.task.id]],
+      );
+      const [t1, t2] = commits.rows.map((r) => r.at.getTime());
+      if (t1 !== undefined && t2 !== undefined && Math.abs(t1 - t2) <= 1) overlapped++;
+    }
+    // Not an assertion on timing luck, just evidence in the output that the race was exercised.
+    console.info(`workflow release race: ${overlapped}/${ROUNDS} rounds started both completions within 1 ms`);
+  });
+
+  it("releases it once when the last parents complete in one batch (callers that give no workflow hint)", async () => {
+    const submitted = await submitWorkflow(
+      dbA,
+      tenantId,
+      spec([{ key: "a" }, { key: "b" }, { key: "c" }, { key: "join", queue: "push", dependsOn: ["a", "b", "c"] }]),
+      { horizonMs: HORIZON },
+    );
+    const join = submitted.tasks.find((t) => t.key === "join")!.task;
+    const leases = await leaseParents(3);
+    const [first, ...rest] = leases;
+    const one = await completeAttempts(dbA, [{ taskId: first!.task.id, leaseGeneration: first!.task.leaseGeneration, result: 1 }], "test");
+    expect(one.dispatch).toEqual([]);
+    const done = await completeAttempts(
+      dbB,
+      rest.map((l) => ({ taskId: l.task.id, leaseGeneration: l.task.leaseGeneration, result: 2 })),
+      "test",
+    );
+    expect(done.dispatch.map((d) => d.taskId)).toEqual([join.id]);
+    expect(await releaseCounts(join.id)).toEqual({ events: 1, outbox: 1, status: "QUEUED" });
+  });
+});
