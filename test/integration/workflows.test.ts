@@ -1,8 +1,8 @@
 /**
- * DAG workflows through the public API: a real gateway, scheduler and worker
- * processes, Postgres, Redis (DB 0 under this file's own key prefix) and the
- * tenant's HTTP endpoint. The exactly-once release race is
- * workflow-release-race.test.ts (database level, 200 rounds).
+ * DAG workflows through the public API: a real gateway, scheduler, worker and
+ * notifier processes, Postgres, Redis (DB 0 under this file's own key prefix)
+ * and the tenant's HTTP endpoint. The exactly-once release race and the
+ * 1,000-task chain are database-level: workflows-db.test.ts.
  */
 import { describe, expect, it } from "vitest";
 import { waitFor } from "../helpers/app-process.js";
@@ -152,6 +152,20 @@ describe("workflows run through the platform", () => {
     expect(codeOf(await wf.call(`mutation ($id: ID!) { cancelWorkflow(id: $id) { id } }`, { id: submitted.id }))).toBe("CONFLICT");
     expect(codeOf(await wf.call(`mutation { cancelWorkflow(id: "wf_nope") { id } }`))).toBe("NOT_FOUND");
   });
+});
+
+describe("a workflow of 1,000 parallel tasks", () => {
+  it("runs every task on the PUSH fleet and finishes the workflow once, after the last task", async () => {
+    const started = Date.now();
+    const submitted = await wf.submitOk({ name: "parallel", tasks: Array.from({ length: 1000 }, (_, i) => add(`p${i}`, i)) });
+    expect(submitted.tasks.every((t) => t.task.status === "QUEUED")).toBe(true);
+    const done = await wf.settled(submitted.id, 110_000);
+    console.info(`1,000 parallel tasks: finished in ${Date.now() - started} ms`);
+    expect(done.status).toBe("SUCCEEDED");
+    expect(done.tasks.every((t) => t.task.status === "SUCCEEDED")).toBe(true);
+    const last = await platform.db.db.pool.query("SELECT max(completed_at) AS at FROM tasks WHERE workflow_id = $1", [done.id]);
+    expect(new Date(done.completedAt!).getTime()).toBeGreaterThanOrEqual((last.rows[0].at as Date).getTime());
+  }, 120_000);
 });
 
 describe("webhooks", () => {

@@ -47,6 +47,10 @@ export function parseArgs(argv: string[]): BenchOptions {
       runs = Number(value());
       if (!Number.isInteger(runs) || runs < 1 || runs > 20) throw new Error(`--runs must be 1..20\n\n${USAGE}`);
     } else if (arg === "--profile") profile.push(...value().split(","));
+    else if (arg === "--wait-for-idle") {
+      waitForIdleMinutes = Number(value());
+      if (!(waitForIdleMinutes >= 0 && waitForIdleMinutes <= 120)) throw new Error(`--wait-for-idle must be 0..120 minutes\n\n${USAGE}`);
+    }
     else if (arg === "--help" || arg === "-h") {
       process.stdout.write(`${USAGE}\n`);
       process.exit(0);

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
+import { SETTINGS } from "./peers.js";
 import { postgresVersion } from "./postgres.js";
 import { repoRoot } from "./processes.js";
 import { redisVersion } from "./redis.js";
@@ -23,6 +24,8 @@ export interface RunMeta {
   postgres: string;
   redis: string;
   peers: Record<string, string>;
+  /** How each system was configured. */
+  settings: Record<string, string>;
   tasklaneCommit: string;
   /** 1-minute load average when the run started and ended: other work on the machine skews every figure. */
   loadAverage: { start: number; end: number };
@@ -82,6 +85,7 @@ export async function collectMeta(base: { argv: string[]; quick: boolean; runs: 
     postgres: await postgresVersion().catch(() => "unknown"),
     redis: await redisVersion().catch(() => "unknown"),
     peers: { bullmq: versionOf("bullmq"), "graphile-worker": versionOf("graphile-worker"), "pg-boss": versionOf("pg-boss") },
+    settings: SETTINGS,
     tasklaneCommit: gitCommit(),
     loadAverage: { start: base.loadAtStart, end: loadNow() },
   };

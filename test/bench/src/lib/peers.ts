@@ -1,10 +1,20 @@
-import { BullMqSystem } from "../peers/bullmq.js";
-import { GraphileSystem } from "../peers/graphile.js";
-import { PgBossSystem } from "../peers/pgboss.js";
+import { BULLMQ_SETTINGS, BullMqSystem } from "../peers/bullmq.js";
+import { GRAPHILE_BATCHED_SETTINGS, GRAPHILE_SETTINGS, GraphileSystem } from "../peers/graphile.js";
+import { PGBOSS_SETTINGS, PgBossSystem } from "../peers/pgboss.js";
+import { TASKLANE_SETTINGS } from "./tasklane.js";
 import { createBenchDatabase } from "./postgres.js";
 import type { BenchSystem } from "./system.js";
 
 export type PeerKind = "bullmq" | "graphile" | "graphile-batched" | "pg-boss";
+
+/** How each system is configured, for the report. */
+export const SETTINGS: Record<string, string> = {
+  Tasklane: TASKLANE_SETTINGS,
+  BullMQ: BULLMQ_SETTINGS,
+  "graphile-worker": GRAPHILE_SETTINGS,
+  "graphile-worker (batched)": GRAPHILE_BATCHED_SETTINGS,
+  "pg-boss": PGBOSS_SETTINGS,
+};
 
 /**
  * A peer on fresh storage (its own database; or a flushed Redis DB 15 for

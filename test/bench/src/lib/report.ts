@@ -120,6 +120,7 @@ export function renderMarkdown(report: Report): string {
         ["Tasklane", `commit ${meta.tasklaneCommit}`],
         ["Load average (1 min)", `${meta.loadAverage.start} at start, ${meta.loadAverage.end} at the end`],
         ["Runs", `${meta.runs} per figure: median, (min–max) across runs`],
+        ...Object.entries(meta.settings).map(([system, text]) => [`Settings: ${system}`, text]),
       ],
       ["l", "l"],
     ),

@@ -4,6 +4,10 @@ import { Probe } from "./probe.js";
 import type { TasklanePlatform, Tenant } from "./platform.js";
 import type { BenchSystem, TaskRequest, WatchedProcess } from "./system.js";
 
+const PULL_CONCURRENCY = 100;
+export const TASKLANE_SETTINGS =
+  `defaults: one gateway, one scheduler, one worker process (WORKER_CONCURRENCY 100); SDK Worker concurrency ${PULL_CONCURRENCY} (leases up to 100 per call, long poll 5 s)`;
+
 const UNFINISHED = "('SCHEDULED','BLOCKED','QUEUED','RUNNING','RETRYING')";
 
 /** Tasklane through its public API: a PUSH queue served by the worker fleet, or a PULL queue served by the SDK Worker. */
@@ -65,7 +69,7 @@ export class TasklaneSystem implements BenchSystem {
       url: this.platform.gatewayUrl,
       apiKey: this.tenant.apiKey,
       queue: this.queue,
-      concurrency: 100,
+      concurrency: PULL_CONCURRENCY,
     });
   }
 

@@ -10,9 +10,11 @@ import { refOf } from "../lib/probe-protocol.js";
 import type { Recorder } from "../lib/recorder.js";
 import { BENCH_REDIS_URL, benchRedis, flushBenchRedis } from "../lib/redis.js";
 import type { BenchSystem, TaskRequest, WatchedProcess } from "../lib/system.js";
+import { sleep } from "../lib/time.js";
 
 const PREFIX = "bullb";
 const CONCURRENCY = 100;
+export const BULLMQ_SETTINGS = `Worker concurrency ${CONCURRENCY}, removeOnComplete, one worker process`;
 
 export class BullMqSystem implements BenchSystem {
   readonly label = "BullMQ";
@@ -57,6 +59,8 @@ export class BullMqSystem implements BenchSystem {
   }
 
   async lastFinishedAt(): Promise<number | undefined> {
+    // The worker reports its completions every 50 ms: let the last report arrive.
+    await sleep(120);
     return this.probe?.lastDoneAt || undefined;
   }
 

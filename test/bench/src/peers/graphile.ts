@@ -12,6 +12,9 @@ import type { BenchDatabase } from "../lib/postgres.js";
 import type { BenchSystem, TaskRequest, WatchedProcess } from "../lib/system.js";
 
 const CONCURRENCY = 32;
+const LOCAL_QUEUE = 500;
+export const GRAPHILE_SETTINGS = `concurrency ${CONCURRENCY} (pool ${CONCURRENCY + 2}), default polling (2 s) and LISTEN/NOTIFY`;
+export const GRAPHILE_BATCHED_SETTINGS = `as above plus localQueue.size ${LOCAL_QUEUE}, completeJobBatchDelay 0, failJobBatchDelay 0`;
 
 /** Warnings and errors only: graphile logs every job at info. */
 const quietLogger = new Logger(() => (level, message) => {
@@ -97,7 +100,7 @@ export async function runGraphileWorker(config: { databaseUrl: string; concurren
         recorder.start(String(helpers.job.id), refOf(payload));
       },
     },
-    ...(config.batched ? { preset: { worker: { localQueue: { size: 500 }, completeJobBatchDelay: 0, failJobBatchDelay: 0 } } } : {}),
+    ...(config.batched ? { preset: { worker: { localQueue: { size: LOCAL_QUEUE }, completeJobBatchDelay: 0, failJobBatchDelay: 0 } } } : {}),
   });
   runner.events.on("job:success", () => recorder.completed());
   recorder.ready();

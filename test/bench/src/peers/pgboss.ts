@@ -12,7 +12,8 @@ import type { BenchDatabase } from "../lib/postgres.js";
 import type { BenchSystem, TaskRequest, WatchedProcess } from "../lib/system.js";
 
 const QUEUE = "bench";
-export const PGBOSS_SETTINGS = { workers: 4, batchSize: 200, pollingIntervalSeconds: 0.5 } as const;
+const SETTINGS = { workers: 4, batchSize: 200, pollingIntervalSeconds: 0.5 } as const;
+export const PGBOSS_SETTINGS = `${SETTINGS.workers} work() loops, batchSize ${SETTINGS.batchSize}, pollingIntervalSeconds ${SETTINGS.pollingIntervalSeconds} (its minimum)`;
 
 const bossOptions = (url: string): PgBoss.ConstructorOptions => ({ connectionString: url, max: 6, schedule: false, supervise: false });
 
@@ -46,7 +47,7 @@ export class PgBossSystem implements BenchSystem {
   }
 
   async startConsumers(): Promise<void> {
-    this.probe ??= await Probe.start("pgboss-worker", { role: "pgboss-worker", databaseUrl: this.db.url, queue: QUEUE, ...PGBOSS_SETTINGS });
+    this.probe ??= await Probe.start("pgboss-worker", { role: "pgboss-worker", databaseUrl: this.db.url, queue: QUEUE, ...SETTINGS });
   }
 
   async unfinished(): Promise<number> {

@@ -1,8 +1,11 @@
 /**
- * The release of a workflow child when its last parents finish at the same
- * moment, in separate transactions on separate connections: it must happen
- * exactly once (one BLOCKED -> QUEUED event, one dispatch outbox row, one
- * dispatch intent), never zero times and never twice.
+ * Workflow transitions at the database level, with no processes around:
+ * - the release of a child whose last parents finish at the same moment, in
+ *   separate transactions on separate connections, happens exactly once (one
+ *   BLOCKED -> QUEUED event, one dispatch outbox row, one dispatch intent);
+ * - a chain of 1,000 tasks runs link by link, driven like a pull worker, so
+ *   its critical path is the release inside each completion.
+ * The rest (real execution, failures, cancellation, the API) is workflows.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { normalizeWorkflowSpec, parseInput, submitWorkflowInputSchema, validateWorkflowGraph } from "@tasklane/core";
@@ -108,4 +111,35 @@ describe("releasing a child whose parents finish at the same moment", () => {
     expect(done.dispatch.map((d) => d.taskId)).toEqual([join.id]);
     expect(await releaseCounts(join.id)).toEqual({ events: 1, outbox: 1, status: "QUEUED" });
   });
+});
+
+describe("a chain of 1,000 tasks", () => {
+  it("completes, each task started with its predecessor's result", async () => {
+    const N = 1000;
+    const started = Date.now();
+    const submitted = await submitWorkflow(
+      dbA,
+      tenantId,
+      spec(Array.from({ length: N }, (_, i) => ({ key: `s${i}`, dependsOn: i === 0 ? [] : [`s${i - 1}`] }))),
+      { horizonMs: HORIZON },
+    );
+    const submitMs = Date.now() - started;
+    for (let i = 0; i < N; i++) {
+      const leases = await startAttemptsFromQueue(dbA, pullQueueId, 5, 60, { workerId: "chain", leaseMs: 60_000, actor: "test" });
+      // Only the next link is ever runnable: its predecessor's completion released it.
+      expect(leases, `link ${i}`).toHaveLength(1);
+      const [lease] = leases;
+      const n = i === 0 ? 1 : ((lease!.parents?.[`s${i - 1}`] as { n: number } | undefined)?.n ?? NaN) + 1;
+      const done = await completeAttempts(dbA, [{ taskId: lease!.task.id, leaseGeneration: lease!.task.leaseGeneration, result: { n }, workflowId: lease!.task.workflowId }], "test");
+      expect(done.accepted).toHaveLength(1);
+      if (i === N - 1) expect(done.workflows.finished.map((f) => [f.id, f.status])).toEqual([[submitted.workflow.id, "SUCCEEDED"]]);
+    }
+    const ms = Date.now() - started;
+    console.info(`1,000-task chain: submitted in ${submitMs} ms, finished in ${ms} ms (${(ms / N).toFixed(1)} ms per link)`);
+    const wf = await dbA.pool.query<{ status: string; n: number }>(
+      "SELECT w.status, (SELECT (result->>'n')::int FROM tasks WHERE workflow_id = w.id AND workflow_key = $2) AS n FROM workflows w WHERE w.id = $1",
+      [submitted.workflow.id, `s${N - 1}`],
+    );
+    expect(wf.rows[0]).toEqual({ status: "SUCCEEDED", n: N });
+  }, 120_000);
 });
