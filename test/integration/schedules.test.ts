@@ -96,7 +96,7 @@ describe("misfire policies after an outage", () => {
     await new Promise((r) => setTimeout(r, 5_000));
     const scheduler = startApp("scheduler", env());
     try {
-      await waitFor("catch-up runs", async () => (await runsOf(catchUp)).length >= 5, 20_000);
+      await waitFor("catch-up runs", async () => (await runsOf(catchUp)).length >= 5, 40_000);
       await new Promise((r) => setTimeout(r, 1_500));
     } finally {
       await scheduler.stop();
@@ -117,7 +117,7 @@ describe("misfire policies after an outage", () => {
     const c = await runsOf(catchUp);
     expect(c.every((r) => live(r.status))).toBe(true);
     for (let i = 1; i < c.length; i++) expect(c[i]!.run_at.getTime() - c[i - 1]!.run_at.getTime()).toBe(1000);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe("schedule lifecycle", () => {
@@ -125,7 +125,7 @@ describe("schedule lifecycle", () => {
     const s = await define("lifecycle", "* * * * * *");
     const scheduler = startApp("scheduler", env());
     try {
-      await waitFor("first runs", async () => (await runsOf(s)).length >= 2, 15_000);
+      await waitFor("first runs", async () => (await runsOf(s)).length >= 2, 40_000);
       const disabled = await updateSchedule(tdb.db, tenantId, s.id, { enabled: false });
       expect(disabled.version).toBe(2);
       expect(disabled.nextRunAt).toBeNull();
@@ -136,7 +136,7 @@ describe("schedule lifecycle", () => {
       expect((await runsOf(s)).length).toBe(frozen);
       const enabled = await updateSchedule(tdb.db, tenantId, s.id, { enabled: true });
       expect(enabled.version).toBe(3);
-      await waitFor("runs of version 3", async () => (await runsOf(s)).some((r) => r.occurrence_key?.includes(`:3:`)), 10_000);
+      await waitFor("runs of version 3", async () => (await runsOf(s)).some((r) => r.occurrence_key?.includes(`:3:`)), 30_000);
     } finally {
       await scheduler.stop();
     }
@@ -148,5 +148,5 @@ describe("schedule lifecycle", () => {
     expect([...times].sort((a, b) => b - a)).toEqual(times);
     // The name is free again.
     await expect(define("lifecycle", "* * * * *")).resolves.toMatchObject({ name: "lifecycle", version: 1 });
-  }, 60_000);
+  }, 120_000);
 });
