@@ -3,7 +3,7 @@ import type pg from "pg";
 import { withTransaction, type Database } from "../database.js";
 import { mapTaskRow, taskColumnsOf, type TaskRecord } from "../tasks/task-record.js";
 import { mapReleased, type DispatchIntent } from "../outbox/dispatch-intent.js";
-import { RELEASED_JOIN, RETURNING_FOR_CTES, eventInsert, notifyOutboxInsert, releaseNextInOrder } from "./sql-fragments.js";
+import { RELEASED_JOIN, cancelCtes, releaseNextInOrder } from "./sql-fragments.js";
 import { advanceWorkflows, lockWorkflows, type WorkflowProgress } from "./workflow-progress.js";
 
 export interface CancelResult {
@@ -20,22 +20,7 @@ const CANCELLABLE = ["SCHEDULED", "QUEUED", "RETRYING", "BLOCKED", "RUNNING"];
 const CANCELLABLE_UNBLOCKED = CANCELLABLE.filter((s) => s !== "BLOCKED");
 
 /** $1 task, $2 tenant, $3 actor, $4 horizon (ms), $5 the statuses it may be cancelled from. */
-const CANCEL_SQL = `WITH cand AS (
-    SELECT t.id, t.status AS from_status, t.lease_token AS old_token FROM tasks t
-    WHERE t.id = $1 AND t.tenant_id = $2 AND t.status = ANY($5::"TaskStatus"[]) FOR UPDATE OF t
-  ),
-  upd AS (
-    UPDATE tasks t SET status = 'CANCELLED', completed_at = now(), updated_at = now(),
-      cancel_requested = (cand.from_status = 'RUNNING')
-    FROM cand WHERE t.id = cand.id
-    RETURNING ${RETURNING_FOR_CTES}, cand.from_status, cand.old_token
-  ),
-  att AS (
-    UPDATE task_attempts a SET finished_at = now(), outcome = 'CANCELLED'
-    FROM upd WHERE upd.from_status = 'RUNNING' AND a.task_id = upd.id AND a.lease_token = upd.old_token
-  ),
-  ev AS (${eventInsert("upd", "$3")}),
-  nt AS (${notifyOutboxInsert("upd")}),
+const CANCEL_SQL = `${cancelCtes(`t.id = $1 AND t.tenant_id = $2 AND t.status = ANY($5::"TaskStatus"[])`, "$3")},
   ${releaseNextInOrder("upd", "$4::float8")}
   SELECT upd.from_status, ${taskColumnsOf("upd")}, released_rows.released FROM upd JOIN queues q ON q.id = upd.queue_id
   ${RELEASED_JOIN}`;

@@ -70,3 +70,29 @@ export const RELEASED_JOIN = `CROSS JOIN (
       'priority', rel.priority, 'run_at', rel.run_at, 'dispatch_generation', rel.dispatch_generation,
       'outbox_id', relob.outbox_id)), '[]'::json) AS released
     FROM rel JOIN relob ON relob.task_id = rel.id) released_rows`;
+
+/**
+ * The cancel transition's CTEs (`cand`, `upd`, `att`, `ev`, `nt`), shared by
+ * cancelTask, CANCEL_RUNNING schedules and cancelWorkflow: rows matching
+ * `candidateWhere` (over `tasks t`, locked) become CANCELLED; a RUNNING one
+ * keeps its lease for heartbeats but gets cancelRequested, and its attempt
+ * ends CANCELLED. Callers append their own CTEs and the final SELECT.
+ */
+export function cancelCtes(candidateWhere: string, actorParam: string, reasonExpr = "NULL", lockOrder = ""): string {
+  return `WITH cand AS (
+      SELECT t.id, t.status AS from_status, t.lease_token AS old_token FROM tasks t
+      WHERE ${candidateWhere} ${lockOrder} FOR UPDATE OF t
+    ),
+    upd AS (
+      UPDATE tasks t SET status = 'CANCELLED', completed_at = now(), updated_at = now(),
+        cancel_requested = (cand.from_status = 'RUNNING')
+      FROM cand WHERE t.id = cand.id
+      RETURNING ${RETURNING_FOR_CTES}, cand.from_status, cand.old_token
+    ),
+    att AS (
+      UPDATE task_attempts a SET finished_at = now(), outcome = 'CANCELLED'
+      FROM upd WHERE upd.from_status = 'RUNNING' AND a.task_id = upd.id AND a.lease_token = upd.old_token
+    ),
+    ev AS (${eventInsert("upd", actorParam, reasonExpr)}),
+    nt AS (${notifyOutboxInsert("upd")})`;
+}

@@ -1,7 +1,7 @@
 import { ConflictError, NotFoundError, isWellFormedId } from "@tasklane/core";
 import type pg from "pg";
 import { withTransaction, type Database, type Queryable } from "../database.js";
-import { RETURNING_FOR_CTES, eventInsert, notifyOutboxInsert } from "../transitions/sql-fragments.js";
+import { cancelCtes } from "../transitions/sql-fragments.js";
 import { lockWorkflows, workflowNotifyInsert } from "../transitions/workflow-progress.js";
 import { WORKFLOW_COLUMNS, mapWorkflowRow, type WorkflowRecord } from "./workflow-record.js";
 
@@ -47,22 +47,8 @@ export async function cancelWorkflow(db: Database, tenantId: string, id: string,
 /** Cancels the workflow's tasks in the given statuses, in id order (the lock order batch completions use). Returns the ids that were RUNNING. */
 async function cancelTasks(q: Queryable, workflowId: string, actor: string, from: string[]): Promise<string[]> {
   const res = await q.query<{ id: string; from_status: string }>(
-    `WITH cand AS (
-       SELECT t.id, t.status AS from_status, t.lease_token AS old_token FROM tasks t
-       WHERE t.workflow_id = $1 AND t.status = ANY($3::"TaskStatus"[]) ORDER BY t.id FOR UPDATE OF t
-     ),
-     upd AS (
-       UPDATE tasks t SET status = 'CANCELLED', completed_at = now(), updated_at = now(),
-         cancel_requested = (cand.from_status = 'RUNNING')
-       FROM cand WHERE t.id = cand.id
-       RETURNING ${RETURNING_FOR_CTES}, cand.from_status, cand.old_token
-     ),
-     att AS (
-       UPDATE task_attempts a SET finished_at = now(), outcome = 'CANCELLED'
-       FROM upd WHERE upd.from_status = 'RUNNING' AND a.task_id = upd.id AND a.lease_token = upd.old_token
-     ),
-     ev AS (${eventInsert("upd", "$2", "'workflow cancelled'")}),
-     nt AS (${notifyOutboxInsert("upd")})
+    // Id order: the lock order batch completions use.
+    `${cancelCtes(`t.workflow_id = $1 AND t.status = ANY($3::"TaskStatus"[])`, "$2", "'workflow cancelled'", "ORDER BY t.id")}
      SELECT upd.id, upd.from_status FROM upd`,
     [workflowId, actor, from],
   );
