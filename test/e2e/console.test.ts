@@ -6,101 +6,46 @@
  *
  * SAVE_SCREENSHOTS=1 also writes the main pages to docs/screenshots/*.png
  * (off by default, so test runs never rewrite the committed pictures).
+ * The tests run in order and build on each other, like a person's session.
  */
 import { execFile } from "node:child_process";
-import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { IdPrefix, newId, nextOccurrences } from "@tasklane/core";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repoRoot, startApp, waitFor, type AppProcess } from "../helpers/app-process.js";
-import { startConsole, type ConsoleProcess } from "../helpers/console-process.js";
-import { startReceiver, type HttpReceiver } from "../helpers/http-receiver.js";
-import { codeOf, createTenant, createTestDatabase, createTestRedis, gql, startGateway, type CreatedTenant, type StartedGateway, type TestDatabase, type TestRedis } from "../helpers/platform.js";
+import { repoRoot, waitFor } from "../helpers/app-process.js";
+import { startConsolePlatform, type ConsolePlatform } from "../helpers/console-platform.js";
+import type { ConsoleProcess } from "../helpers/console-process.js";
+import type { HttpReceiver } from "../helpers/http-receiver.js";
+import { codeOf, type CreatedTenant, type StartedGateway, type TestDatabase } from "../helpers/platform.js";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
-const SAVE_SCREENSHOTS = process.env.SAVE_SCREENSHOTS === "1";
-const SCREENSHOT_DIR = path.join(repoRoot, "docs/screenshots");
 const EMAIL = "ada@example.com";
 const PASSWORD = "correct horse battery staple";
 
-let tdb: TestDatabase;
-let redis: TestRedis;
-let gateway: StartedGateway;
-let receiver: HttpReceiver;
-let consoleApp: ConsoleProcess;
-let apps: AppProcess[] = [];
-let tenant: CreatedTenant;
-let browser: Browser;
-let context: BrowserContext;
+let p: ConsolePlatform;
 let page: Page;
-/** Receiver behaviour per task type: the HTTP status to answer and how long to wait first. */
-const behaviour = new Map<string, (attempt: number) => { status: number; delayMs?: number }>();
-
-interface TaskView {
-  id: string;
-  status: string;
-  attempts: number;
-}
-
-const api = <T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>, key = tenant.apiKey) => gql<T>(gateway.url, query, variables, key);
-
-async function submit(input: Record<string, unknown>): Promise<TaskView> {
-  const res = await api<{ submitTask: TaskView }>(`mutation ($i: SubmitTaskInput!) { submitTask(input: $i) { id status attempts } }`, { i: { queue: "hooks", ...input } });
-  if (!res.data?.submitTask) throw new Error(JSON.stringify(res.errors));
-  return res.data.submitTask;
-}
-
-const statusOf = async (id: string) => (await api<{ task: TaskView | null }>(`query ($id: ID!) { task(id: $id) { id status attempts } }`, { id })).data?.task?.status;
-
-const until = (id: string, status: string) => waitFor(`task ${id} to be ${status}`, async () => (await statusOf(id)) === status, 45_000, 100);
-
-async function screenshot(name: string): Promise<void> {
-  if (!SAVE_SCREENSHOTS) return;
-  await mkdir(SCREENSHOT_DIR, { recursive: true });
-  // Let charts finish their first layout before the picture, taken from the top.
-  await page.evaluate(() => window.scrollTo(0, 0));
-  await page.waitForTimeout(400);
-  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
-}
-
-/** Opens a console path and fails loudly if the page is the error boundary. */
-async function open(pathname: string): Promise<void> {
-  await page.goto(`${consoleApp.url}${pathname}`);
-  await page.waitForLoadState("domcontentloaded");
-  expect(await page.getByText("This page could not be shown").count()).toBe(0);
-}
+let context: BrowserContext;
+let gateway: StartedGateway;
+let tenant: CreatedTenant;
+let consoleApp: ConsoleProcess;
+let receiver: HttpReceiver;
+let tdb: TestDatabase;
+let behaviour: ConsolePlatform["behaviour"];
+const api = <T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>, key?: string) => p.api<T>(query, variables, key);
+const submit = (input: Record<string, unknown>) => p.submit(input);
+const statusOf = (id: string) => p.statusOf(id);
+const until = (id: string, status: string) => p.until(id, status);
+const open = (pathname: string) => p.open(pathname);
+const screenshot = (name: string) => p.screenshot(name);
 
 beforeAll(async () => {
-  tdb = await createTestDatabase("console");
-  redis = createTestRedis();
-  receiver = await startReceiver(async (req, res) => {
-    const body = req.json as { type: string; attempt: number };
-    const answer = behaviour.get(body.type)?.(body.attempt) ?? { status: 200 };
-    if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
-    res.writeHead(answer.status, { "content-type": "application/json" }).end(JSON.stringify({ handled: body.type, attempt: body.attempt }));
-  });
-  gateway = await startGateway({ databaseUrl: tdb.url, redis, env: { ALLOW_PRIVATE_TARGETS: "1" } });
-  const env = { DATABASE_URL: tdb.url, REDIS_URL: redis.url, REDIS_KEY_PREFIX: redis.prefix, ALLOW_PRIVATE_TARGETS: "1", LOG_LEVEL: "warn" };
-  apps = [startApp("scheduler", env), startApp("worker", env), startApp("notifier", env)];
-  tenant = await createTenant(gateway, "Acme Robotics", { dailyTaskQuota: 10_000, maxPendingTasks: 5_000, maxConcurrency: 50 });
-  consoleApp = await startConsole(gateway.url);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-  context = await browser.newContext({ viewport: { width: 1280, height: 860 }, deviceScaleFactor: 1 });
-  page = await context.newPage();
+  p = await startConsolePlatform("Acme Robotics", { dailyTaskQuota: 10_000, maxPendingTasks: 5_000, maxConcurrency: 50 });
+  ({ page, context, gateway, tenant, consoleApp, receiver, tdb, behaviour } = p);
 }, 180_000);
 
 afterAll(async () => {
-  await context?.close();
-  await browser?.close();
-  await consoleApp?.stop();
-  await Promise.all(apps.map((a) => a.stop()));
-  await gateway?.close();
-  await receiver?.close();
-  await redis?.cleanup();
-  await tdb?.drop();
+  await p?.stop();
 });
 
 describe("tenant console", () => {
@@ -253,7 +198,6 @@ describe("tenant console", () => {
     const schedules = await api<{ schedules: { name: string; cron: string; timezone: string; enabled: boolean; nextRunAt: string }[] }>(`{ schedules { name cron timezone enabled nextRunAt } }`);
     expect(schedules.data?.schedules).toEqual([{ name: "weekday-digest", cron: "30 9 * * 1-5", timezone: "Europe/Berlin", enabled: true, nextRunAt: new Date(expected[0]!).toISOString() }]);
 
-    if (process.env.REVIEW_DIR) await page.screenshot({ path: `${process.env.REVIEW_DIR}/schedule-detail.png`, fullPage: true }); // TEMP-REVIEW
     await page.getByRole("button", { name: "Trigger now" }).click();
     await page.getByRole("dialog", { name: /Run weekday-digest now/ }).getByRole("button", { name: "Run now" }).click();
     await page.getByRole("link", { name: "Open it" }).waitFor({ timeout: 15_000 });
@@ -278,7 +222,7 @@ describe("tenant console", () => {
     const graph = page.getByTestId("workflow-graph");
     await graph.locator(".wf-node").nth(3).waitFor();
     // publish waits for resize and thumbnails, then runs for 8 s: it is seen RUNNING, then SUCCEEDED, without a reload.
-    await graph.locator('.wf-node[data-node-status="RUNNING"]').waitFor({ timeout: 30_000 });
+    await graph.locator('.wf-node[data-node-status="RUNNING"]', { hasText: "wf-publish" }).waitFor({ timeout: 30_000 });
     await screenshot("workflow");
     await expect.poll(() => graph.locator('.wf-node[data-node-status="SUCCEEDED"]').count(), { timeout: 30_000 }).toBe(4);
     await expect.poll(() => page.locator("h1").textContent(), { timeout: 15_000 }).toContain("SUCCEEDED");
@@ -321,7 +265,6 @@ describe("tenant console", () => {
     expect(await hooks.locator(".recharts-surface").count()).toBe(2);
     expect(await hooks.textContent()).toMatch(/tasks succeeded/);
     await screenshot("overview");
-    if (process.env.REVIEW_DIR) { await page.setViewportSize({ width: 390, height: 844 }); await page.waitForTimeout(500); await page.screenshot({ path: `${process.env.REVIEW_DIR}/mobile-overview.png`, fullPage: true }); await open("/tasks"); await page.screenshot({ path: `${process.env.REVIEW_DIR}/mobile-tasks.png`, fullPage: false }); await page.setViewportSize({ width: 1280, height: 860 }); } // TEMP-REVIEW
   });
 
   it("renders every other page with content, an empty state or a clear error state", async () => {
@@ -334,7 +277,6 @@ describe("tenant console", () => {
       await open(pathname);
       expect(await page.locator("main").textContent()).toMatch(expectation);
       if (pathname === "/usage") await screenshot("usage");
-      if (process.env.REVIEW_DIR) await page.screenshot({ path: `${process.env.REVIEW_DIR}/${pathname.slice(1)}.png`, fullPage: true }); // TEMP-REVIEW
     }
     await open("/tasks/task_0190f0f0f0f07000800000000000000a");
     await page.getByRole("heading", { name: "Not found" }).waitFor();

@@ -1,6 +1,7 @@
 /**
  * The built console (apps/console/.next) as a real `next start` process, via
- * its own start script, on a free loopback port, talking to the given gateway.
+ * its own start script, on a free loopback port, talking to the given gateway
+ * the way `npm start` wires it: PORT is the gateway's port.
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -35,7 +36,7 @@ export async function startConsole(apiUrl: string, env: Record<string, string> =
       CONSOLE_HOST: "127.0.0.1",
       NEXTAUTH_URL: url,
       NEXTAUTH_SECRET: randomBytes(32).toString("base64url"),
-      TASKLANE_API_URL: apiUrl,
+      PORT: new URL(apiUrl).port,
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],

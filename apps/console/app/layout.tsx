@@ -1,6 +1,13 @@
 import type { Metadata, Viewport } from "next";
 import type { ReactNode } from "react";
-import "./globals.css";
+import "./styles/base.css";
+import "./styles/shell.css";
+import "./styles/components.css";
+import "./styles/forms.css";
+import "./styles/tables.css";
+import "./styles/pages.css";
+// Last: the narrow-screen overrides.
+import "./styles/responsive.css";
 
 export const metadata: Metadata = {
   title: { default: "Tasklane console", template: "%s · Tasklane" },

@@ -1,15 +1,15 @@
 /**
  * The console's server-side settings, read once. All optional:
  * - TASKLANE_API_URL [http://127.0.0.1:$PORT/graphql, PORT defaulting to 4000]:
- *   the gateway's GraphQL endpoint, called only from this server (never the browser).
+ *   the gateway's GraphQL endpoint, called only from this server (never the
+ *   browser). scripts/start.mjs fills in the default from PORT before Next
+ *   starts, since Next then sets PORT to the console's own port.
  * - NEXTAUTH_SECRET / NEXTAUTH_URL: filled in by scripts/start.mjs when unset.
  */
 import "server-only";
 
 function apiUrl(): string {
-  const configured = process.env.TASKLANE_API_URL;
-  if (configured) return configured;
-  return `http://127.0.0.1:${process.env.PORT || "4000"}/graphql`;
+  return process.env.TASKLANE_API_URL || "http://127.0.0.1:4000/graphql";
 }
 
 export const config = {

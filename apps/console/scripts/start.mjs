@@ -18,6 +18,10 @@ process.env.NEXT_TELEMETRY_DISABLED = "1";
 process.env.NEXTAUTH_SECRET ||= randomBytes(32).toString("base64url");
 // next-auth v4 builds its callback URLs from NEXTAUTH_URL (else localhost:3000).
 process.env.NEXTAUTH_URL ||= `http://127.0.0.1:${port}`;
+// The gateway the console's server calls. Decided here because PORT is the
+// gateway's port (npm start passes one environment to every app), and Next
+// overwrites process.env.PORT with the console's own port once it starts.
+process.env.TASKLANE_API_URL ||= `http://127.0.0.1:${process.env.PORT || "4000"}/graphql`;
 
 const require = createRequire(import.meta.url);
 const nextBin = path.join(path.dirname(require.resolve("next/package.json")), "dist/bin/next");

@@ -25,8 +25,9 @@ function safeCallback(value: string | string[] | undefined): string {
 
 export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const params = await searchParams;
-  if (await readSession()) redirect("/");
   const reason = typeof params.reason === "string" ? params.reason : typeof params.error === "string" ? params.error : null;
+  // A cookie whose key the API refused (revoked, expired early) must not bounce back to "/" forever.
+  if (reason !== "expired" && (await readSession())) redirect("/");
   return (
     <main className="signin">
       <div className="card">

@@ -3,8 +3,9 @@
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
 
-/** Refresh at most this often while events stream in. */
-const MIN_REFRESH_GAP_MS = 750;
+/** Refresh at most this often while events stream in: one task or workflow feels instant; a whole tenant's feed is batched. */
+const FOCUSED_REFRESH_GAP_MS = 500;
+const BROAD_REFRESH_GAP_MS = 2_000;
 /** Without a subscription: poll. */
 const POLL_MS = 2_000;
 /** With one: still refresh now and then, in case an event was missed while reconnecting. */
@@ -32,9 +33,10 @@ export function LiveRefresh({ taskId, queue, workflowId }: { taskId?: string; qu
       lastRefresh.current = Date.now();
       router.refresh();
     };
+    const gap = taskId || workflowId ? FOCUSED_REFRESH_GAP_MS : BROAD_REFRESH_GAP_MS;
     const refreshSoon = () => {
       if (pending.current !== null) return;
-      const wait = Math.max(0, lastRefresh.current + MIN_REFRESH_GAP_MS - Date.now());
+      const wait = Math.max(0, lastRefresh.current + gap - Date.now());
       pending.current = setTimeout(() => {
         pending.current = null;
         refresh();
@@ -68,6 +70,8 @@ export function LiveRefresh({ taskId, queue, workflowId }: { taskId?: string; qu
       s.addEventListener("live", () => {
         setMode("live");
         every(SAFETY_REFRESH_MS);
+        // Whatever changed between the server render and the subscription starting was not streamed.
+        refreshSoon();
       });
       s.addEventListener("update", refreshSoon);
       s.addEventListener("fallback", () => poll(s));

@@ -1,6 +1,6 @@
 "use client";
 
-import { Area, AreaChart, CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { Area, AreaChart, Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { ActivityBucket } from "@/lib/api/types";
 
 const TIME = new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit", hour12: false, timeZone: "UTC" });
@@ -12,8 +12,8 @@ interface Point {
 }
 
 /**
- * One queue's last hour: completions per minute and the share of finished
- * attempts that failed, per bucket. Recharts draws them (with its keyboard
+ * One queue's last hour: completions per minute (area) and the share of
+ * finished attempts that failed (bars: a bucket without attempts has none). Recharts draws them (with its keyboard
  * accessibility layer); a text summary precedes them for screen readers.
  */
 export function ActivityCharts({ queue, buckets, bucketMinutes }: { queue: string; buckets: ActivityBucket[]; bucketMinutes: number }) {
@@ -51,13 +51,13 @@ export function ActivityCharts({ queue, buckets, bucketMinutes }: { queue: strin
         <h3>Failure rate (% of finished attempts)</h3>
         <div className="chart-box" aria-hidden="true">
           <ResponsiveContainer width="100%" height="100%">
-            <LineChart data={points} margin={{ top: 8, right: 8, bottom: 0, left: -16 }}>
+            <BarChart data={points} margin={{ top: 8, right: 8, bottom: 0, left: -16 }}>
               <CartesianGrid strokeDasharray="3 3" stroke="#e5e7eb" />
               <XAxis dataKey="time" tick={{ fontSize: 11 }} interval="preserveStartEnd" minTickGap={24} />
               <YAxis tick={{ fontSize: 11 }} domain={[0, 100]} unit="%" />
               <Tooltip formatter={(value) => [value === null ? "no attempts" : `${String(value)}%`, "Failed"]} />
-              <Line type="monotone" dataKey="failureRate" stroke="#b42318" strokeWidth={2} dot={false} connectNulls isAnimationActive={false} />
-            </LineChart>
+              <Bar dataKey="failureRate" fill="#d9534f" isAnimationActive={false} />
+            </BarChart>
           </ResponsiveContainer>
         </div>
       </figure>

@@ -10,6 +10,8 @@ export interface LatencyPlan {
   rate: number;
   durationMs: number;
   runs: number;
+  /** Tasks of the warm-up before the first run. */
+  warmUp: number;
   /** The task for sequence number i sent at `sentAt` (its ref decides what is measured). */
   task: (index: number, sentAt: number, t0: number) => TaskRequest;
   /** Milliseconds to allow after the last submission for the last start. */
@@ -34,7 +36,7 @@ export interface LatencyRun {
  */
 export async function measureLatency(system: BenchSystem, plan: LatencyPlan): Promise<LatencyRun[]> {
   await system.startConsumers();
-  await warmUp(system, { consumers: true });
+  await warmUp(system, { consumers: true, count: plan.warmUp });
   const probe = system.probe;
   if (!probe) throw new Error(`${system.label} has no probe`);
   const out: LatencyRun[] = [];

@@ -5,6 +5,9 @@ import { onCleanup } from "./cleanup.js";
 /** The server the bench creates its databases on (trust auth, local). */
 export const PG_ADMIN_URL = process.env.BENCH_DATABASE_ADMIN_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 
+/** For diagnosis: BENCH_KEEP_DATABASES=1 leaves every database in place (drop them by hand afterwards). */
+const KEEP = process.env.BENCH_KEEP_DATABASES === "1";
+
 export interface BenchDatabase {
   readonly name: string;
   readonly url: string;
@@ -23,7 +26,8 @@ export async function createBenchDatabase(): Promise<BenchDatabase> {
   pool.on("error", () => undefined);
   const drop = onCleanup(`database ${name}`, async () => {
     await pool.end().catch(() => undefined);
-    await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    if (KEEP) process.stderr.write(`[bench] kept database ${name} (BENCH_KEEP_DATABASES=1)\n`);
+    else await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   });
   return { name, url: url.toString(), pool, drop };
 }

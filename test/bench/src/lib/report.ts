@@ -48,6 +48,12 @@ function figuresTable(figures: FigureSummary[]): string {
   return table(header, rows);
 }
 
+/** One row per (system, item): for tables whose columns would differ between systems (CPU by process). */
+function longTable(figures: FigureSummary[], title: string): string {
+  const rows = figures.map((f) => [TASKLANE.test(f.system) ? `**${f.system}**` : f.system, f.metric === "total" ? "**total**" : f.metric, cell(f)]);
+  return table(["System", "Process", title], rows, ["l", "l", "r"]);
+}
+
 /** Tasklane's median ÷ each peer's median, per metric (higher-is-better figures only). */
 function ratioTable(figures: FigureSummary[]): string | undefined {
   const rated = figures.filter((f) => f.better === "higher");
@@ -141,9 +147,13 @@ export function renderMarkdown(report: Report): string {
   }
   for (const s of report.scenarios) {
     out.push(`## ${s.id}. ${s.title}`, "", s.method, "");
-    if (s.figures.length) out.push(figuresTable(s.figures), "");
-    const ratios = s.figures.length ? ratioTable(s.figures) : undefined;
+    const main = s.figures.filter((f) => !f.table);
+    if (main.length) out.push(figuresTable(main), "");
+    const ratios = main.length ? ratioTable(main) : undefined;
     if (ratios) out.push(ratios, "");
+    for (const name of unique(s.figures.flatMap((f) => (f.table ? [f.table] : [])))) {
+      out.push(`**${name}**`, "", longTable(s.figures.filter((f) => f.table === name), "median (min–max)"), "");
+    }
     if (s.memory?.length) out.push(memoryTable(s.memory), "");
     for (const note of s.notes) out.push(`- ${note}`);
     if (s.notes.length) out.push("");

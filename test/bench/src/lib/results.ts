@@ -8,6 +8,8 @@ export interface Figure {
   unit: string;
   better: "higher" | "lower";
   runs: number[];
+  /** Figures with the same table name are shown together; unnamed ones form the scenario's main table. */
+  table?: string;
 }
 
 export interface FigureSummary extends Figure, Spread {}
@@ -36,9 +38,9 @@ export interface ScenarioResult {
 export class FigureSet {
   private readonly figures = new Map<string, Figure>();
 
-  add(system: string, metric: string, unit: string, better: Figure["better"], value: number): void {
-    const key = `${system}\u0000${metric}`;
-    const figure = this.figures.get(key) ?? { system, metric, unit, better, runs: [] };
+  add(system: string, metric: string, unit: string, better: Figure["better"], value: number, table?: string): void {
+    const key = `${table ?? ""}\u0000${system}\u0000${metric}`;
+    const figure = this.figures.get(key) ?? { system, metric, unit, better, runs: [], ...(table ? { table } : {}) };
     figure.runs.push(Math.round(value * 100) / 100);
     this.figures.set(key, figure);
   }

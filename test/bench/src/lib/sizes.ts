@@ -29,8 +29,8 @@ export const FULL: Sizes = {
 };
 
 export const QUICK: Sizes = {
-  throughputTasks: 3_000,
-  submitSingleTasks: 1_000,
+  throughputTasks: 2_000,
+  submitSingleTasks: 500,
   submitBatchTasks: 5_000,
   latencySeconds: 2,
   fairnessBacklog: 10_000,

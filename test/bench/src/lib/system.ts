@@ -1,3 +1,4 @@
+import type { BenchDatabase } from "./postgres.js";
 import type { Probe } from "./probe.js";
 
 /** One task as the scenarios ask for it; each system maps it to its own API. */
@@ -28,6 +29,8 @@ export interface BenchSystem {
   submitOne(task: TaskRequest): Promise<string>;
   /** Starts the consumers (worker processes, probe). Idempotent. */
   startConsumers(): Promise<void>;
+  /** The database the system keeps its state in (none for BullMQ). */
+  readonly database: BenchDatabase | undefined;
   /** The probe where handlers run (after startConsumers). */
   readonly probe: Probe | undefined;
   /** Submitted tasks not yet finished (as the system durably records it). */

@@ -2,6 +2,7 @@ import type { SubmitTaskInput } from "@tasklane/sdk";
 import { log } from "./progress.js";
 import { Probe } from "./probe.js";
 import type { TasklanePlatform, Tenant } from "./platform.js";
+import type { BenchDatabase } from "./postgres.js";
 import type { BenchSystem, TaskRequest, WatchedProcess } from "./system.js";
 
 const PULL_CONCURRENCY = 100;
@@ -44,6 +45,10 @@ export class TasklaneSystem implements BenchSystem {
   /** The tenant's "default" PULL queue; the consumer is an SDK Worker in its own process. */
   static pull(platform: TasklanePlatform, tenant: Tenant, label = "Tasklane PULL"): TasklaneSystem {
     return new TasklaneSystem(label, platform, tenant, "PULL", "default", undefined);
+  }
+
+  get database(): BenchDatabase {
+    return this.platform.db;
   }
 
   get tenantId(): string {

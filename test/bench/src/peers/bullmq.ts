@@ -18,6 +18,7 @@ export const BULLMQ_SETTINGS = `Worker concurrency ${CONCURRENCY}, removeOnCompl
 
 export class BullMqSystem implements BenchSystem {
   readonly label = "BullMQ";
+  readonly database = undefined;
   probe: Probe | undefined;
   private readonly connection: Redis;
   private readonly queue: Queue;

@@ -31,6 +31,10 @@ export class GraphileSystem implements BenchSystem {
     private readonly batched: boolean,
   ) {}
 
+  get database(): BenchDatabase {
+    return this.db;
+  }
+
   static async create(db: BenchDatabase, batched: boolean): Promise<GraphileSystem> {
     await runMigrations({ connectionString: db.url, logger: quietLogger });
     const utils = await makeWorkerUtils({ connectionString: db.url, logger: quietLogger, maxPoolSize: 8 });

@@ -26,6 +26,10 @@ export class PgBossSystem implements BenchSystem {
     private readonly boss: PgBoss,
   ) {}
 
+  get database(): BenchDatabase {
+    return this.db;
+  }
+
   static async create(db: BenchDatabase): Promise<PgBossSystem> {
     const boss = new PgBoss(bossOptions(db.url));
     boss.on("error", (error) => process.stderr.write(`[pg-boss] ${error.message}\n`));

@@ -4,6 +4,7 @@
  * once the system acknowledged it (Tasklane: committed to Postgres and
  * placed in Redis, the answer read by the client).
  */
+import { withCpuPerTask } from "../lib/cpu.js";
 import { submitAll, warmUp } from "../lib/drive.js";
 import { withPeer, type PeerKind } from "../lib/peers.js";
 import { withPlatform } from "../lib/platform.js";
@@ -19,6 +20,7 @@ const BATCH = 500;
 const BATCH_IN_FLIGHT = 4;
 const RUN_TIMEOUT_MS = 60_000;
 const PEERS: PeerKind[] = ["bullmq", "graphile", "pg-boss"];
+const CPU_TABLE = "CPU time per 1,000 submitted tasks (ms), by process";
 
 export const submissionScenario: Scenario = {
   id: 2,
@@ -27,14 +29,21 @@ export const submissionScenario: Scenario = {
     const figures = new FigureSet();
     const notes: string[] = [];
     const measure = async (system: BenchSystem) => {
-      await warmUp(system, { consumers: false });
+      await warmUp(system, { consumers: false, count: ctx.quick ? 100 : 300 });
       for (let i = 0; i < ctx.runs; i++) {
         for (const mode of [
           { metric: `single, ${SINGLE_IN_FLIGHT} in flight`, total: ctx.sizes.submitSingleTasks, batchSize: 1, inFlight: SINGLE_IN_FLIGHT },
           { metric: `batches of ${BATCH}`, total: ctx.sizes.submitBatchTasks, batchSize: BATCH, inFlight: BATCH_IN_FLIGHT },
         ]) {
           const ticker = new Ticker(`s2 submission · ${system.label} · ${mode.metric} · ${runLabel(i, ctx.runs)}`);
-          const out = await submitAll(system, { ...mode, deadline: now() + RUN_TIMEOUT_MS, ticker });
+          const out = await withCpuPerTask(
+            system,
+            (process, ms) => figures.add(system.label, `${mode.metric}: ${process}`, "ms", "lower", ms, CPU_TABLE),
+            async () => {
+              const submitted = await submitAll(system, { ...mode, deadline: now() + RUN_TIMEOUT_MS, ticker });
+              return { ...submitted, finished: submitted.acked };
+            },
+          );
           const rate = (out.acked * 1000) / out.elapsedMs;
           ticker.tick(`${fmt(out.acked)} acknowledged in ${fmt(out.elapsedMs)} ms · ${fmt(rate)}/s`, true);
           figures.add(system.label, mode.metric, "tasks/s", "higher", rate);

@@ -14,7 +14,8 @@ import { TasklaneSystem } from "../lib/tasklane.js";
 
 const RATE = 1000;
 const DELAY_MS = 1000;
-const PEERS: PeerKind[] = ["bullmq", "graphile", "pg-boss"];
+/** --quick keeps raw BullMQ only: graphile-worker's and pg-boss's latencies are bound by their polling intervals anyway. */
+const peersFor = (ctx: ScenarioContext): PeerKind[] => (ctx.quick ? ["bullmq"] : ["bullmq", "graphile", "pg-boss"]);
 
 export const delayedScenario: Scenario = {
   id: 3,
@@ -37,7 +38,7 @@ export const delayedScenario: Scenario = {
         await pull.close();
       }
     });
-    for (const kind of PEERS) await withPeer(kind, measure);
+    for (const kind of peersFor(ctx)) await withPeer(kind, measure);
     log("s3 delayed", "done");
     return {
       id: 3,
@@ -59,6 +60,7 @@ function planFor(ctx: ScenarioContext) {
     rate: RATE,
     durationMs: ctx.sizes.latencySeconds * 1000,
     runs: ctx.runs,
+    warmUp: ctx.quick ? 100 : 300,
     fromAck: false,
     drainMs: DELAY_MS + 15_000,
     task: (index: number, _sentAt: number, t0: number) => {

@@ -7,12 +7,13 @@ import { withPeer, type PeerKind } from "../lib/peers.js";
 import { withPlatform } from "../lib/platform.js";
 import { fmt, log } from "../lib/progress.js";
 import { FigureSet } from "../lib/results.js";
-import type { Scenario } from "../lib/scenario.js";
+import type { Scenario, ScenarioContext } from "../lib/scenario.js";
 import type { BenchSystem } from "../lib/system.js";
 import { TasklaneSystem } from "../lib/tasklane.js";
 
 const RATE = 1000;
-const PEERS: PeerKind[] = ["bullmq", "graphile", "pg-boss"];
+/** --quick keeps raw BullMQ only: graphile-worker's and pg-boss's latencies are bound by their polling intervals anyway. */
+const peersFor = (ctx: ScenarioContext): PeerKind[] => (ctx.quick ? ["bullmq"] : ["bullmq", "graphile", "pg-boss"]);
 
 export const immediateScenario: Scenario = {
   id: 4,
@@ -26,6 +27,7 @@ export const immediateScenario: Scenario = {
         rate: RATE,
         durationMs: ctx.sizes.latencySeconds * 1000,
         runs: ctx.runs,
+        warmUp: ctx.quick ? 100 : 300,
         fromAck: true,
         drainMs: 15_000,
         task: (_index, sentAt) => ({ ref: sentAt }),
@@ -50,7 +52,7 @@ export const immediateScenario: Scenario = {
         await pull.close();
       }
     });
-    for (const kind of PEERS) await withPeer(kind, measure);
+    for (const kind of peersFor(ctx)) await withPeer(kind, measure);
     log("s4 immediate", "done");
     return {
       id: 4,

@@ -1,0 +1,113 @@
+/**
+ * The whole platform for the console's browser test: an in-process gateway,
+ * scheduler, worker and notifier processes, the built console (`next start`),
+ * a PUSH receiver whose answers the test steers per task type, a fresh
+ * database, a Redis key prefix of its own on DB 0 (never flushed), a tenant,
+ * and Debian's headless Chromium driven by playwright-core.
+ */
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { repoRoot, startApp, waitFor, type AppProcess } from "./app-process.js";
+import { startConsole, type ConsoleProcess } from "./console-process.js";
+import { startReceiver, type HttpReceiver } from "./http-receiver.js";
+import { createTenant, createTestDatabase, createTestRedis, gql, startGateway, type CreatedTenant, type GqlResponse, type StartedGateway, type TestDatabase } from "./platform.js";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+/** The flags ENVIRONMENT.md lists for Debian's chromium here; never a downloaded browser. */
+const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
+const SCREENSHOT_DIR = path.join(repoRoot, "docs/screenshots");
+
+export interface TaskView {
+  id: string;
+  status: string;
+  attempts: number;
+}
+
+/** What the receiver answers for a task type: an HTTP status, optionally after a delay. */
+export type Behaviour = (attempt: number) => { status: number; delayMs?: number };
+
+export interface ConsolePlatform {
+  tdb: TestDatabase;
+  gateway: StartedGateway;
+  receiver: HttpReceiver;
+  consoleApp: ConsoleProcess;
+  tenant: CreatedTenant;
+  context: BrowserContext;
+  page: Page;
+  behaviour: Map<string, Behaviour>;
+  api<T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>, key?: string): Promise<GqlResponse<T>>;
+  /** submitTask to the "hooks" queue unless the input names another. */
+  submit(input: Record<string, unknown>): Promise<TaskView>;
+  statusOf(id: string): Promise<string | undefined>;
+  until(id: string, status: string): Promise<unknown>;
+  /** Opens a console path and fails if the page is the error boundary. */
+  open(pathname: string): Promise<void>;
+  /** docs/screenshots/<name>.png, only with SAVE_SCREENSHOTS=1 (CI never rewrites the committed pictures). */
+  screenshot(name: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startConsolePlatform(tenantName: string, limits: Record<string, unknown>): Promise<ConsolePlatform> {
+  const tdb = await createTestDatabase("console");
+  const redis = createTestRedis();
+  const behaviour = new Map<string, Behaviour>();
+  const receiver = await startReceiver(async (req, res) => {
+    const body = req.json as { type: string; attempt: number };
+    const answer = behaviour.get(body.type)?.(body.attempt) ?? { status: 200 };
+    if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
+    res.writeHead(answer.status, { "content-type": "application/json" }).end(JSON.stringify({ handled: body.type, attempt: body.attempt }));
+  });
+  const gateway = await startGateway({ databaseUrl: tdb.url, redis, env: { ALLOW_PRIVATE_TARGETS: "1" } });
+  const env = { DATABASE_URL: tdb.url, REDIS_URL: redis.url, REDIS_KEY_PREFIX: redis.prefix, ALLOW_PRIVATE_TARGETS: "1", LOG_LEVEL: "warn" };
+  const apps: AppProcess[] = [startApp("scheduler", env), startApp("worker", env), startApp("notifier", env)];
+  const tenant = await createTenant(gateway, tenantName, limits);
+  const consoleApp = await startConsole(gateway.url);
+  const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, deviceScaleFactor: 1 });
+  const page = await context.newPage();
+
+  const api = <T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>, key = tenant.apiKey) => gql<T>(gateway.url, query, variables, key);
+  const statusOf = async (id: string) => (await api<{ task: TaskView | null }>(`query ($id: ID!) { task(id: $id) { id status attempts } }`, { id })).data?.task?.status;
+  return {
+    tdb,
+    gateway,
+    receiver,
+    consoleApp,
+    tenant,
+    context,
+    page,
+    behaviour,
+    api,
+    statusOf,
+    async submit(input) {
+      const res = await api<{ submitTask: TaskView }>(`mutation ($i: SubmitTaskInput!) { submitTask(input: $i) { id status attempts } }`, { i: { queue: "hooks", ...input } });
+      if (!res.data?.submitTask) throw new Error(JSON.stringify(res.errors));
+      return res.data.submitTask;
+    },
+    until: (id, status) => waitFor(`task ${id} to be ${status}`, async () => (await statusOf(id)) === status, 45_000, 100),
+    async open(pathname) {
+      await page.goto(`${consoleApp.url}${pathname}`);
+      await page.waitForLoadState("domcontentloaded");
+      if ((await page.getByText("This page could not be shown").count()) > 0) throw new Error(`${pathname} rendered the error boundary`);
+    },
+    async screenshot(name) {
+      if (process.env.SAVE_SCREENSHOTS !== "1") return;
+      await mkdir(SCREENSHOT_DIR, { recursive: true });
+      // From the top, once charts have finished their first layout.
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.waitForTimeout(400);
+      await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+    },
+    async stop() {
+      await context.close();
+      await browser.close();
+      await consoleApp.stop();
+      await Promise.all(apps.map((a) => a.stop()));
+      await gateway.close();
+      await receiver.close();
+      await redis.cleanup();
+      await tdb.drop();
+    },
+  };
+}
