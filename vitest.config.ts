@@ -17,6 +17,8 @@ export default defineConfig({
           environment: "node",
           // Unit tests first; integration files (real processes, databases) after.
           sequence: { groupOrder: 0 },
+          // Some cron suites walk thousands of occurrences; a loaded 2-core box needs headroom.
+          testTimeout: 30_000,
         },
       },
       {
