@@ -158,7 +158,8 @@ describe("a workflow of 1,000 parallel tasks", () => {
   it("runs every task on the PUSH fleet and finishes the workflow once, after the last task", async () => {
     const started = Date.now();
     const submitted = await wf.submitOk({ name: "parallel", tasks: Array.from({ length: 1000 }, (_, i) => add(`p${i}`, i)) });
-    expect(submitted.tasks.every((t) => t.task.status === "QUEUED")).toBe(true);
+    // No dependencies, so nothing is BLOCKED; the fleet may already have started some by the time the answer is read.
+    expect(submitted.tasks.every((t) => ["QUEUED", "RUNNING", "SUCCEEDED"].includes(t.task.status))).toBe(true);
     const done = await wf.settled(submitted.id, 110_000);
     console.info(`1,000 parallel tasks: finished in ${Date.now() - started} ms`);
     expect(done.status).toBe("SUCCEEDED");
