@@ -9,6 +9,8 @@ export const REDIS_DB = {
   schedules: 11,
   pullWorkers: 12,
   chaos: 13,
+  /** Not a test file: the benchmark harness (test/bench, `npm run bench`) flushes DB 15. */
+  bench: 15,
 } as const;
 
 export const redisUrl = (db: number) => `redis://127.0.0.1:6379/${db}`;

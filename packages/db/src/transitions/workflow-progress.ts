@@ -121,7 +121,9 @@ const ADVANCE_SQL = `WITH RECURSIVE src AS (
   relev AS (${eventInsert("rel", "$2", "'workflow dependencies succeeded'")}),
   relob AS (${dispatchOutboxCte("rel", "$3::float8")}),
   fin AS (
-    UPDATE workflows w SET completed_at = now(),
+    -- now() is this transaction's start; a task finished by a transaction that
+    -- committed meanwhile may carry a later time, and the workflow never ends before its last task.
+    UPDATE workflows w SET completed_at = GREATEST(now(), (SELECT max(t.completed_at) FROM tasks t WHERE t.workflow_id = w.id)),
       status = (CASE WHEN EXISTS (SELECT 1 FROM sk WHERE sk.workflow_id = w.id)
                        OR EXISTS (SELECT 1 FROM tasks t WHERE t.workflow_id = w.id AND t.status <> 'SUCCEEDED')
                      THEN 'FAILED' ELSE 'SUCCEEDED' END)::"WorkflowStatus"
