@@ -203,8 +203,17 @@ describe("fleet-wide limits", () => {
       const score = key ? await r.zscore(key, `${ids[0]}.1`) : null;
       return score === null ? null : Math.floor(Number(score) / 0x100000000);
     };
-    expect(await laneOf()).toBe(3);
-    await waitFor("the LOW task to age into the HIGH lane", async () => (await laneOf()) === 1, 30_000, 100);
+    // Dispatch happens after the submit answer, and on a loaded machine the first aging
+    // tick may come before the first look: record every lane seen instead of one snapshot.
+    const seen: number[] = [];
+    await waitFor("the LOW task to age into the HIGH lane", async () => {
+      const lane = await laneOf();
+      if (lane !== null && seen[seen.length - 1] !== lane) seen.push(lane);
+      return lane === 1;
+    }, 30_000, 50);
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    expect(seen[0]).toBeGreaterThan(1);
+    expect(seen).toEqual([...seen].sort((x, y) => y - x));
     r.disconnect();
     ids.push(...(await submitMany(aged, 5, { type: "high", priority: "HIGH" })));
     const worker = startApp("worker", { ...env, WORKER_CONCURRENCY: "4" });

@@ -10,6 +10,8 @@ import { now, sleep } from "./time.js";
 
 export interface Acked {
   ids: string[];
+  /** The tasks as submitted, in the order of `ids`. */
+  tasks: TaskRequest[];
   sentAt: number;
   ackAt: number;
 }
@@ -51,7 +53,7 @@ export async function submitAll(system: BenchSystem, plan: SubmitPlan): Promise<
       try {
         const ids = plan.batchSize === 1 ? [await system.submitOne(tasks[0] as TaskRequest)] : await system.submitMany(tasks);
         acked += ids.length;
-        plan.onAck?.({ ids, sentAt, ackAt: now() });
+        plan.onAck?.({ ids, tasks, sentAt, ackAt: now() });
       } catch (error: unknown) {
         errors++;
         firstError ??= error instanceof Error ? error.message : String(error);
@@ -64,53 +66,92 @@ export async function submitAll(system: BenchSystem, plan: SubmitPlan): Promise<
 }
 
 export interface ThroughputOutcome {
-  /** Finished tasks per second, from the first submission to the last finish. */
+  /** Finished tasks per second over the run. */
   rate: number;
   finished: number;
   elapsedMs: number;
-  timedOut: boolean;
+  /** The window closed before all `total` tasks were finished (the rate over the window stands). */
+  windowClosed: boolean;
+  /** Unfinished tasks when the run started (the previous run's backlog, which this run works on too). */
+  backlogAtStart: number;
   submitErrors: number;
   firstError?: string;
 }
 
+export interface ThroughputPlan {
+  /** At most this many tasks are submitted per run… */
+  total: number;
+  /** …and the run lasts at most this long. */
+  windowMs: number;
+  batchSize: number;
+  inFlight: number;
+  /** Submitting pauses while this many tasks are unfinished, so the queue stays a steady size. */
+  maxBacklog: number;
+  ticker: Ticker;
+}
+
 /**
- * Sustained end to end: submits `total` tasks in batches while the consumers
- * run, and waits until the system records every one as finished.
+ * Sustained end to end: keeps the system fed with batches (never more than
+ * `maxBacklog` unfinished) while its consumers run, until `total` tasks are
+ * finished or the window closes. finished = backlog at start + submitted −
+ * unfinished at the end, so a backlog carried from the run before counts
+ * where it is worked off.
  */
-export async function driveThroughput(system: BenchSystem, opts: { total: number; batchSize: number; inFlight: number; timeoutMs: number; ticker: Ticker }): Promise<ThroughputOutcome> {
+export async function driveThroughput(system: BenchSystem, plan: ThroughputPlan): Promise<ThroughputOutcome> {
+  const backlogAtStart = await system.unfinished();
   const t0 = now();
-  const deadline = t0 + opts.timeoutMs;
+  const deadline = t0 + plan.windowMs;
+  /** The system's count of unfinished tasks (polled; bumped by each acknowledged batch in between). */
+  let unfinished = backlogAtStart;
+  let requested = 0;
   let submitted = 0;
-  let submitting = true;
-  const submission = submitAll(system, {
-    total: opts.total,
-    batchSize: opts.batchSize,
-    inFlight: opts.inFlight,
-    deadline,
-    onAck: (a) => (submitted += a.ids.length),
-  }).finally(() => (submitting = false));
-  let unfinished = Number.POSITIVE_INFINITY;
-  let detectedAt = 0;
+  let errors = 0;
+  let firstError: string | undefined;
+  const lane = async () => {
+    while (requested < plan.total && now() < deadline && errors < 20) {
+      if (unfinished + (requested - submitted) >= plan.maxBacklog) {
+        await sleep(5);
+        continue;
+      }
+      const count = Math.min(plan.batchSize, plan.total - requested);
+      requested += count;
+      try {
+        const ids = await system.submitMany(Array.from({ length: count }, () => ({})));
+        submitted += ids.length;
+        unfinished += ids.length;
+      } catch (error: unknown) {
+        errors++;
+        firstError ??= error instanceof Error ? error.message : String(error);
+      }
+    }
+  };
+  const submission = Promise.all(Array.from({ length: plan.inFlight }, lane));
+  let allDoneAt = 0;
   while (now() < deadline) {
     system.assertAlive();
+    const acked = submitted;
     unfinished = await system.unfinished();
-    // Tasks committed but not yet acknowledged count as unfinished, not yet as submitted.
-    const finished = Math.max(0, submitted - unfinished);
-    opts.ticker.tick(`${fmt(finished)}/${fmt(opts.total)} finished · ${fmt((finished * 1000) / Math.max(1, now() - t0))}/s`);
-    if (!submitting && unfinished === 0) {
-      detectedAt = now();
+    const finished = Math.max(0, backlogAtStart + acked - unfinished);
+    plan.ticker.tick(`${fmt(finished)} finished · ${fmt((finished * 1000) / Math.max(1, now() - t0))}/s · ${fmt(unfinished)} unfinished`);
+    if (requested === plan.total && submitted === requested && unfinished === 0) {
+      allDoneAt = now();
       break;
     }
-    // Poll fast near the end so the finish time is sharp; slowly before, to stay out of the way.
-    await sleep(submitting || unfinished > opts.total * 0.05 ? 200 : 20);
+    // Poll fast near the end so the finish time is sharp.
+    await sleep(requested === plan.total && unfinished < plan.maxBacklog / 5 ? 20 : 100);
   }
-  const sub = await submission;
-  const timedOut = detectedAt === 0;
-  const last = timedOut ? undefined : await system.lastFinishedAt();
-  const end = last !== undefined && last >= t0 && last <= detectedAt ? last : detectedAt || now();
-  const finished = timedOut ? Math.max(0, sub.acked - (await system.unfinished())) : sub.acked;
+  await submission;
+  let end = now();
+  let finished: number;
+  if (allDoneAt) {
+    const last = await system.lastFinishedAt();
+    end = last !== undefined && last >= t0 && last <= allDoneAt ? last : allDoneAt;
+    finished = backlogAtStart + submitted;
+  } else {
+    finished = Math.max(0, backlogAtStart + submitted - (await system.unfinished()));
+  }
   const elapsedMs = end - t0;
-  return { rate: (finished * 1000) / elapsedMs, finished, elapsedMs, timedOut, submitErrors: sub.errors, ...(sub.firstError ? { firstError: sub.firstError } : {}) };
+  return { rate: (finished * 1000) / elapsedMs, finished, elapsedMs, windowClosed: !allDoneAt, backlogAtStart, submitErrors: errors, ...(firstError ? { firstError } : {}) };
 }
 
 export interface PacedPlan {
@@ -159,7 +200,7 @@ export async function drivePaced(system: BenchSystem, plan: PacedPlan): Promise<
         try {
           const ids = plan.single ? await Promise.all(tasks.map((t) => system.submitOne(t))) : await system.submitMany(tasks);
           acked += ids.length;
-          plan.onAck?.({ ids, sentAt, ackAt: now() });
+          plan.onAck?.({ ids, tasks, sentAt, ackAt: now() });
         } catch (error: unknown) {
           errors++;
           firstError ??= error instanceof Error ? error.message : String(error);

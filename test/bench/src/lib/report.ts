@@ -149,7 +149,7 @@ export function renderMarkdown(report: Report): string {
     out.push(`## ${s.id}. ${s.title}`, "", s.method, "");
     const main = s.figures.filter((f) => !f.table);
     if (main.length) out.push(figuresTable(main), "");
-    const ratios = main.length ? ratioTable(main) : undefined;
+    const ratios = s.ratios && main.length ? ratioTable(main) : undefined;
     if (ratios) out.push(ratios, "");
     for (const name of unique(s.figures.flatMap((f) => (f.table ? [f.table] : [])))) {
       out.push(`**${name}**`, "", longTable(s.figures.filter((f) => f.table === name), "median (min–max)"), "");

@@ -28,6 +28,8 @@ export interface ScenarioResult {
   figures: FigureSummary[];
   notes: string[];
   memory?: MemoryRow[];
+  /** Show a table of Tasklane ÷ peer ratios of the higher-is-better figures. */
+  ratios?: boolean;
   /** 1-minute load average as the scenario started and ended (filled in by main). */
   load?: { start: number; end: number };
   /** Seconds the scenario took (filled in by main). */

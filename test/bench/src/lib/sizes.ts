@@ -4,13 +4,16 @@
  * smoke test of every path (under 2 minutes).
  */
 export interface Sizes {
-  /** Tasks per run of the sustained end-to-end throughput scenario. */
+  /** Per run of the sustained end-to-end throughput scenario: at most this many tasks, for at most this long. */
   throughputTasks: number;
-  /** Per run: tasks submitted one at a time (32 in flight), and in batches of 500. */
+  throughputWindowSeconds: number;
+  /** Per run: tasks submitted one at a time (32 in flight), and in batches of 500, for at most submitSeconds each. */
   submitSingleTasks: number;
   submitBatchTasks: number;
-  /** Seconds of steady submission at 1,000 tasks/s in the latency scenarios. */
+  submitSeconds: number;
+  /** Seconds of steady submission at 1,000 tasks/s in the latency scenarios, and how long the last start may lag behind. */
   latencySeconds: number;
+  latencyDrainSeconds: number;
   /** Tenant A's backlog, and how long tenant B submits, in the fairness scenario. */
   fairnessBacklog: number;
   fairnessSeconds: number;
@@ -20,19 +23,25 @@ export interface Sizes {
 
 export const FULL: Sizes = {
   throughputTasks: 20_000,
+  throughputWindowSeconds: 10,
   submitSingleTasks: 5_000,
   submitBatchTasks: 50_000,
-  latencySeconds: 8,
+  submitSeconds: 5,
+  latencySeconds: 5,
+  latencyDrainSeconds: 8,
   fairnessBacklog: 100_000,
-  fairnessSeconds: 10,
+  fairnessSeconds: 8,
   recoveryTasks: 100_000,
 };
 
 export const QUICK: Sizes = {
   throughputTasks: 2_000,
+  throughputWindowSeconds: 4,
   submitSingleTasks: 500,
   submitBatchTasks: 5_000,
+  submitSeconds: 2,
   latencySeconds: 2,
+  latencyDrainSeconds: 3,
   fairnessBacklog: 10_000,
   fairnessSeconds: 2,
   recoveryTasks: 10_000,

@@ -37,6 +37,11 @@ export interface BenchSystem {
   unfinished(): Promise<number>;
   /** Tasks that ended in failure so far (should stay 0 with a no-op handler). */
   failed(): Promise<number>;
+  /**
+   * When the system durably accepted each task, where it records that
+   * (Tasklane: created_at in Postgres); without it, callers use the submit time.
+   */
+  acceptedAt?(ids: string[]): Promise<Map<string, number>>;
   /** When the most recent task finished, when the system records it precisely. */
   lastFinishedAt(): Promise<number | undefined>;
   /** Throws (GiveUp) when a process of the system has died: the measurement cannot finish. */

@@ -86,6 +86,11 @@ export class TasklaneSystem implements BenchSystem {
     return this.count(`status = 'DEAD'`);
   }
 
+  async acceptedAt(ids: string[]): Promise<Map<string, number>> {
+    const res = await this.platform.db.pool.query<{ id: string; created_at: Date }>("SELECT id, created_at FROM tasks WHERE id = ANY($1::text[])", [ids]);
+    return new Map(res.rows.map((r) => [r.id, r.created_at.getTime()]));
+  }
+
   async lastFinishedAt(): Promise<number | undefined> {
     const res = await this.platform.db.pool.query<{ at: Date | null }>("SELECT max(completed_at) AS at FROM tasks WHERE queue_id = $1", [await this.ensureQueueId()]);
     return res.rows[0]?.at?.getTime() ?? undefined;

@@ -18,7 +18,6 @@ import { TasklaneSystem } from "../lib/tasklane.js";
 const SINGLE_IN_FLIGHT = 32;
 const BATCH = 500;
 const BATCH_IN_FLIGHT = 4;
-const RUN_TIMEOUT_MS = 60_000;
 const PEERS: PeerKind[] = ["bullmq", "graphile", "pg-boss"];
 const CPU_TABLE = "CPU time per 1,000 submitted tasks (ms), by process";
 
@@ -40,14 +39,13 @@ export const submissionScenario: Scenario = {
             system,
             (process, ms) => figures.add(system.label, `${mode.metric}: ${process}`, "ms", "lower", ms, CPU_TABLE),
             async () => {
-              const submitted = await submitAll(system, { ...mode, deadline: now() + RUN_TIMEOUT_MS, ticker });
+              const submitted = await submitAll(system, { ...mode, deadline: now() + ctx.sizes.submitSeconds * 1000, ticker });
               return { ...submitted, finished: submitted.acked };
             },
           );
           const rate = (out.acked * 1000) / out.elapsedMs;
           ticker.tick(`${fmt(out.acked)} acknowledged in ${fmt(out.elapsedMs)} ms · ${fmt(rate)}/s`, true);
           figures.add(system.label, mode.metric, "tasks/s", "higher", rate);
-          if (out.acked < mode.total) notes.push(`${system.label} ${mode.metric} ${runLabel(i, ctx.runs)}: only ${fmt(out.acked)} of ${fmt(mode.total)} in time.`);
           if (out.errors) notes.push(`${system.label} ${mode.metric}: ${out.errors} failed calls (${out.firstError ?? ""}).`);
         }
       }
@@ -66,11 +64,12 @@ export const submissionScenario: Scenario = {
       id: 2,
       title: this.title,
       method:
-        `Per run: ${fmt(ctx.sizes.submitSingleTasks)} tasks one per call (${SINGLE_IN_FLIGHT} calls in flight), then ${fmt(ctx.sizes.submitBatchTasks)} in batches of ${BATCH} ` +
-        `(${BATCH_IN_FLIGHT} calls in flight), no consumers running; rate = acknowledged tasks ÷ elapsed. Tasklane: submitTask / submitTasks through the ` +
+        `Per run: up to ${fmt(ctx.sizes.submitSingleTasks)} tasks one per call (${SINGLE_IN_FLIGHT} calls in flight), then up to ${fmt(ctx.sizes.submitBatchTasks)} in batches of ${BATCH} ` +
+        `(${BATCH_IN_FLIGHT} calls in flight), each for at most ${ctx.sizes.submitSeconds} s, no consumers running; rate = acknowledged tasks ÷ elapsed. Tasklane: submitTask / submitTasks through the ` +
         "GraphQL API with the SDK, to a PUSH queue (so every task is also placed in Redis before the answer). " +
         "Peers: BullMQ add / addBulk, graphile-worker addJob / addJobs, pg-boss send / insert.",
       figures: figures.summaries(),
+      ratios: true,
       notes,
     };
   },
