@@ -18,7 +18,7 @@ import { createApollo } from "./graphql/apollo.js";
 import { createContextFactory } from "./graphql/context-factory.js";
 import { buildGatewaySchema } from "./graphql/schema.js";
 import { attachWebSockets } from "./graphql/ws.js";
-import { MAX_BODY, graphqlRequestGuard, httpErrorHandler } from "./http/graphql-guards.js";
+import { MAX_BODY, graphqlRequestGuard, httpErrorHandler, requireUtf8 } from "./http/graphql-guards.js";
 import { healthHandler, livenessHandler, metricsHandler } from "./http/health.js";
 import { requestScope } from "./http/request-scope.js";
 import { ApiRateLimit, operationCount } from "./limits/api-rate-limit.js";
@@ -52,6 +52,7 @@ export interface GatewayServer {
 export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {}): Promise<GatewayServer> {
   const log = deps.logger ?? createLogger(env.LOG_LEVEL);
   const production = process.env.NODE_ENV === "production";
+  const introspection = env.INTROSPECTION ?? !production;
   const adminToken = env.ADMIN_TOKEN ?? randomBytes(32).toString("base64url");
   const db = deps.db ?? createDatabase({ url: env.DATABASE_URL, applicationName: "tasklane-gateway" });
   const redis = deps.redis ?? createRedis(env.REDIS_URL, "tasklane-gateway");
@@ -95,10 +96,10 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
     httpServer,
     contextFor,
     log,
-    introspection: env.INTROSPECTION,
+    introspection,
     errorFormat: { hideSuggestions: production, fallbackLog: log },
   });
-  const apollo = createApollo({ schema, httpServer, log, metrics, introspection: env.INTROSPECTION, production, drainWebSockets: ws.dispose });
+  const apollo = createApollo({ schema, httpServer, log, metrics, introspection, production, drainWebSockets: ws.dispose });
   await apollo.start();
 
   app.disable("x-powered-by");
@@ -111,7 +112,7 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
   app.get("/metrics", metricsHandler(metrics.registry));
   app.use(
     "/graphql",
-    express.json({ limit: MAX_BODY }),
+    express.json({ limit: MAX_BODY, verify: requireUtf8 }),
     graphqlRequestGuard(),
     expressMiddleware(apollo, {
       context: async ({ req, res }) => {

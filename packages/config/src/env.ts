@@ -36,7 +36,11 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   HOST: z.string().default("0.0.0.0"),
   ADMIN_TOKEN: z.string().min(16).optional(),
-  INTROSPECTION: booleanFlag("1"),
+  /** GraphQL introspection for authenticated callers; unset means on, except when NODE_ENV=production. */
+  INTROSPECTION: z
+    .enum(["0", "1", "true", "false"])
+    .optional()
+    .transform((v) => (v === undefined ? undefined : v === "1" || v === "true")),
   /** Platform protection: pending tasks across all tenants before submissions get OVERLOADED. */
   GLOBAL_MAX_PENDING_TASKS: z.coerce.number().int().positive().default(5_000_000),
 });

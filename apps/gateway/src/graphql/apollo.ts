@@ -12,6 +12,7 @@ import { introspectionGuard } from "./plugins/introspection-guard.js";
 import { throttleHttpStatus } from "./plugins/http-status.js";
 import { queryCostGuard } from "./plugins/query-cost.js";
 import { requestMetrics } from "./plugins/request-metrics.js";
+import { textGuard } from "./plugins/text-guard.js";
 import { QueryLimitsRule } from "./validation/query-limits.js";
 
 export interface ApolloOptions {
@@ -51,6 +52,7 @@ export function createApollo(opts: ApolloOptions): ApolloServer<GatewayContext> 
       drainWs,
       introspectionGuard(),
       queryCostGuard(),
+      textGuard(),
       throttleHttpStatus(),
       requestMetrics(opts.metrics),
     ],

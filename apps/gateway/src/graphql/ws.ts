@@ -31,6 +31,7 @@ import { formatError, toGraphQLError, type ErrorFormatOptions } from "./errors.j
 import { usesIntrospection } from "./plugins/introspection-guard.js";
 import { costRefusal } from "./plugins/query-cost.js";
 import { QueryLimitsRule } from "./validation/query-limits.js";
+import { textRefusal } from "./validation/text-values.js";
 
 export interface WsOptions {
   schema: GraphQLSchema;
@@ -86,7 +87,8 @@ export function attachWebSockets(opts: WsOptions): { dispose(): Promise<void> } 
         const invalid = validate(opts.schema, document, rules);
         if (invalid.length > 0) return invalid.map(requestError);
         const operation = getOperationAST(document, payload.operationName ?? undefined);
-        const refusal = operation == null ? null : costRefusal(opts.schema, document, operation, payload.variables ?? undefined);
+        const refusal =
+          (operation == null ? null : costRefusal(opts.schema, document, operation, payload.variables ?? undefined)) ?? textRefusal(document, payload.variables);
         if (refusal !== null) return [toGraphQLError(refusal)];
         const requestId = `ws-${randomUUID()}`;
         const contextValue = await opts.contextFor(ctx.connectionParams?.authorization, { requestId, log: opts.log.child({ requestId }) });

@@ -3,6 +3,7 @@
  * document of at most 100 KB, batches of 1–20 operations. Refusals use the
  * GraphQL error shape with BAD_USER_INPUT like every other client error.
  */
+import { isUtf8 } from "node:buffer";
 import type { ErrorRequestHandler, NextFunction, Request, Response } from "express";
 import { requestErrorBody } from "../graphql/errors.js";
 import type { Logger } from "../observability/logger.js";
@@ -11,6 +12,17 @@ export const MAX_DOCUMENT_BYTES = 100 * 1024;
 export const MAX_BATCH_OPERATIONS = 20;
 /** Room for a 1,000-task submitTasks with sizeable payloads. */
 export const MAX_BODY = "8mb";
+
+/** body-parser copies `type` onto the error it passes on; the handler below recognises it. */
+const INVALID_UTF8 = "encoding.invalid-utf8";
+
+/**
+ * express.json's `verify` hook: refuse bytes that are not UTF-8 instead of
+ * letting the decoder turn them into U+FFFD and storing a value the client never sent.
+ */
+export function requireUtf8(_req: unknown, _res: unknown, body: Buffer): void {
+  if (!isUtf8(body)) throw Object.assign(new Error("Request body is not valid UTF-8"), { status: 400, type: INVALID_UTF8 });
+}
 
 function documentTooLarge(operation: unknown): boolean {
   if (typeof operation !== "object" || operation === null || !("query" in operation)) return false;
@@ -52,6 +64,10 @@ export function graphqlRequestGuard() {
   };
 }
 
+function typeOf(error: unknown): unknown {
+  return typeof error === "object" && error !== null && "type" in error ? error.type : undefined;
+}
+
 function statusOf(error: unknown): number | undefined {
   if (typeof error !== "object" || error === null || !("status" in error)) return undefined;
   return typeof error.status === "number" ? error.status : undefined;
@@ -63,6 +79,8 @@ export function httpErrorHandler(log: Logger): ErrorRequestHandler {
     const status = statusOf(error);
     if (status === 413) {
       refuse(res, 413, `Request body exceeds ${MAX_BODY}`);
+    } else if (typeOf(error) === INVALID_UTF8) {
+      refuse(res, 400, "Request body is not valid UTF-8");
     } else if (status !== undefined && status >= 400 && status < 500) {
       refuse(res, status, "Malformed request body: expected JSON");
     } else {
