@@ -8,9 +8,8 @@ import type { AddressInfo } from "node:net";
 import { expressMiddleware } from "@as-integrations/express5";
 import type { GatewayEnv } from "@tasklane/config";
 import { createDatabase, type Database } from "@tasklane/db";
-import { ApiTokenBuckets, createKeySpace, createRedis } from "@tasklane/queue";
+import { ApiTokenBuckets, createKeySpace, createRedis, redisTargetOf, type RedisClient } from "@tasklane/queue";
 import express from "express";
-import type { Redis } from "ioredis";
 import { ApiKeyAuthenticator } from "./auth/api-key-authenticator.js";
 import { createAuthenticator } from "./auth/authenticate.js";
 import { OperatorToken } from "./auth/operator-token.js";
@@ -33,7 +32,7 @@ import type { TaskService } from "./services/task-service.js";
 export interface GatewayDeps {
   /** Shared connections (not closed by close()); by default the server opens its own. */
   db?: Database;
-  redis?: Redis;
+  redis?: RedisClient;
   logger?: Logger;
   /** Test seams. */
   taskService?: TaskService;
@@ -55,7 +54,7 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
   const introspection = env.INTROSPECTION ?? !production;
   const adminToken = env.ADMIN_TOKEN ?? randomBytes(32).toString("base64url");
   const db = deps.db ?? createDatabase({ url: env.DATABASE_URL, applicationName: "tasklane-gateway" });
-  const redis = deps.redis ?? createRedis(env.REDIS_URL, "tasklane-gateway");
+  const redis = deps.redis ?? createRedis(redisTargetOf(env), "tasklane-gateway");
   redis.on("error", (error: unknown) => log.warn({ err: error }, "redis connection error"));
 
   const metrics = createMetrics();
@@ -69,7 +68,7 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
   });
   const apiKeys = new ApiKeyAuthenticator(db, log);
   // Pub/sub needs its own connection; it is always the server's own, even when tests share `redis`.
-  const subscriber = createRedis(env.REDIS_URL, "tasklane-gateway-sub");
+  const subscriber = createRedis(redisTargetOf(env), "tasklane-gateway-sub");
   subscriber.on("error", (error: unknown) => log.warn({ err: error }, "redis subscriber error"));
   const { services, dispatcher, doorbell, hub } = createServices({
     db,

@@ -1,7 +1,7 @@
 import { createLogger, loadEnv, schedulerEnvSchema, startPeriodic } from "@tasklane/config";
 import { createDatabase, prepareDatabase } from "@tasklane/db";
 import { dependencyProbe, startOpsServer } from "@tasklane/observability";
-import { createKeySpace, createRedis, createTaskDispatcher } from "@tasklane/queue";
+import { createKeySpace, createRedis, createTaskDispatcher, redisTargetOf } from "@tasklane/queue";
 import type { SchedulerContext } from "./context.js";
 import { expireStaleLeases } from "./loops/lease-expiry.js";
 import { promoteIntoHorizon } from "./loops/horizon-promotion.js";
@@ -17,7 +17,7 @@ const env = loadEnv(schedulerEnvSchema);
 const log = createLogger("scheduler", env.LOG_LEVEL);
 await prepareDatabase(env.DATABASE_URL);
 const db = createDatabase({ url: env.DATABASE_URL, max: 6, applicationName: "tasklane-scheduler" });
-const redis = createRedis(env.REDIS_URL, "tasklane-scheduler");
+const redis = createRedis(redisTargetOf(env), "tasklane-scheduler");
 const keys = createKeySpace(env.REDIS_KEY_PREFIX);
 const ctx: SchedulerContext = {
   env,

@@ -1,7 +1,6 @@
 import type { Logger, WorkerEnv } from "@tasklane/config";
 import type { Database } from "@tasklane/db";
-import type { KeySpace, TaskDispatcher } from "@tasklane/queue";
-import type { Redis } from "ioredis";
+import type { KeySpace, TaskDispatcher, RedisClient } from "@tasklane/queue";
 import type { Agent } from "undici";
 import type { CompletionBatcher } from "./completion-batcher.js";
 import type { QueueDirectory } from "./fetch/queue-directory.js";
@@ -11,7 +10,7 @@ export interface WorkerContext {
   env: WorkerEnv;
   workerId: string;
   db: Database;
-  redis: Redis;
+  redis: RedisClient;
   keys: KeySpace;
   dispatcher: TaskDispatcher;
   directory: QueueDirectory;

@@ -19,9 +19,28 @@ const retrySchedule = z
     return parts;
   });
 
+/** "host:port,host:port" → seed nodes of a Redis Cluster (any reachable master finds the rest). */
+const clusterNodes = z.string().transform((s, ctx) => {
+  const nodes: { host: string; port: number }[] = [];
+  for (const part of s.split(",")) {
+    const url = URL.parse(`redis://${part.trim()}`);
+    if (!url || url.port === "" || url.username !== "" || !["", "/"].includes(url.pathname)) {
+      ctx.addIssue({ code: "custom", message: `"${part}" is not host:port` });
+      return z.NEVER;
+    }
+    nodes.push({ host: url.hostname.replace(/^\[|\]$/g, ""), port: Number(url.port) });
+  }
+  return nodes;
+});
+
 export const baseEnvSchema = z.object({
   DATABASE_URL: z.string().url().default("postgresql://postgres@127.0.0.1:5432/tasklane"),
   REDIS_URL: z.string().url().default("redis://127.0.0.1:6379/0"),
+  /**
+   * Seed nodes of a Redis Cluster; when set every app connects to the cluster
+   * and REDIS_URL only supplies the credentials and TLS (its DB index must be 0).
+   */
+  REDIS_CLUSTER_NODES: clusterNodes.optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   ALLOW_PRIVATE_TARGETS: booleanFlag("0"),
   /** Prefix of every Redis key this deployment owns (tests give each file its own). */

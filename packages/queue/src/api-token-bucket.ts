@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./connection.js";
 import type { KeySpace } from "./naming.js";
 import { luaScript } from "./scripts/load-scripts.js";
 
@@ -8,7 +8,7 @@ interface BucketCommands {
   tasklaneApiBucket(bucketKey: string, ratePerSecond: number, burst: number, cost: number): Promise<[number, number]>;
 }
 
-function hasBucketCommand(redis: Redis): redis is Redis & BucketCommands {
+function hasBucketCommand(redis: RedisClient): redis is RedisClient & BucketCommands {
   return "tasklaneApiBucket" in redis;
 }
 
@@ -19,10 +19,10 @@ function hasBucketCommand(redis: Redis): redis is Redis & BucketCommands {
  * refused at once; nobody waits, so it never slows another tenant.
  */
 export class ApiTokenBuckets {
-  private readonly redis: Redis & BucketCommands;
+  private readonly redis: RedisClient & BucketCommands;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     private readonly keys: KeySpace,
   ) {
     if (!hasBucketCommand(redis)) redis.defineCommand("tasklaneApiBucket", { numberOfKeys: 1, lua: luaScript("token-bucket") });

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./connection.js";
 import type { KeySpace } from "./naming.js";
 
 /**
@@ -6,7 +6,7 @@ import type { KeySpace } from "./naming.js";
  * so the one executing a PUSH attempt aborts its request. Best effort: the
  * cancel is already recorded in Postgres and any later outcome is refused.
  */
-export async function publishCancellations(redis: Redis, keys: KeySpace, taskIds: string[]): Promise<void> {
+export async function publishCancellations(redis: RedisClient, keys: KeySpace, taskIds: string[]): Promise<void> {
   if (taskIds.length === 0) return;
   const pipeline = redis.pipeline();
   for (const id of taskIds) pipeline.publish(keys.cancelChannel, id);

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./connection.js";
 import type { KeySpace } from "./naming.js";
 import { luaScript } from "./scripts/load-scripts.js";
 
@@ -17,17 +17,17 @@ interface LimitCommands {
  * and per-queue start rate (token bucket).
  */
 export class FleetLimits {
-  private readonly redis: Redis & LimitCommands;
+  private readonly redis: RedisClient & LimitCommands;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     private readonly keys: KeySpace,
   ) {
     if (!("tasklaneAcquireSlot" in redis)) {
       redis.defineCommand("tasklaneAcquireSlot", { numberOfKeys: 2, lua: luaScript("acquire-slot") });
       redis.defineCommand("tasklaneTakeToken", { numberOfKeys: 1, lua: luaScript("take-token") });
     }
-    this.redis = redis as Redis & LimitCommands;
+    this.redis = redis as RedisClient & LimitCommands;
   }
 
   private tenantSlots = (tenantId: string) => `${this.keys.prefix}:{${tenantId}}:slots`;

@@ -1,5 +1,5 @@
 import { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./connection.js";
 import type { KeySpace } from "./naming.js";
 import type { TaskJobData } from "./task-job.js";
 
@@ -18,7 +18,7 @@ export class PriorityAger {
   private readonly queues = new Map<string, Queue<TaskJobData>>();
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: KeySpace,
   ) {}
 

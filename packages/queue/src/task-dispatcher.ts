@@ -1,5 +1,5 @@
 import { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./connection.js";
 import { priorityRank } from "@tasklane/core";
 import type { DispatchIntent } from "@tasklane/db";
 import { jobIdFor, type KeySpace } from "./naming.js";
@@ -11,11 +11,23 @@ export interface TaskDispatcher {
   close(): Promise<void>;
 }
 
+/** Intents by BullMQ queue name: one queue's keys share one Redis Cluster slot, so each group may go in one pipeline or script. */
+export function groupByBullQueue<T extends Pick<DispatchIntent, "tenantId" | "queueId">>(keys: KeySpace, intents: readonly T[]): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const intent of intents) {
+    const name = keys.bullQueueName(intent.tenantId, intent.queueId);
+    const list = groups.get(name);
+    if (list) list.push(intent);
+    else groups.set(name, [intent]);
+  }
+  return groups;
+}
+
 /**
  * Adds jobs with addBulk, one call per tenant queue, then marks the queues
  * active and rings the doorbell so idle workers look at once.
  */
-export function createTaskDispatcher(redis: Redis, keys: KeySpace): TaskDispatcher {
+export function createTaskDispatcher(redis: RedisClient, keys: KeySpace): TaskDispatcher {
   const queues = new Map<string, Queue<TaskJobData>>();
   const queueFor = (name: string) => {
     let q = queues.get(name);
@@ -28,13 +40,7 @@ export function createTaskDispatcher(redis: Redis, keys: KeySpace): TaskDispatch
   return {
     async dispatch(intents) {
       if (intents.length === 0) return;
-      const groups = new Map<string, DispatchIntent[]>();
-      for (const intent of intents) {
-        const name = keys.bullQueueName(intent.tenantId, intent.queueId);
-        const list = groups.get(name) ?? [];
-        list.push(intent);
-        groups.set(name, list);
-      }
+      const groups = groupByBullQueue(keys, intents);
       const now = Date.now();
       await Promise.all(
         [...groups].map(async ([name, list]) => {

@@ -5,7 +5,7 @@
  * with live subscribers. Pub/sub is fire-and-forget: Postgres stays the record,
  * this is only the live feed.
  */
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./connection.js";
 import { TaskStatus } from "@tasklane/core";
 import type { KeySpace } from "./naming.js";
 
@@ -62,7 +62,7 @@ export function decodeTaskEvent(message: string): TaskEventMessage | null {
  * Publishes in the given order over one connection (one pipeline), which
  * Redis delivers to each subscriber in that same order.
  */
-export async function publishTaskEvents(redis: Redis, keys: KeySpace, events: readonly TaskEventMessage[]): Promise<void> {
+export async function publishTaskEvents(redis: RedisClient, keys: KeySpace, events: readonly TaskEventMessage[]): Promise<void> {
   if (events.length === 0) return;
   const pipeline = redis.pipeline();
   for (const e of events) pipeline.publish(keys.eventsChannel(e.tenantId), encodeTaskEvent(e));

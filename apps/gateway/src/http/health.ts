@@ -3,7 +3,7 @@
  * second, else 503 naming what failed (no error details: the endpoint is public).
  */
 import type { Request, Response } from "express";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@tasklane/queue";
 import type pg from "pg";
 import type { Registry } from "prom-client";
 
@@ -23,7 +23,7 @@ async function within<T>(ms: number, work: Promise<T>): Promise<boolean> {
   }
 }
 
-export function healthHandler(pool: pg.Pool, redis: Redis) {
+export function healthHandler(pool: pg.Pool, redis: RedisClient) {
   return async (_req: Request, res: Response): Promise<void> => {
     const [postgres, redisOk] = await Promise.all([
       within(PROBE_TIMEOUT_MS, pool.query("SELECT 1")),

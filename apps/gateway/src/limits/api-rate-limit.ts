@@ -14,9 +14,8 @@
  * open: Postgres, not Redis, is what must keep accepting work.
  */
 import { BadUserInputError, RateLimitedError } from "@tasklane/core";
-import type { ApiTokenBuckets, TakeOutcome } from "@tasklane/queue";
+import type { ApiTokenBuckets, TakeOutcome, RedisClient } from "@tasklane/queue";
 import type { GraphQLError } from "graphql";
-import type { Redis } from "ioredis";
 import type { Principal } from "../auth/principal.js";
 import { toGraphQLError } from "../graphql/errors.js";
 import type { Logger } from "../observability/logger.js";
@@ -31,7 +30,7 @@ const WARN_INTERVAL_MS = 10_000;
 export interface ApiRateLimitDeps {
   buckets: ApiTokenBuckets;
   limits: TenantLimitsCache;
-  redis: Redis;
+  redis: RedisClient;
   metrics: GatewayMetrics;
   log: Logger;
 }

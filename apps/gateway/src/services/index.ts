@@ -1,7 +1,6 @@
 /** Wires the gateway's services from its I/O handles. */
 import type { Database } from "@tasklane/db";
-import type { Redis } from "ioredis";
-import { FleetLimits, createKeySpace, createTaskDispatcher, dispatchAfterCommit, type TaskDispatcher } from "@tasklane/queue";
+import { FleetLimits, createKeySpace, createTaskDispatcher, dispatchAfterCommit, type TaskDispatcher, type RedisClient } from "@tasklane/queue";
 import type { DispatchIntent } from "@tasklane/db";
 import type { ApiKeyAuthenticator } from "../auth/api-key-authenticator.js";
 import type { GatewayServices } from "../graphql/context.js";
@@ -25,7 +24,7 @@ import { RealtimeService } from "../realtime/realtime-service.js";
 
 export interface ServiceDeps {
   db: Database;
-  redis: Redis;
+  redis: RedisClient;
   redisKeyPrefix: string;
   log: Logger;
   metrics: GatewayMetrics;
@@ -34,7 +33,7 @@ export interface ServiceDeps {
   horizonMs: number;
   agingSeconds: number;
   /** A dedicated connection for pub/sub (a subscribed connection cannot run commands). */
-  subscriber: Redis;
+  subscriber: RedisClient;
   /** Platform protection for submissions (limits/backlog-guard.ts). */
   backlog?: TaskServiceDeps["backlog"];
   /** Test seams: replace the task storage seam or DNS. */

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@tasklane/queue";
 
 /**
  * Wakes long-polling leaseTasks calls when work arrives in a PULL queue, on
@@ -11,8 +11,8 @@ export class PullDoorbell {
   private subscribed: Promise<unknown> | undefined;
 
   constructor(
-    private readonly publisher: Redis,
-    private readonly subscriber: Redis,
+    private readonly publisher: RedisClient,
+    private readonly subscriber: RedisClient,
     private readonly channel: string,
   ) {}
 

@@ -24,15 +24,14 @@ import {
   type RelayConnection,
   type TaskEventRow,
 } from "@tasklane/db";
-import { publishTaskEvents, type KeySpace, type TaskEventMessage } from "@tasklane/queue";
-import type { Redis } from "ioredis";
+import { publishTaskEvents, type KeySpace, type TaskEventMessage, type RedisClient } from "@tasklane/queue";
 import type { RelayMetrics } from "./relay-metrics.js";
 import { Sleeper } from "./sleeper.js";
 
 export interface EventRelayOptions {
   databaseUrl: string;
   /** Publishing connection (not a subscriber). */
-  redis: Redis;
+  redis: RedisClient;
   keys: KeySpace;
   log: Logger;
   metrics: RelayMetrics;

@@ -1,6 +1,6 @@
 /** Wires the event relay for main.ts: its own Redis connection, metrics, and a stop that closes both. */
 import type { Logger, NotifierEnv } from "@tasklane/config";
-import { createKeySpace, createRedis } from "@tasklane/queue";
+import { createKeySpace, createRedis, redisTargetOf } from "@tasklane/queue";
 import type { Registry } from "prom-client";
 import { startEventRelay } from "./event-relay.js";
 import { createRelayMetrics } from "./relay-metrics.js";
@@ -8,7 +8,7 @@ import { createRelayMetrics } from "./relay-metrics.js";
 export function startRelay(env: NotifierEnv, log: Logger, registry: Registry): { stop(): Promise<void> } {
   // Fail a publish after a couple of reconnect attempts instead of queueing it forever:
   // the relay then drops its lock and retries, and shutdown is never stuck behind Redis.
-  const redis = createRedis(env.REDIS_URL, "tasklane-event-relay", { maxRetriesPerRequest: 2 });
+  const redis = createRedis(redisTargetOf(env), "tasklane-event-relay", { maxRetriesPerRequest: 2 });
   redis.on("error", (error: unknown) => log.debug({ err: error }, "event relay redis error"));
   const relay = startEventRelay({
     databaseUrl: env.DATABASE_URL,

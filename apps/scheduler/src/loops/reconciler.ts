@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { listTasksThatBelongInRedis, type DispatchIntent } from "@tasklane/db";
-import { jobIdFor } from "@tasklane/queue";
+import { groupByBullQueue, jobIdFor } from "@tasklane/queue";
 import type { SchedulerContext } from "../context.js";
 
 const PAGE = 2000;
@@ -32,15 +32,27 @@ export function createReconciler(ctx: SchedulerContext) {
     return forEachPage((page) => ctx.dispatcher.dispatch(page));
   }
 
+  /**
+   * One pipeline per BullMQ queue: a queue's keys share its tenant's hash tag,
+   * so each pipeline stays in one Redis Cluster slot (a pipeline spanning
+   * tenants would be refused by the cluster client).
+   */
+  async function jobsMissingFromRedis(page: DispatchIntent[]): Promise<DispatchIntent[]> {
+    const missing = await Promise.all(
+      [...groupByBullQueue(ctx.keys, page)].map(async ([name, intents]) => {
+        const pipeline = ctx.redis.pipeline();
+        for (const i of intents) pipeline.exists(ctx.keys.jobKey(name, jobIdFor(i.taskId, i.dispatchGeneration)));
+        const results = (await pipeline.exec()) ?? [];
+        return intents.filter((_, idx) => results[idx]?.[1] === 0);
+      }),
+    );
+    return missing.flat();
+  }
+
   async function sweep(): Promise<number> {
     let readded = 0;
     await forEachPage(async (page) => {
-      const pipeline = ctx.redis.pipeline();
-      for (const i of page) {
-        pipeline.exists(ctx.keys.jobKey(ctx.keys.bullQueueName(i.tenantId, i.queueId), jobIdFor(i.taskId, i.dispatchGeneration)));
-      }
-      const results = (await pipeline.exec()) ?? [];
-      const missing = page.filter((_, idx) => results[idx]?.[1] === 0);
+      const missing = await jobsMissingFromRedis(page);
       if (missing.length) {
         await ctx.dispatcher.dispatch(missing);
         readded += missing.length;

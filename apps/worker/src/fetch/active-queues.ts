@@ -1,5 +1,4 @@
-import type { Redis } from "ioredis";
-import type { KeySpace } from "@tasklane/queue";
+import type { KeySpace, RedisClient } from "@tasklane/queue";
 
 /**
  * Which BullMQ queues may hold work, as this process sees it: the shared
@@ -12,7 +11,7 @@ export class ActiveQueues {
   private readonly emptyUntil = new Map<string, number>();
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: KeySpace,
   ) {}
 
