@@ -5,6 +5,20 @@ const require = createRequire(import.meta.url);
 // Dependencies load graphql's CJS build; pin every import to it so there is one realm.
 const graphqlAlias = [{ find: /^graphql$/, replacement: require.resolve("graphql") }];
 
+/**
+ * Integration files that are also security evidence (docs/security.md): they
+ * run once, in the "security" project, beside test/security/*.
+ */
+const securityEvidence = [
+  "test/integration/gateway-auth.test.ts",
+  "test/integration/gateway-scopes.test.ts",
+  "test/integration/gateway-http.test.ts",
+  "test/integration/gateway-limits.test.ts",
+  "test/integration/tenancy-isolation.test.ts",
+  "test/integration/tenancy-rls.test.ts",
+  "test/integration/realtime-webhooks.test.ts",
+];
+
 export default defineConfig({
   resolve: { alias: graphqlAlias },
   test: {
@@ -26,11 +40,26 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["test/**/*.test.ts"],
+          exclude: ["test/security/**", ...securityEvidence, "**/node_modules/**"],
           sequence: { groupOrder: 1 },
           environment: "node",
           testTimeout: 60_000,
           hookTimeout: 120_000,
           // Files run in parallel processes; each owns its database and Redis DB index.
+          fileParallelism: true,
+          maxWorkers: 2,
+        },
+      },
+      {
+        resolve: { alias: graphqlAlias },
+        test: {
+          name: "security",
+          include: ["test/security/**/*.test.ts", ...securityEvidence],
+          // After integration: these files start whole platforms of processes.
+          sequence: { groupOrder: 2 },
+          environment: "node",
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
           fileParallelism: true,
           maxWorkers: 2,
         },
