@@ -54,6 +54,8 @@ export interface AttackPlatform {
   post(body: unknown, token?: string, url?: string): Promise<RawAnswer>;
   /** Starts one more app on this platform (stopped with it). */
   start(name: AppName, env?: Record<string, string>): Promise<AppProcess>;
+  /** Everything the apps of that name printed so far. */
+  output(name: AppName): string;
   /** Rows per table, and a digest of every table's content except columns the platform touches on reads. */
   snapshot(): Promise<Record<string, string>>;
   /** Where a canary was found: "<canary> in <place>". Empty when clean. */
@@ -153,6 +155,9 @@ export function useAttackPlatform(opts: AttackPlatformOptions = {}): AttackPlatf
         return (await fetch(`http://127.0.0.1:${port}/metrics`)).ok;
       }, 60_000, 100);
       return app;
+    },
+    output(name) {
+      return apps.filter(({ app }) => app.name === name).map(({ app }) => app.output()).join("\n");
     },
     async snapshot() {
       const pool = platform.database.db.pool;
