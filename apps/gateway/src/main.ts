@@ -4,6 +4,7 @@
  */
 import { gatewayEnvSchema, loadEnv } from "@tasklane/config";
 import { prepareDatabase } from "@tasklane/db";
+import { startTracing, tracingRequested } from "@tasklane/observability";
 import { createLogger } from "./observability/logger.js";
 import { createGatewayServer } from "./server.js";
 
@@ -12,6 +13,7 @@ const SHUTDOWN_TIMEOUT_MS = 15_000;
 
 const env = loadEnv(gatewayEnvSchema);
 const log = createLogger(env.LOG_LEVEL);
+const tracing = await startTracing({ enabled: tracingRequested(), serviceName: "tasklane-gateway" });
 
 try {
   const applied = await prepareDatabase(env.DATABASE_URL);
@@ -34,7 +36,8 @@ try {
     }, SHUTDOWN_TIMEOUT_MS);
     timer.unref();
     server.close().then(
-      () => process.exit(0),
+      // Buffered spans are exported before the process goes.
+      () => tracing.shutdown().finally(() => process.exit(0)),
       (error: unknown) => {
         log.error({ err: error }, "error during shutdown");
         process.exit(1);

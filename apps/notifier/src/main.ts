@@ -1,6 +1,6 @@
 import { createLogger, loadEnv, notifierEnvSchema, startPeriodic } from "@tasklane/config";
 import { createDatabase, fanOutNotifications, NOTIFY_BATCH_SIZE, prepareDatabase } from "@tasklane/db";
-import { dependencyProbe, startOpsServer } from "@tasklane/observability";
+import { dependencyProbe, startOpsServer, startTracing, tracingRequested } from "@tasklane/observability";
 import { createDeliveryTick, REQUEST_TIMEOUT_MS } from "./delivery/delivery-loop.js";
 import { InFlight } from "./delivery/in-flight.js";
 import { createOutboundAgent } from "@tasklane/outbound";
@@ -9,6 +9,7 @@ import { startRelay } from "./relay/start-relay.js";
 
 const env = loadEnv(notifierEnvSchema);
 const log = createLogger("notifier", env.LOG_LEVEL).child({ pid: process.pid });
+const tracing = await startTracing({ enabled: tracingRequested(), serviceName: "tasklane-notifier" });
 await prepareDatabase(env.DATABASE_URL);
 const db = createDatabase({ url: env.DATABASE_URL, max: 8, applicationName: "tasklane-notifier" });
 const inFlight = new InFlight();
@@ -73,6 +74,7 @@ async function shutdown(signal: string): Promise<void> {
   await agent.destroy().catch(() => undefined);
   await db.close().catch(() => undefined);
   log.info({ abandoned }, "notifier stopped");
+  await tracing.shutdown().catch(() => undefined);
   process.exit(0);
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));

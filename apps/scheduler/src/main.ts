@@ -1,6 +1,6 @@
 import { createLogger, loadEnv, schedulerEnvSchema, startPeriodic } from "@tasklane/config";
 import { createDatabase, prepareDatabase } from "@tasklane/db";
-import { dependencyProbe, startOpsServer } from "@tasklane/observability";
+import { dependencyProbe, startOpsServer, startTracing, tracingRequested } from "@tasklane/observability";
 import { createKeySpace, createRedis, createTaskDispatcher, redisTargetOf } from "@tasklane/queue";
 import type { SchedulerContext } from "./context.js";
 import { expireStaleLeases } from "./loops/lease-expiry.js";
@@ -11,10 +11,12 @@ import { fireSchedules } from "./loops/schedule-firing.js";
 import { createPriorityAging } from "./loops/priority-aging.js";
 import { promoteDueStatuses } from "./loops/status-promotion.js";
 import { QUEUE_DEPTH_INTERVAL_MS, measureQueueDepth } from "./loops/queue-depth.js";
+import { pruneExpiredTasks } from "./loops/retention.js";
 import { createSchedulerMetrics } from "./metrics.js";
 
 const env = loadEnv(schedulerEnvSchema);
 const log = createLogger("scheduler", env.LOG_LEVEL);
+const tracing = await startTracing({ enabled: tracingRequested(), serviceName: "tasklane-scheduler" });
 await prepareDatabase(env.DATABASE_URL);
 const db = createDatabase({ url: env.DATABASE_URL, max: 6, applicationName: "tasklane-scheduler" });
 const redis = createRedis(redisTargetOf(env), "tasklane-scheduler");
@@ -41,6 +43,7 @@ const loops = [
   startPeriodic(1000, createReconciler(ctx), onError("reconciler")),
   startPeriodic(1000, () => aging.tick(), onError("aging")),
   startPeriodic(QUEUE_DEPTH_INTERVAL_MS, () => measureQueueDepth(ctx), onError("queue-depth")),
+  startPeriodic(env.RETENTION_PRUNE_INTERVAL_SECONDS * 1000, () => pruneExpiredTasks(ctx), onError("retention")),
 ];
 const ops =
   env.METRICS_PORT === undefined
@@ -50,7 +53,7 @@ const ops =
         registry: ctx.metrics.registry,
         ready: dependencyProbe({ postgres: () => db.pool.query("SELECT 1"), redis: () => redis.ping() }),
       });
-log.info({ horizonSeconds: env.DISPATCH_HORIZON_SECONDS, metricsPort: ops?.port }, "scheduler started");
+log.info({ horizonSeconds: env.DISPATCH_HORIZON_SECONDS, retentionDays: env.TASK_RETENTION_DAYS, metricsPort: ops?.port, tracing: tracing.enabled }, "scheduler started");
 
 /**
  * A tick waiting on an unreachable Redis never ends (its commands queue until Redis returns), so the drain
@@ -73,6 +76,7 @@ async function shutdown(signal: string): Promise<void> {
   redis.disconnect();
   await db.close();
   await ops?.close();
+  await tracing.shutdown().catch(() => undefined);
   process.exit(0);
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));

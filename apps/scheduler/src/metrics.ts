@@ -24,6 +24,8 @@ export interface SchedulerMetrics {
   readonly oldestQueuedAge: Gauge<string>;
   /** DEAD tasks (the dead-letter queue), by queue mode. */
   readonly deadLetterTasks: Gauge<string>;
+  /** Rows the retention job deleted, by table (tasks, attempts, events, workflows, deliveries). */
+  readonly retentionPruned: Counter<"table">;
 }
 
 export function createSchedulerMetrics(tenantLabels: boolean): SchedulerMetrics {
@@ -53,6 +55,12 @@ export function createSchedulerMetrics(tenantLabels: boolean): SchedulerMetrics 
       name: "tasklane_oldest_queued_age_seconds",
       help: "Seconds the oldest runnable task has waited past its runAt (paused queues excluded)",
       labelNames: gaugeLabels,
+      registers: [registry],
+    }),
+    retentionPruned: new Counter({
+      name: "tasklane_retention_pruned_rows_total",
+      help: "Rows deleted by the retention job (TASK_RETENTION_DAYS), by table",
+      labelNames: ["table"] as const,
       registers: [registry],
     }),
     deadLetterTasks: new Gauge({

@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import { createLogger, loadEnv, workerEnvSchema } from "@tasklane/config";
 import { createDatabase, prepareDatabase, type DispatchIntent } from "@tasklane/db";
-import { dependencyProbe, startOpsServer } from "@tasklane/observability";
+import { dependencyProbe, startOpsServer, startTracing, tracingRequested } from "@tasklane/observability";
 import { createKeySpace, createRedis, createTaskDispatcher, dispatchAfterCommit, redisTargetOf } from "@tasklane/queue";
 import { CompletionBatcher } from "./completion-batcher.js";
 import type { WorkerContext } from "./context.js";
@@ -14,6 +14,7 @@ import { runAttempt } from "./task-runner.js";
 const env = loadEnv(workerEnvSchema);
 const workerId = env.WORKER_ID ?? `${hostname()}-${process.pid}`;
 const log = createLogger("worker", env.LOG_LEVEL).child({ workerId });
+const tracing = await startTracing({ enabled: tracingRequested(), serviceName: "tasklane-worker" });
 await prepareDatabase(env.DATABASE_URL);
 const db = createDatabase({ url: env.DATABASE_URL, max: 10, applicationName: "tasklane-worker" });
 const redis = createRedis(redisTargetOf(env), "tasklane-worker");
@@ -34,7 +35,7 @@ const ctx: WorkerContext = {
   keys,
   dispatcher,
   directory,
-  completions: new CompletionBatcher(db, workerId, fastDispatch, horizonMs),
+  completions: new CompletionBatcher(db, `worker:${workerId}`, fastDispatch, horizonMs),
   agent: createOutboundAgent(env.ALLOW_PRIVATE_TARGETS, 10_000, 256),
   log,
   horizonMs,
@@ -54,7 +55,7 @@ const fetcher = new FairFetcher(ctx, async (started) => {
     await runAttempt(ctx, started, controller.signal);
   } catch (error) {
     // The outcome could not be recorded (Postgres down?): the lease will expire and the task runs again.
-    log.error({ err: error, taskId: started.task.id }, "could not record attempt outcome");
+    log.error({ err: error, taskId: started.task.id, tenantId: started.task.tenantId, attempt: started.task.attempts }, "could not record attempt outcome");
   } finally {
     inFlight.delete(started.task.id);
     ctx.metrics.inFlight.dec();
@@ -75,7 +76,7 @@ const ops =
         registry: ctx.metrics.registry,
         ready: dependencyProbe({ postgres: () => db.pool.query("SELECT 1"), redis: () => redis.ping() }),
       });
-log.info({ concurrency: env.WORKER_CONCURRENCY, metricsPort: ops?.port }, "worker started");
+log.info({ concurrency: env.WORKER_CONCURRENCY, metricsPort: ops?.port, tracing: tracing.enabled }, "worker started");
 
 const GRACE_MS = 30_000;
 /**
@@ -107,6 +108,7 @@ async function shutdown(signal: string): Promise<void> {
   await (fetcher.running > 0 ? ctx.agent.destroy() : ctx.agent.close());
   await db.close();
   log.info({ abandoned: fetcher.running }, "worker stopped");
+  await tracing.shutdown().catch(() => undefined);
   await ops?.close();
   process.exit(0);
 }

@@ -1,5 +1,6 @@
 import { decideAfterFailure, type BackoffPolicy } from "@tasklane/core";
 import { failAttempt, type StartedAttempt } from "@tasklane/db";
+import { SpanKind, TaskAttr, endSpan, outboundTraceParent, startTaskSpan, withTaskSpans } from "@tasklane/observability";
 import { dispatchAfterCommit } from "@tasklane/queue";
 import type { WorkerContext } from "./context.js";
 import { failureOutcome } from "./metrics.js";
@@ -19,6 +20,14 @@ export async function runAttempt(ctx: WorkerContext, started: StartedAttempt, ca
     return;
   }
   const startedAt = Date.now();
+  // One span per attempt in the task's trace; the endpoint gets it as its parent (traceparent header).
+  const span = startTaskSpan("task.attempt", task.traceParent, {
+    [TaskAttr.taskId]: task.id,
+    [TaskAttr.tenantId]: task.tenantId,
+    [TaskAttr.attempt]: task.attempts,
+    [TaskAttr.workerId]: ctx.workerId,
+  }, SpanKind.CLIENT);
+  const traceParent = outboundTraceParent(span, task.traceParent);
   const outcome = await executePush(
     {
       taskId: task.id,
@@ -29,12 +38,14 @@ export async function runAttempt(ctx: WorkerContext, started: StartedAttempt, ca
       endpointUrl: info.endpointUrl,
       timeoutSeconds: task.timeoutSeconds,
       signingSecrets: info.signingSecrets,
+      ...(traceParent !== undefined ? { traceParent } : {}),
     },
     ctx.agent,
     ctx.env.ALLOW_PRIVATE_TARGETS,
     cancel,
   );
   ctx.metrics.execution.observe((Date.now() - startedAt) / 1000);
+  endSpan(span, outcome.kind === "failed" ? outcome.error : undefined, { [TaskAttr.outcome]: outcome.kind, ...("status" in outcome && outcome.status !== undefined ? { "http.response.status_code": outcome.status } : {}) });
   const log = ctx.log.child({ taskId: task.id, tenantId: task.tenantId, attempt: task.attempts });
   switch (outcome.kind) {
     case "succeeded": {
@@ -81,11 +92,13 @@ async function recordFailure(
   const result = await failAttempt(
     ctx.db,
     { taskId: task.id, leaseGeneration: task.leaseGeneration, error: failure.error, outcome: failure.timedOut ? "TIMED_OUT" : "FAILED", decision },
-    ctx.workerId,
+    `worker:${ctx.workerId}`,
     ctx.horizonMs,
   );
   const label = failureOutcome(decision, failure.timedOut, result.accepted.length > 0);
   ctx.metrics.outcomes.inc({ outcome: label });
   if (label === "failed" || label === "timed_out") ctx.metrics.retries.inc();
-  await dispatchAfterCommit(ctx.db, ctx.dispatcher, result.dispatch, (error) => ctx.log.warn({ err: error }, "fast dispatch failed; outbox will retry"));
+  await withTaskSpans("task.dispatch", result.dispatch, () =>
+    dispatchAfterCommit(ctx.db, ctx.dispatcher, result.dispatch, (error) => ctx.log.warn({ err: error, taskId: task.id }, "fast dispatch failed; outbox will retry")),
+  );
 }

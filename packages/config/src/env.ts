@@ -74,6 +74,10 @@ export const schedulerEnvSchema = baseEnvSchema.extend({
    * series grow with tenants × queues, which only small deployments can afford.
    */
   METRICS_TENANT_LABELS: booleanFlag("0"),
+  /** Finished tasks (with their attempts and audit events) are deleted this many days after completion; 0 keeps them forever. */
+  TASK_RETENTION_DAYS: z.coerce.number().min(0).default(30),
+  /** How often the retention job looks for tasks past TASK_RETENTION_DAYS. */
+  RETENTION_PRUNE_INTERVAL_SECONDS: z.coerce.number().positive().default(60),
 });
 
 export const workerEnvSchema = baseEnvSchema.extend({

@@ -24,3 +24,4 @@ export * from "./transitions/workflow-progress.js";
 export * from "./tasks/submit-quotas.js";
 export * from "./tenancy/pending-counters.js";
 export * from "./tenancy/tenant-scope.js";
+export * from "./retention/prune-finished.js";

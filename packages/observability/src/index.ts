@@ -1,2 +1,4 @@
 export * from "./ops-server.js";
 export * from "./readiness.js";
+export * from "./tracing.js";
+export * from "./task-trace.js";

@@ -3,7 +3,7 @@
  * every queue asking for stats, costs one query instead of one per row.
  */
 import DataLoader from "dataloader";
-import type { AttemptRecord, WorkflowTaskRecord } from "@tasklane/db";
+import type { AttemptRecord, TaskAuditEventRecord, WorkflowTaskRecord } from "@tasklane/db";
 import type { QueueService, QueueStatsCounts } from "../services/queue-service.js";
 import type { TaskService } from "../services/task-service.js";
 import type { WorkflowService } from "../services/workflow-service.js";
@@ -18,10 +18,25 @@ export interface RequestLoaders {
   readonly attempts: DataLoader<string, AttemptRecord[]>;
   readonly queueStats: DataLoader<string, QueueStatsCounts>;
   readonly workflowTasks: DataLoader<WorkflowTasksKey, WorkflowTaskRecord[], string>;
+  /** Task.events: one loader per (tenant, page) asked for, so a list of tasks costs one query. */
+  taskEvents(tenantId: string, first: number, after: string | null): DataLoader<string, TaskAuditEventRecord[]>;
 }
 
 export function createLoaders(services: { tasks: TaskService; queues: QueueService; workflows: WorkflowService }): RequestLoaders {
+  const eventLoaders = new Map<string, DataLoader<string, TaskAuditEventRecord[]>>();
   return {
+    taskEvents(tenantId, first, after) {
+      const key = `${tenantId}/${first}/${after ?? ""}`;
+      let loader = eventLoaders.get(key);
+      if (!loader) {
+        loader = new DataLoader<string, TaskAuditEventRecord[]>(async (ids) => {
+          const byTask = await services.tasks.events(tenantId, [...ids], { first, after });
+          return ids.map((id) => byTask.get(id) ?? []);
+        });
+        eventLoaders.set(key, loader);
+      }
+      return loader;
+    },
     attempts: new DataLoader<string, AttemptRecord[]>(async (ids) => {
       const byTask = await services.tasks.attempts([...ids]);
       return ids.map((id) => byTask.get(id) ?? []);

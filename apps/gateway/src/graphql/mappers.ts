@@ -1,6 +1,7 @@
 /** Storage rows → GraphQL objects. The only place that knows both shapes. */
-import type { Prisma, AttemptRecord, TaskRecord } from "@tasklane/db";
+import type { Prisma, AttemptRecord, TaskAuditEventRecord, TaskRecord } from "@tasklane/db";
 import type { Attempt, Task } from "./types/task.js";
+import type { TaskAuditEvent } from "./types/task-audit-event.js";
 import type { ApiKey } from "./types/api-key.js";
 import type { Queue } from "./types/queue.js";
 import type { Tenant } from "./types/tenant.js";
@@ -27,6 +28,19 @@ export function toTask(r: TaskRecord): Task {
     workflowId: r.workflowId,
     scheduleId: r.scheduleId,
     cancelRequested: r.cancelRequested,
+  };
+}
+
+export function toTaskAuditEvent(r: TaskAuditEventRecord): TaskAuditEvent {
+  return {
+    id: r.id,
+    previousStatus: r.fromStatus,
+    status: r.toStatus,
+    at: r.at,
+    attempt: r.attempt,
+    leaseGeneration: r.leaseGeneration,
+    actor: r.actor,
+    reason: r.reason,
   };
 }
 

@@ -1,4 +1,5 @@
 /** Gives each HTTP request an id (echoed in X-Request-Id) and a child logger, for the whole async chain. */
+import { validTraceParent } from "@tasklane/observability";
 import type { NextFunction, Request, Response } from "express";
 import type { Logger } from "../observability/logger.js";
 import { requestIdFrom, runInRequestScope } from "../observability/request-scope.js";
@@ -15,6 +16,6 @@ export function requestScope(log: Logger) {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       child.debug({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, "request served");
     });
-    runInRequestScope({ requestId, log: child }, next);
+    runInRequestScope({ requestId, log: child, traceParent: validTraceParent(req.headers.traceparent) }, next);
   };
 }

@@ -10,6 +10,8 @@ import type { Logger } from "./logger.js";
 export interface RequestScope {
   readonly requestId: string;
   readonly log: Logger;
+  /** The caller's W3C traceparent, when it sent a well-formed one: tasks it submits join that trace. */
+  readonly traceParent?: string | null;
 }
 
 const storage = new AsyncLocalStorage<RequestScope>();

@@ -10,6 +10,7 @@ import {
   type TaskRecord,
 } from "@tasklane/db";
 import type { HeartbeatOutcome } from "@tasklane/db";
+import { SpanKind, TaskAttr, endSpan, startTaskSpan, tracingActive } from "@tasklane/observability";
 import type { FleetLimits } from "@tasklane/queue";
 import type { PullDoorbell } from "./pull-doorbell.js";
 
@@ -42,6 +43,22 @@ const sleep = (ms: number, abort?: AbortSignal) =>
 /** Fallback re-check while long-polling: work that becomes due (a retry's backoff ends) rings no bell. */
 const POLL_MS = 200;
 
+/** PULL attempts in the task's trace: the lease (an attempt starts) ... */
+function traceLeases(leases: StartedAttempt[], workerId: string): void {
+  if (!tracingActive()) return;
+  for (const { task } of leases) {
+    const attrs = { [TaskAttr.taskId]: task.id, [TaskAttr.tenantId]: task.tenantId, [TaskAttr.attempt]: task.attempts, [TaskAttr.workerId]: workerId };
+    endSpan(startTaskSpan("task.lease", task.traceParent, attrs, SpanKind.SERVER));
+  }
+}
+
+/** ... and its recorded outcome (the task's trace is known once the outcome statement has returned it). */
+function traceOutcome(name: string, task: TaskRecord, startedAt: number): void {
+  if (!tracingActive()) return;
+  const attrs = { [TaskAttr.taskId]: task.id, [TaskAttr.tenantId]: task.tenantId, [TaskAttr.attempt]: task.attempts, [TaskAttr.outcome]: task.status };
+  endSpan(startTaskSpan(name, task.traceParent, attrs, SpanKind.SERVER, startedAt));
+}
+
 /** Pull-mode workers: leases, heartbeats and outcomes, all fenced by the lease token. */
 export class LeaseService {
   constructor(private readonly deps: LeaseServiceDeps) {}
@@ -65,6 +82,7 @@ export class LeaseService {
       }
       const leases = max > 0 ? await leaseFromPullQueue(this.deps.db, tenantId, { ...args, max, agingSeconds: this.deps.agingSeconds }) : [];
       const left = deadline - Date.now();
+      if (leases.length > 0) traceLeases(leases, args.workerId);
       if (leases.length > 0 || left <= 0) return leases;
       // Unknown queues were refused by leaseFromPullQueue above, so queue is set here.
       const waitMs = Math.min(left, Math.max(POLL_MS, rateWaitMs));
@@ -80,14 +98,18 @@ export class LeaseService {
     if (result !== undefined && jsonByteLength(result) > MAX_RESULT_BYTES) {
       throw new BadUserInputError(`result exceeds ${MAX_RESULT_BYTES} bytes`, [{ path: "result", message: `at most ${MAX_RESULT_BYTES} bytes` }]);
     }
+    const startedAt = Date.now();
     const { task, dispatch, releasedQueueIds } = await completeLease(this.deps.db, tenantId, taskId, token, result ?? null, this.deps.horizonMs);
+    traceOutcome("task.complete", task, startedAt);
     await this.deps.dispatch(dispatch);
     if (releasedQueueIds.length > 0) await this.deps.doorbell.ring(releasedQueueIds).catch(() => undefined);
     return task;
   }
 
   async fail(tenantId: string, taskId: string, token: string, error: string, retryable: boolean): Promise<TaskRecord> {
+    const startedAt = Date.now();
     const { task, dispatch } = await failLease(this.deps.db, tenantId, taskId, token, error, retryable, this.deps.horizonMs);
+    traceOutcome("task.fail", task, startedAt);
     await this.deps.dispatch(dispatch);
     if (task.status === "RETRYING") await this.deps.doorbell.ring([task.queueId]).catch(() => undefined);
     return task;

@@ -10,26 +10,33 @@ import {
   cancelTask,
   getTask,
   listAttempts,
+  listTaskAuditEvents,
   listTasks,
   redriveTask,
   submitTasks,
   withTenantScope,
   type AttemptRecord,
+  type AuditPage,
   type Database,
   type DispatchIntent,
   type Page,
   type TaskFilter,
   type TaskPage,
+  type TaskAuditEventRecord,
   type TaskRecord,
 } from "@tasklane/db";
+import { startSubmitTrace, withTaskSpans } from "@tasklane/observability";
 import { dispatchAfterCommit, type TaskDispatcher } from "@tasklane/queue";
 import type { Logger } from "../observability/logger.js";
+import { currentRequestScope } from "../observability/request-scope.js";
 
 export interface TaskService {
   submit(tenantId: string, specs: TaskSpec[], actor: string): Promise<TaskRecord[]>;
   get(tenantId: string, id: string): Promise<TaskRecord | null>;
   list(tenantId: string, filter: TaskFilter, page: Page): Promise<TaskPage>;
   attempts(taskIds: string[]): Promise<Map<string, AttemptRecord[]>>;
+  /** Audit trails (oldest first, a page per task) of tasks the caller may see. */
+  events(tenantId: string, taskIds: string[], page: AuditPage): Promise<Map<string, TaskAuditEventRecord[]>>;
   cancel(tenantId: string, id: string, actor: string): Promise<TaskRecord>;
   redrive(tenantId: string, id: string, actor: string): Promise<TaskRecord>;
 }
@@ -50,14 +57,27 @@ export interface TaskServiceDeps {
 
 export function createTaskService({ db, dispatcher, log, announceCancel, horizonMs, ringPullQueues, backlog }: TaskServiceDeps): TaskService {
   const dispatch = (intents: DispatchIntent[]) =>
-    dispatchAfterCommit(db, dispatcher, intents, (error: unknown) =>
-      log.warn({ err: error, count: intents.length }, "post-commit dispatch failed; the outbox will deliver"),
+    withTaskSpans("task.dispatch", intents, () =>
+      dispatchAfterCommit(db, dispatcher, intents, (error: unknown) =>
+        log.warn({ err: error, count: intents.length }, "post-commit dispatch failed; the outbox will deliver"),
+      ),
     );
   return {
     async submit(tenantId, specs, actor) {
       backlog?.assertAccepting(specs.length);
-      const { tasks, dispatch: intents } = await submitTasks(db, tenantId, specs, { horizonMs, actor });
-      await dispatch(intents);
+      // Each task's trace starts here (tasks.trace_parent); its dispatch, attempts and deliveries join it.
+      const trace = startSubmitTrace(specs.length, tenantId, currentRequestScope()?.traceParent ?? null);
+      const traced = trace.traceParents.some((p) => p !== null) ? specs.map((s, i) => ({ ...s, traceParent: trace.traceParents[i] ?? null })) : specs;
+      let tasks: TaskRecord[];
+      let intents: DispatchIntent[];
+      try {
+        ({ tasks, dispatch: intents } = await submitTasks(db, tenantId, traced, { horizonMs, actor }));
+        await dispatch(intents);
+      } catch (error) {
+        trace.finish([], error);
+        throw error;
+      }
+      trace.finish(tasks.map((t) => t.id));
       const pushed = new Set(intents.map((i) => i.queueId));
       const pullQueues = tasks.filter((t) => t.status === "QUEUED" && !pushed.has(t.queueId)).map((t) => t.queueId);
       await ringPullQueues(pullQueues).catch((error: unknown) => log.warn({ err: error }, "could not ring pull workers"));
@@ -67,6 +87,8 @@ export function createTaskService({ db, dispatcher, log, announceCancel, horizon
     get: (tenantId, id) => withTenantScope(db.pool, tenantId, (client) => getTask({ pool: client }, tenantId, id)),
     list: (tenantId, filter, page) => withTenantScope(db.pool, tenantId, (client) => listTasks({ pool: client }, tenantId, filter, page)),
     attempts: (taskIds) => listAttempts(db, taskIds),
+    events: (tenantId, taskIds, page) =>
+      withTenantScope(db.pool, tenantId, (client) => listTaskAuditEvents({ pool: client }, tenantId, taskIds, page)),
     async cancel(tenantId, id, actor) {
       const { task, wasRunning, dispatch: released } = await cancelTask(db, tenantId, id, actor, horizonMs);
       await dispatch(released);

@@ -1,5 +1,6 @@
 import type { Logger } from "@tasklane/config";
 import { claimDueDeliveries, recordDeliveryOutcome, type ClaimedDelivery, type Database, type DeliveryOutcome } from "@tasklane/db";
+import { SpanKind, TaskAttr, endSpan, outboundTraceParent, startTaskSpan } from "@tasklane/observability";
 import type { Agent } from "undici";
 import type { NotifierMetrics } from "../metrics.js";
 import type { InFlight } from "./in-flight.js";
@@ -56,7 +57,17 @@ async function runDelivery(deps: DeliveryLoopDeps, delivery: ClaimedDelivery): P
   if (delivery.blockedReason !== null) {
     outcome = { kind: "abandoned", error: delivery.blockedReason };
   } else {
-    const result = await sendDelivery(delivery, { agent: deps.agent, allowPrivate: deps.allowPrivate, timeoutMs: REQUEST_TIMEOUT_MS });
+    // A task's delivery joins the task's trace; the receiver gets the span as its parent.
+    const span = delivery.traceParent === null ? undefined : startTaskSpan("webhook.deliver", delivery.traceParent, {
+      [TaskAttr.tenantId]: delivery.tenantId,
+      [TaskAttr.deliveryId]: delivery.id,
+      [TaskAttr.attempt]: delivery.attempts + 1,
+      "tasklane.event": delivery.event,
+    }, SpanKind.CLIENT);
+    const traceParent = outboundTraceParent(span, delivery.traceParent);
+    const result = await sendDelivery(delivery, { agent: deps.agent, allowPrivate: deps.allowPrivate, timeoutMs: REQUEST_TIMEOUT_MS, ...(traceParent !== undefined ? { traceParent } : {}) });
+    endSpan(span, result.kind === "response" && result.status < 300 ? undefined : result.kind === "response" ? `HTTP ${result.status}` : result.kind === "refused" ? result.reason : result.error,
+      result.kind === "response" ? { "http.response.status_code": result.status } : undefined);
     deps.metrics.requestSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
     outcome = decideOutcome(result, delivery.attempts, deps.retrySchedule);
   }

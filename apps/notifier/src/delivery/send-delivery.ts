@@ -16,6 +16,8 @@ export interface SendOptions {
   agent: Agent;
   allowPrivate: boolean;
   timeoutMs: number;
+  /** W3C traceparent of the delivery span (or the task's stored one): sent so the receiver can join the task's trace. */
+  traceParent?: string;
 }
 
 /** Response bytes read at most; the rest is discarded. */
@@ -42,6 +44,7 @@ export async function sendDelivery(delivery: ClaimedDelivery, options: SendOptio
     "content-type": "application/json",
     "user-agent": USER_AGENT,
     ...signatureHeaders(delivery.secrets, delivery.id, Math.floor(Date.now() / 1000), delivery.body),
+    ...(options.traceParent !== undefined ? { traceparent: options.traceParent } : {}),
   };
   const timeout = AbortSignal.timeout(options.timeoutMs);
   try {

@@ -1,4 +1,5 @@
 import { drainDispatchOutbox } from "@tasklane/db";
+import { withTaskSpans } from "@tasklane/observability";
 import type { SchedulerContext } from "../context.js";
 
 const BATCH = 500;
@@ -10,7 +11,9 @@ const FAST_PATH_GRACE_MS = 500;
 
 /** Safety net of the transactional outbox: anything committed reaches Redis. */
 export async function dispatchOutbox(ctx: SchedulerContext): Promise<boolean> {
-  const n = await drainDispatchOutbox(ctx.db, BATCH, FAST_PATH_GRACE_MS, (intents) => ctx.dispatcher.dispatch(intents));
+  const n = await drainDispatchOutbox(ctx.db, BATCH, FAST_PATH_GRACE_MS, (intents) =>
+    withTaskSpans("task.dispatch", intents, () => ctx.dispatcher.dispatch(intents)),
+  );
   ctx.metrics.outboxDispatched.inc(n);
   if (n > 0) ctx.log.debug({ n }, "outbox rows dispatched");
   return n === BATCH;

@@ -13,6 +13,8 @@ export interface PushTarget {
   timeoutSeconds: number;
   /** Current tenant secret first; the previous one too while a rotation is in its grace period. */
   signingSecrets: string[];
+  /** W3C traceparent for the endpoint: the attempt span, or the task's stored trace context. */
+  traceParent?: string;
 }
 
 export type PushOutcome =
@@ -52,6 +54,7 @@ export async function executePush(target: PushTarget, agent: Agent, allowPrivate
     "user-agent": "Tasklane/0.1",
     "idempotency-key": target.taskId,
     ...signatureHeaders(target.signingSecrets, `${target.taskId}_${target.attempt}`, timestamp, body),
+    ...(target.traceParent !== undefined ? { traceparent: target.traceParent } : {}),
   };
   const timeout = AbortSignal.timeout(target.timeoutSeconds * 1000);
   const signal = AbortSignal.any([timeout, cancel]);

@@ -72,10 +72,15 @@ function assertTaskId(taskId: string): void {
   if (!isWellFormedId(IdPrefix.task, taskId)) throw new NotFoundError("Task", taskId);
 }
 
+/** The audit actor of a PULL outcome: the worker that holds the lease, as it named itself in leaseTasks. */
+function pullActor(lease: { worker_id?: unknown }): string {
+  return typeof lease.worker_id === "string" ? `worker:${lease.worker_id}` : "worker";
+}
+
 /** Token must be the task's current one; another tenant's task reads as not found. */
 async function currentLease(db: Database, tenantId: string, taskId: string, token: string) {
   const res = await db.pool.query(
-    `SELECT lease_token, lease_generation, status, workflow_id, attempts, max_attempts, backoff_strategy, backoff_delay_seconds,
+    `SELECT lease_token, lease_generation, status, workflow_id, worker_id, attempts, max_attempts, backoff_strategy, backoff_delay_seconds,
             backoff_max_delay_seconds, backoff_jitter
      FROM tasks WHERE id = $1 AND tenant_id = $2`,
     [taskId, tenantId],
@@ -107,7 +112,7 @@ export async function completeLease(
   const done = await completeAttempts(
     db,
     [{ taskId, leaseGeneration: generationOf(token), result, workflowId: lease.workflow_id as string | null }],
-    `tenant:${tenantId}`,
+    pullActor(lease),
     horizonMs,
   );
   const task = done.accepted[0];
@@ -141,7 +146,7 @@ export async function failLease(
   const done = await failAttempt(
     db,
     { taskId, leaseGeneration: generationOf(token), error, outcome: "FAILED", decision },
-    `tenant:${tenantId}`,
+    pullActor(row),
     horizonMs,
   );
   const task = done.accepted[0];

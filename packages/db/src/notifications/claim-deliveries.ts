@@ -18,6 +18,8 @@ export interface ClaimedDelivery {
   secrets: string[];
   /** Why this delivery must not be sent at all (its webhook was disabled or deleted since fan-out), else null. */
   blockedReason: string | null;
+  /** The W3C traceparent of the delivery's task, if it has one: the delivery span's parent, sent as a header. */
+  traceParent: string | null;
 }
 
 export interface ClaimOptions {
@@ -55,6 +57,7 @@ type Row = {
   disabled_reason: string | null;
   signing_secret: string;
   previous_secret: string | null;
+  trace_parent: string | null;
 };
 
 /**
@@ -91,7 +94,8 @@ export async function claimDueDeliveries(db: Database, options: ClaimOptions): P
      RETURNING d.id, d.tenant_id, d.webhook_id, d.url, d.event, d.body, d.attempts, d.locked_until,
        w.secret AS webhook_secret, w.enabled AS webhook_enabled, (w.deleted_at IS NOT NULL) AS webhook_deleted,
        w.disabled_reason, t.signing_secret,
-       CASE WHEN t.previous_secret_expires_at > now() THEN t.previous_signing_secret END AS previous_secret`,
+       CASE WHEN t.previous_secret_expires_at > now() THEN t.previous_signing_secret END AS previous_secret,
+       (SELECT tk.trace_parent FROM tasks tk WHERE tk.id = d.task_id) AS trace_parent`,
     [
       options.limit,
       options.lockMs,
@@ -120,6 +124,7 @@ function mapClaimed(r: Row): ClaimedDelivery {
     lockedUntil: r.locked_until,
     secrets,
     blockedReason: isWebhook ? blockedReason(r) : null,
+    traceParent: r.trace_parent,
   };
 }
 

@@ -15,6 +15,8 @@ export interface DispatchIntent {
   dispatchGeneration: number;
   /** The outbox row to delete once the job is in Redis; absent for reconciler re-adds. */
   outboxId?: string;
+  /** The task's W3C traceparent, where the producing SQL returned it: the dispatch span's parent. */
+  traceParent?: string;
 }
 
 export function mapDispatchRow(r: Record<string, unknown>): DispatchIntent {
@@ -27,6 +29,7 @@ export function mapDispatchRow(r: Record<string, unknown>): DispatchIntent {
     runAt: r.run_at instanceof Date ? r.run_at : new Date(r.run_at as string),
     dispatchGeneration: r.dispatch_generation as number,
     ...(r.outbox_id != null ? { outboxId: String(r.outbox_id) } : {}),
+    ...(typeof r.trace_parent === "string" ? { traceParent: r.trace_parent } : {}),
   };
 }
 

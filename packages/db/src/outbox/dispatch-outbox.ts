@@ -26,7 +26,7 @@ export async function drainDispatchOutbox(
     );
     if (claimed.rowCount === 0) return 0;
     const live = await client.query(
-      `SELECT t.id AS task_id, t.tenant_id, t.queue_id, t.priority, t.run_at, t.dispatch_generation FROM tasks t
+      `SELECT t.id AS task_id, t.tenant_id, t.queue_id, t.priority, t.run_at, t.dispatch_generation, t.trace_parent FROM tasks t
        JOIN queues q ON q.id = t.queue_id
        WHERE t.id = ANY($1::text[]) AND t.status IN ('QUEUED', 'SCHEDULED', 'RETRYING') AND q.mode = 'PUSH'`,
       [claimed.rows.map((r) => r.task_id as string)],
@@ -56,7 +56,7 @@ export async function takeTasksEnteringHorizon(db: Database, horizonMs: number, 
              AND run_at <= now() + $1 * interval '1 millisecond'
            ORDER BY run_at LIMIT $2 FOR UPDATE SKIP LOCKED) c
      WHERE t.id = c.id
-     RETURNING t.id AS task_id, t.tenant_id, t.queue_id, t.priority, t.run_at, t.dispatch_generation`,
+     RETURNING t.id AS task_id, t.tenant_id, t.queue_id, t.priority, t.run_at, t.dispatch_generation, t.trace_parent`,
     [horizonMs, limit],
   );
   return res.rows.map(mapDispatchRow);

@@ -29,6 +29,8 @@ export interface TaskInsert extends TaskSpec {
   workflowKey?: string | null;
   /** Overrides QUEUED/SCHEDULED: BLOCKED (workflow dependencies) or SKIPPED (schedule policy). */
   initialStatus?: "BLOCKED" | "SKIPPED" | null;
+  /** W3C traceparent the task's trace continues from (attempts, dispatches and deliveries are its children). */
+  traceParent?: string | null;
 }
 
 export interface SubmitResult {
@@ -82,22 +84,23 @@ export async function insertTasks(client: pg.PoolClient, tenantId: string, specs
       workflow_id: specs.map((s) => s.workflowId ?? null),
       workflow_key: specs.map((s) => s.workflowKey ?? null),
       initial_status: specs.map((s) => s.initialStatus ?? null),
+      trace_parent: specs.map((s) => s.traceParent ?? null),
     };
     const inserted = await client.query(
       `WITH input AS (
          SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::"Priority"[], $7::timestamptz[],
            $8::int[], $9::"BackoffStrategy"[], $10::float8[], $11::float8[], $12::bool[], $13::int[], $14::text[],
-           $15::text[], $16::text[], $17::text[], $20::text[], $21::text[], $22::text[], $23::text[], $24::text[])
+           $15::text[], $16::text[], $17::text[], $20::text[], $21::text[], $22::text[], $23::text[], $24::text[], $25::text[])
            WITH ORDINALITY
          AS i(id, queue_id, type, payload, priority, run_at, max_attempts, backoff_strategy, backoff_delay_seconds,
               backoff_max_delay_seconds, backoff_jitter, timeout_seconds, idempotency_key, ordering_key, callback_url,
-              metadata, schedule_id, occurrence_key, workflow_id, workflow_key, initial_status, ord)
+              metadata, schedule_id, occurrence_key, workflow_id, workflow_key, initial_status, trace_parent, ord)
        ),
        ins AS (
          INSERT INTO tasks (id, tenant_id, queue_id, type, payload, status, priority, run_at, max_attempts,
            backoff_strategy, backoff_delay_seconds, backoff_max_delay_seconds, backoff_jitter, timeout_seconds,
            idempotency_key, ordering_key, callback_url, metadata, schedule_id, occurrence_key, workflow_id,
-           workflow_key, completed_at, dispatch_generation, enqueued_generation)
+           workflow_key, completed_at, dispatch_generation, enqueued_generation, trace_parent)
          SELECT i.id, $1, i.queue_id, i.type, i.payload::jsonb,
            (CASE WHEN i.initial_status IS NOT NULL THEN i.initial_status
                  WHEN i.run_at <= now() THEN 'QUEUED' ELSE 'SCHEDULED' END)::"TaskStatus",
@@ -106,11 +109,12 @@ export async function insertTasks(client: pg.PoolClient, tenantId: string, specs
            i.callback_url, i.metadata::jsonb, i.schedule_id, i.occurrence_key, i.workflow_id, i.workflow_key,
            CASE WHEN i.initial_status = 'SKIPPED' THEN now() END, 1,
            -- The outbox row written below hands generation 1 over; PULL tasks never go to Redis.
-           CASE WHEN iq.mode = 'PULL' OR i.run_at <= now() + $19::float8 * interval '1 millisecond' THEN 1 ELSE 0 END
+           CASE WHEN iq.mode = 'PULL' OR i.run_at <= now() + $19::float8 * interval '1 millisecond' THEN 1 ELSE 0 END,
+           i.trace_parent
          FROM input i JOIN queues iq ON iq.id = i.queue_id ORDER BY i.ord
          -- Any unique key: (tenant, idempotency key) or the cron occurrence key.
          ON CONFLICT DO NOTHING
-         RETURNING id, tenant_id, queue_id, status, priority, run_at, dispatch_generation
+         RETURNING id, tenant_id, queue_id, status, priority, run_at, dispatch_generation, trace_parent
        ),
        ev AS (
          INSERT INTO task_events (task_id, tenant_id, from_status, to_status, attempt, lease_generation, actor)
@@ -118,7 +122,7 @@ export async function insertTasks(client: pg.PoolClient, tenantId: string, specs
        ),
        ob AS (${dispatchOutboxCte("ins", "$19::float8")})
        SELECT ins.id AS task_id, ins.tenant_id, ins.queue_id, ins.priority, ins.run_at, ins.dispatch_generation,
-              ob.outbox_id
+              ins.trace_parent, ob.outbox_id
        FROM ins LEFT JOIN ob ON ob.task_id = ins.id`,
       [
         tenantId,
@@ -145,6 +149,7 @@ export async function insertTasks(client: pg.PoolClient, tenantId: string, specs
         columns.workflow_id,
         columns.workflow_key,
         columns.initial_status,
+        columns.trace_parent,
       ],
     );
     const dispatch = inserted.rows.filter((r) => r.outbox_id != null).map(mapDispatchRow);

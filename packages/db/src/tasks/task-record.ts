@@ -37,6 +37,8 @@ export interface TaskRecord {
   leaseExpiresAt: Date | null;
   workerId: string | null;
   dispatchGeneration: number;
+  /** W3C traceparent of the task's trace, if it has one (tracing on, or passed through from the submitter). */
+  traceParent: string | null;
 }
 
 export interface AttemptRecord {
@@ -56,7 +58,7 @@ export const TASK_COLUMNS = `t.id, t.tenant_id, t.queue_id, q.name AS queue_name
   t.backoff_strategy, t.backoff_delay_seconds, t.backoff_max_delay_seconds, t.backoff_jitter, t.timeout_seconds,
   t.result, t.last_error, t.idempotency_key, t.ordering_key, t.callback_url, t.metadata, t.workflow_id,
   t.workflow_key, t.schedule_id, t.cancel_requested, t.lease_generation, t.lease_token, t.lease_expires_at,
-  t.worker_id, t.dispatch_generation, t.occurrence_key`;
+  t.worker_id, t.dispatch_generation, t.occurrence_key, t.trace_parent`;
 
 /**
  * TASK_COLUMNS read from another alias. Data-modifying CTEs must return rows
@@ -104,6 +106,7 @@ export function mapTaskRow(r: TaskRow): TaskRecord {
     leaseExpiresAt: (r.lease_expires_at as Date | null) ?? null,
     workerId: (r.worker_id as string | null) ?? null,
     dispatchGeneration: r.dispatch_generation as number,
+    traceParent: (r.trace_parent as string | null | undefined) ?? null,
   };
 }
 

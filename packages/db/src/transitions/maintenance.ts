@@ -33,12 +33,12 @@ export async function expireLeases(db: Database, limit: number, horizonMs: numbe
          UPDATE task_attempts a SET finished_at = now(), outcome = 'LEASE_EXPIRED', error = 'lease expired'
          FROM upd WHERE a.task_id = upd.id AND a.lease_token = upd.old_token
        ),
-       ev AS (${eventInsert("upd", "'scheduler'", "'lease expired'")}),
+       ev AS (${eventInsert("upd", "'scheduler:lease-expiry'", "'lease expired'")}),
        nt AS (${notifyOutboxInsert("upd")}),
        ob AS (${dispatchOutboxCte("upd", "$2::float8")}),
        ${releaseNextInOrder("upd", "$2::float8")}
        SELECT upd.id AS task_id, upd.tenant_id, upd.queue_id, upd.priority, upd.run_at, upd.dispatch_generation, ob.outbox_id,
-         upd.status, upd.workflow_id, released_rows.released
+         upd.status, upd.workflow_id, upd.trace_parent, released_rows.released
        FROM upd LEFT JOIN ob ON ob.task_id = upd.id ${RELEASED_JOIN}`,
       [limit, horizonMs],
     );

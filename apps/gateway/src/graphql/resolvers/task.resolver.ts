@@ -20,8 +20,9 @@ import { requireTenant } from "../../auth/guards.js";
 import { Permission } from "../../auth/scopes.js";
 import type { GatewayContext } from "../context.js";
 import { idArgSchema, queueNameArgSchema } from "../input-schemas.js";
-import { toAttempt, toTask } from "../mappers.js";
+import { toAttempt, toTask, toTaskAuditEvent } from "../mappers.js";
 import { Attempt, SubmitTaskInput, Task, TaskConnection, TaskFilter } from "../types/task.js";
+import { TaskAuditEvent } from "../types/task-audit-event.js";
 
 const actorOf = (caller: TenantPrincipal) => `api-key:${caller.apiKeyId}`;
 
@@ -61,6 +62,19 @@ export class TaskResolver {
   @FieldResolver(() => [Attempt])
   async attemptHistory(@Root() task: Task, @Ctx() ctx: GatewayContext): Promise<Attempt[]> {
     return (await ctx.loaders.attempts.load(task.id)).map(toAttempt);
+  }
+
+  @FieldResolver(() => [TaskAuditEvent], { description: "the task's audit trail, oldest first; `after` is an event id" })
+  async events(
+    @Root() task: Task,
+    @Arg("first", () => Int, { nullable: true }) first: number | null | undefined,
+    @Arg("after", () => String, { nullable: true }) after: string | null | undefined,
+    @Ctx() ctx: GatewayContext,
+  ): Promise<TaskAuditEvent[]> {
+    const caller = requireTenant(ctx.principal, Permission.READ);
+    const page = parseInput(paginationSchema, { first, after });
+    const events = await ctx.loaders.taskEvents(caller.tenantId, page.first, page.after ?? null).load(task.id);
+    return events.map(toTaskAuditEvent);
   }
 
   @Mutation(() => Task)
