@@ -52,8 +52,10 @@ export interface AttackPlatform {
   call<T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>, token?: string, url?: string): Promise<GqlResponse<T>>;
   /** Any body (object, raw string or bytes) to /graphql; the answer is kept for the canary search. */
   post(body: unknown, token?: string, url?: string): Promise<RawAnswer>;
-  /** Starts one more app on this platform (stopped with it). */
-  start(name: AppName, env?: Record<string, string>): Promise<AppProcess>;
+  /** Starts one more background app on this platform (stopped with it); resolves once its /metrics answers. */
+  start(name: Exclude<AppName, "gateway">, env?: Record<string, string>): Promise<AppProcess>;
+  /** Starts another gateway process on this platform (stopped with it). */
+  startGateway(env?: Record<string, string>): Promise<{ app: AppProcess; url: string }>;
   /** Everything the apps of that name printed so far. */
   output(name: AppName): string;
   /** Rows per table, and a digest of every table's content except columns the platform touches on reads. */
@@ -141,12 +143,12 @@ export function useAttackPlatform(opts: AttackPlatformOptions = {}): AttackPlatf
       answers.push(text);
       return { status: res.status, headers: res.headers, text, json };
     },
+    async startGateway(env = {}) {
+      const started = await startGatewayApp({ ...platform.baseEnv, ...opts.gatewayEnv, ...env });
+      apps.push({ app: started.app, metrics: metricsUrl(started.app, started.url, undefined) });
+      return started;
+    },
     async start(name, env = {}) {
-      if (name === "gateway") {
-        const started = await startGatewayApp({ ...platform.baseEnv, ...opts.gatewayEnv, ...env });
-        apps.push({ app: started.app, metrics: metricsUrl(started.app, started.url, undefined) });
-        return started.app;
-      }
       const port = await freePort();
       const app = startApp(name, { ...platform.baseEnv, METRICS_PORT: String(port), ...env });
       apps.push({ app, metrics: metricsUrl(app, undefined, port) });
@@ -217,7 +219,7 @@ export function useAttackPlatform(opts: AttackPlatformOptions = {}): AttackPlatf
     const gateway = await startGatewayApp({ ...state.baseEnv, ...opts.gatewayEnv });
     state.url = gateway.url;
     apps.push({ app: gateway.app, metrics: metricsUrl(gateway.app, gateway.url, undefined) });
-    await Promise.all(Object.entries(opts.apps ?? {}).map(([name, env]) => platform.start(name as AppName, env)));
+    await Promise.all(Object.entries(opts.apps ?? {}).map(([name, env]) => platform.start(name as Exclude<AppName, "gateway">, env)));
 
     const created = await gql<{ createTenant: { tenant: { id: string }; apiKey: string; signingSecret: string } }>(
       gateway.url,
