@@ -217,6 +217,40 @@ describe("PULL leases through the API", () => {
     expect(dead.data?.failTask).toMatchObject({ status: "DEAD", lastError: "fatal" });
   });
 
+  it("completeTasks records a batch in one call and refuses each bad item on its own", async () => {
+    const COMPLETE_MANY = `mutation ($c: [TaskCompletionInput!]!) { completeTasks(completions: $c) { taskId accepted code task { id status result } } }`;
+    type Outcomes = { completeTasks: { taskId: string; accepted: boolean; code: string | null; task: { id: string; status: string; result: unknown } | null }[] };
+    for (let i = 0; i < 3; i++) await submit({ type: `batch-${i}`, queue: "default" });
+    const leases = (await api<Leases>(LEASE, { w: "wb", max: 3 })).data!.leaseTasks;
+    expect(leases).toHaveLength(3);
+    const [a, b, c] = leases as [Leases["leaseTasks"][0], Leases["leaseTasks"][0], Leases["leaseTasks"][0]];
+    const other = await createTenant(gateway);
+    const foreign = await gql<Outcomes>(gateway.url, COMPLETE_MANY, { c: [{ taskId: a.task.id, leaseToken: a.leaseToken, result: 1 }] }, other.apiKey);
+    expect(foreign.data?.completeTasks).toEqual([{ taskId: a.task.id, accepted: false, code: "NOT_FOUND", task: null }]);
+    const duplicate = await api(COMPLETE_MANY, { c: [{ taskId: a.task.id, leaseToken: a.leaseToken }, { taskId: a.task.id, leaseToken: a.leaseToken }] });
+    expect(codeOf(duplicate)).toBe("BAD_USER_INPUT");
+    expect((await read(a.task.id))!.status).toBe("RUNNING");
+    const res = await api<Outcomes>(COMPLETE_MANY, {
+      c: [
+        { taskId: a.task.id, leaseToken: a.leaseToken, result: { n: 1 } },
+        { taskId: b.task.id, leaseToken: b.leaseToken.replace(/.$/, (ch) => (ch === "A" ? "B" : "A")), result: 2 },
+        { taskId: c.task.id, leaseToken: c.leaseToken, result: "x".repeat(300_000) },
+      ],
+    });
+    expect(res.data?.completeTasks.map((o) => [o.taskId, o.accepted, o.code])).toEqual([
+      [a.task.id, true, null],
+      [b.task.id, false, "CONFLICT"],
+      [c.task.id, false, "BAD_USER_INPUT"],
+    ]);
+    expect(res.data?.completeTasks[0]!.task).toEqual({ id: a.task.id, status: "SUCCEEDED", result: { n: 1 } });
+    expect((await read(b.task.id))!.status).toBe("RUNNING");
+    expect((await read(c.task.id))!.status).toBe("RUNNING");
+    const again = await api<Outcomes>(COMPLETE_MANY, { c: [{ taskId: a.task.id, leaseToken: a.leaseToken }, { taskId: b.task.id, leaseToken: b.leaseToken }] });
+    expect(again.errors).toBeUndefined();
+    expect(again.data?.completeTasks.map((o) => o.code)).toEqual(["CONFLICT", null]);
+    expect((await read(b.task.id))!.status).toBe("SUCCEEDED");
+  });
+
   it("refuses to lease from a PUSH queue and answers NOT_FOUND for an unknown one", async () => {
     expect(codeOf(await api(`mutation { leaseTasks(queue: "hooks", workerId: "w") { leaseToken } }`))).toBe("BAD_USER_INPUT");
     expect(codeOf(await api(`mutation { leaseTasks(queue: "nope", workerId: "w") { leaseToken } }`))).toBe("NOT_FOUND");

@@ -372,3 +372,19 @@ export interface ApiKeyWithSecret {
   /** Shown once. */
   secret: string;
 }
+
+/** One item of completeTasks. */
+export interface TaskCompletion {
+  taskId: string;
+  leaseToken: string;
+  result?: unknown;
+}
+
+/** completeTasks' answer for one item: recorded, or refused with the code completeTask would have answered. */
+export interface TaskCompletionOutcome<TPayload = unknown> {
+  taskId: string;
+  accepted: boolean;
+  task: Task<TPayload> | null;
+  code: string | null;
+  message: string | null;
+}

@@ -5,6 +5,7 @@
  * worker shuts down hard.
  */
 import type { TasklaneClient } from "./client.js";
+import type { CompletionBatcher } from "./completion-batcher.js";
 import { ErrorCode, NonRetryableError, TaskAbortedError, isTasklaneError, type TaskAbortReason } from "./errors.js";
 import type { Lease, Task } from "./types.js";
 
@@ -47,6 +48,8 @@ export type WorkerErrorContext =
 
 export interface TaskRunSettings<TPayload, TResult> {
   client: TasklaneClient;
+  /** Successful outcomes go through here (batched into completeTasks calls). */
+  completions: CompletionBatcher;
   handler: TaskHandler<TPayload, TResult>;
   workerId: string;
   leaseSeconds: number;
@@ -169,10 +172,9 @@ export class TaskRun<TPayload, TResult> {
   }
 
   async #reportOutcome(outcome: Outcome<TResult>): Promise<void> {
-    const { client } = this.#settings;
     if (outcome.ok) {
       try {
-        await client.leases.complete(this.taskId, this.#lease.leaseToken, outcome.result);
+        await this.#settings.completions.complete({ taskId: this.taskId, leaseToken: this.#lease.leaseToken, result: outcome.result });
         return;
       } catch (error: unknown) {
         if (!isTasklaneError(error, ErrorCode.BAD_USER_INPUT)) {

@@ -17,6 +17,7 @@ import { ErrorCode, TasklaneError } from "./errors.js";
 import type { RetryOptions } from "./retry.js";
 import type { FetchLike } from "./transport.js";
 import type { Lease } from "./types.js";
+import { CompletionBatcher } from "./completion-batcher.js";
 import { TaskRun, type TaskHandler, type WorkerErrorContext } from "./worker-run.js";
 
 export type { TaskContext, TaskHandler, WorkerErrorContext } from "./worker-run.js";
@@ -86,6 +87,7 @@ export class Worker<TPayload = unknown, TResult = unknown> {
   readonly #handler: TaskHandler<TPayload, TResult>;
   readonly #onError: (error: unknown, context: WorkerErrorContext) => void;
   readonly #runs = new Map<TaskRun<TPayload, TResult>, Promise<void>>();
+  readonly #completions: CompletionBatcher;
   readonly #stopController = new AbortController();
   #slotWaiters: Array<() => void> = [];
   #state: WorkerState = "idle";
@@ -102,6 +104,7 @@ export class Worker<TPayload = unknown, TResult = unknown> {
     this.heartbeatEverySeconds = options.heartbeatEverySeconds ?? this.leaseSeconds / 3;
     this.pollWaitSeconds = options.pollWaitSeconds ?? 10;
     this.#handler = options.handler;
+    this.#completions = new CompletionBatcher(this.client.leases);
     this.#onError = options.onError ?? ((error, context) => defaultOnError(this.workerId, error, context));
     if (!Number.isInteger(this.concurrency) || this.concurrency < 1) throw new RangeError(`concurrency must be an integer >= 1, got ${this.concurrency}`);
     if (!Number.isInteger(this.leaseSeconds) || this.leaseSeconds < 1 || this.leaseSeconds > MAX_LEASE_SECONDS) {
@@ -212,6 +215,7 @@ export class Worker<TPayload = unknown, TResult = unknown> {
       lease,
       {
         client: this.client,
+        completions: this.#completions,
         handler: this.#handler,
         workerId: this.workerId,
         leaseSeconds: this.leaseSeconds,

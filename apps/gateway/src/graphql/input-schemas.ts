@@ -42,3 +42,11 @@ export const failErrorSchema = z.string().max(1_000_000);
 
 /** Schedule.runs(first): newest runs, 20 unless asked, never more than a page. */
 export const runsFirstSchema = z.number().int().min(1).max(MAX_PAGE_SIZE).nullish().transform((v) => v ?? 20);
+
+/** completeTasks: at most this many outcomes per call, each task once. */
+export const MAX_COMPLETIONS_PER_CALL = 500;
+export const completionsSchema = z
+  .array(leaseTokenArgsSchema.extend({ result: z.unknown().optional() }))
+  .min(1)
+  .max(MAX_COMPLETIONS_PER_CALL)
+  .refine((items) => new Set(items.map((i) => i.taskId)).size === items.length, { message: "each taskId at most once per call" });

@@ -1,11 +1,13 @@
-import { BadUserInputError, MAX_RESULT_BYTES, jsonByteLength } from "@tasklane/core";
+import { BadUserInputError, MAX_RESULT_BYTES, NotFoundError, StaleLeaseError, jsonByteLength } from "@tasklane/core";
 import {
   completeLease,
+  completeLeases,
   failLease,
   heartbeatLease,
   leaseFromPullQueue,
   type Database,
   type DispatchIntent,
+  type LeaseCompletionOutcome,
   type StartedAttempt,
   type TaskRecord,
 } from "@tasklane/db";
@@ -39,6 +41,10 @@ const sleep = (ms: number, abort?: AbortSignal) =>
       resolve();
     }, { once: true });
   });
+
+export type CompletionOutcome =
+  | { taskId: string; task: TaskRecord }
+  | { taskId: string; refused: "NOT_FOUND" | "CONFLICT" | "BAD_USER_INPUT"; message: string };
 
 /** Fallback re-check while long-polling: work that becomes due (a retry's backoff ends) rings no bell. */
 const POLL_MS = 200;
@@ -104,6 +110,31 @@ export class LeaseService {
     await this.deps.dispatch(dispatch);
     if (releasedQueueIds.length > 0) await this.deps.doorbell.ring(releasedQueueIds).catch(() => undefined);
     return task;
+  }
+
+  /**
+   * completeTasks: many outcomes in one call. An item whose result is too large
+   * is refused on its own (BAD_USER_INPUT) so the rest of the batch still lands.
+   */
+  async completeMany(tenantId: string, items: { taskId: string; token: string; result: unknown }[]): Promise<CompletionOutcome[]> {
+    const oversized = new Set(items.filter((i) => i.result !== undefined && jsonByteLength(i.result) > MAX_RESULT_BYTES).map((i) => i.taskId));
+    const startedAt = Date.now();
+    const { outcomes, dispatch, releasedQueueIds } = await completeLeases(
+      this.deps.db,
+      tenantId,
+      items.filter((i) => !oversized.has(i.taskId)).map((i) => ({ ...i, result: i.result ?? null })),
+      this.deps.horizonMs,
+    );
+    for (const o of outcomes) if ("task" in o) traceOutcome("task.complete", o.task, startedAt);
+    await this.deps.dispatch(dispatch);
+    if (releasedQueueIds.length > 0) await this.deps.doorbell.ring(releasedQueueIds).catch(() => undefined);
+    const byId = new Map(outcomes.map((o) => [o.taskId, o]));
+    return items.map((i): CompletionOutcome => {
+      if (oversized.has(i.taskId)) return { taskId: i.taskId, refused: "BAD_USER_INPUT", message: `result exceeds ${MAX_RESULT_BYTES} bytes` };
+      const o = byId.get(i.taskId) as LeaseCompletionOutcome;
+      if ("task" in o) return o;
+      return { taskId: i.taskId, refused: o.refused, message: o.refused === "NOT_FOUND" ? new NotFoundError("Task").message : new StaleLeaseError().message };
+    });
   }
 
   async fail(tenantId: string, taskId: string, token: string, error: string, retryable: boolean): Promise<TaskRecord> {

@@ -5,7 +5,7 @@
 import { MAX_ERROR_LENGTH } from "@tasklane/core/limits";
 import { TASK_FIELDS } from "../graphql/fragments.js";
 import type { CallOptions, GraphQLTransport } from "../transport.js";
-import type { HeartbeatResult, Lease, LeaseRequest, Task } from "../types.js";
+import type { HeartbeatResult, Lease, LeaseRequest, Task, TaskCompletion, TaskCompletionOutcome } from "../types.js";
 
 const LEASE = `mutation LeaseTasks($queue: String!, $workerId: String!, $max: Int, $leaseSeconds: Int, $waitSeconds: Float) {
   leaseTasks(queue: $queue, workerId: $workerId, max: $max, leaseSeconds: $leaseSeconds, waitSeconds: $waitSeconds) {
@@ -18,6 +18,10 @@ const HEARTBEAT = `mutation Heartbeat($taskId: ID!, $leaseToken: String!, $exten
 }`;
 const COMPLETE = `mutation CompleteTask($taskId: ID!, $leaseToken: String!, $result: JSON) {
   completeTask(taskId: $taskId, leaseToken: $leaseToken, result: $result) { ...TaskFields }
+}
+${TASK_FIELDS}`;
+const COMPLETE_MANY = `mutation CompleteTasks($completions: [TaskCompletionInput!]!) {
+  completeTasks(completions: $completions) { taskId accepted code message task { ...TaskFields } }
 }
 ${TASK_FIELDS}`;
 const FAIL = `mutation FailTask($taskId: ID!, $leaseToken: String!, $error: String!, $retryable: Boolean) {
@@ -74,6 +78,20 @@ export class LeasesResource {
       opts,
     );
     return data.completeTask;
+  }
+
+  /**
+   * completeTask for many leases in one call (at most 500, each task once).
+   * Each item is fenced by its own token: a refused one (its `code` is
+   * CONFLICT, NOT_FOUND or BAD_USER_INPUT) does not affect the others.
+   */
+  async completeMany(completions: TaskCompletion[], opts?: CallOptions): Promise<TaskCompletionOutcome[]> {
+    const data = await this.#transport.execute<{ completeTasks: TaskCompletionOutcome[] }>(
+      { operation: "completeTasks", document: COMPLETE_MANY, idempotent: true },
+      { completions: completions.map((c) => ({ taskId: c.taskId, leaseToken: c.leaseToken, result: c.result === undefined ? null : c.result })) },
+      opts,
+    );
+    return data.completeTasks;
   }
 
   /**

@@ -106,6 +106,19 @@ export class FakePullQueue {
         s.leaseToken = null;
         return ok({ completeTask: s.task });
       }
+      case "CompleteTasks": {
+        const items = v.completions as { taskId: string; leaseToken: string; result: unknown }[];
+        return ok({
+          completeTasks: items.map((item) => {
+            const s = this.#held(item);
+            if (s === null || s.task.status !== "RUNNING") return { taskId: item.taskId, accepted: false, task: null, code: "CONFLICT", message: "Lease is no longer held" };
+            s.outcomes.push({ kind: "complete", result: item.result });
+            Object.assign(s.task, { status: "SUCCEEDED", result: item.result });
+            s.leaseToken = null;
+            return { taskId: item.taskId, accepted: true, task: s.task, code: null, message: null };
+          }),
+        });
+      }
       case "FailTask": {
         const s = this.#held(v);
         if (s === null || s.task.status !== "RUNNING") return gqlError("CONFLICT", "Lease is no longer held", { reason: "STALE_LEASE" });
@@ -123,7 +136,7 @@ export class FakePullQueue {
     }
   };
 
-  #held(v: Record<string, unknown>): FakeTaskState | null {
+  #held(v: { taskId?: unknown; leaseToken?: unknown }): FakeTaskState | null {
     const s = this.tasks.get(String(v.taskId));
     return s !== undefined && s.leaseToken !== null && s.leaseToken === v.leaseToken ? s : null;
   }

@@ -5,6 +5,7 @@
  * recommend for high throughput (local queue, batched completions).
  */
 import { Logger, makeWorkerUtils, run, runMigrations, type WorkerUtils } from "graphile-worker";
+import pg from "pg";
 import { Probe } from "../lib/probe.js";
 import { refOf } from "../lib/probe-protocol.js";
 import type { Recorder } from "../lib/recorder.js";
@@ -28,6 +29,7 @@ export class GraphileSystem implements BenchSystem {
     readonly label: string,
     private readonly db: BenchDatabase,
     private readonly utils: WorkerUtils,
+    private readonly pool: pg.Pool,
     private readonly batched: boolean,
   ) {}
 
@@ -36,9 +38,13 @@ export class GraphileSystem implements BenchSystem {
   }
 
   static async create(db: BenchDatabase, batched: boolean): Promise<GraphileSystem> {
-    await runMigrations({ connectionString: db.url, logger: quietLogger });
-    const utils = await makeWorkerUtils({ connectionString: db.url, logger: quietLogger, maxPoolSize: 8 });
-    return new GraphileSystem(batched ? "graphile-worker (batched)" : "graphile-worker", db, utils, batched);
+    // Our own pool, so its end is ours to await and a connection dropped with the
+    // database afterwards cannot surface as an unhandled 'error' event.
+    const pool = new pg.Pool({ connectionString: db.url, max: 8 });
+    pool.on("error", () => undefined);
+    await runMigrations({ pgPool: pool, logger: quietLogger });
+    const utils = await makeWorkerUtils({ pgPool: pool, logger: quietLogger });
+    return new GraphileSystem(batched ? "graphile-worker (batched)" : "graphile-worker", db, utils, pool, batched);
   }
 
   async submitMany(tasks: TaskRequest[]): Promise<string[]> {
@@ -86,6 +92,7 @@ export class GraphileSystem implements BenchSystem {
   async close(): Promise<void> {
     await this.probe?.stop();
     await this.utils.release();
+    await this.pool.end();
   }
 }
 

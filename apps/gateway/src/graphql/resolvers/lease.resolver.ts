@@ -4,10 +4,10 @@ import { Arg, Ctx, Float, ID, Int, Mutation, Resolver } from "type-graphql";
 import { requireTenant } from "../../auth/guards.js";
 import { Permission } from "../../auth/scopes.js";
 import type { GatewayContext } from "../context.js";
-import { extendSecondsSchema, failErrorSchema, leaseArgsSchema, leaseTokenArgsSchema } from "../input-schemas.js";
+import { completionsSchema, extendSecondsSchema, failErrorSchema, leaseArgsSchema, leaseTokenArgsSchema } from "../input-schemas.js";
 import { toTask } from "../mappers.js";
 import { JSONScalar } from "../types/scalars.js";
-import { HeartbeatResult, Lease, Task } from "../types/task.js";
+import { HeartbeatResult, Lease, Task, TaskCompletionInput, TaskCompletionOutcome } from "../types/task.js";
 
 @Resolver()
 export class LeaseResolver {
@@ -48,6 +48,26 @@ export class LeaseResolver {
     const caller = requireTenant(ctx.principal, Permission.WORK);
     const args = parseInput(leaseTokenArgsSchema, { taskId, leaseToken });
     return toTask(await ctx.services.leases.complete(caller.tenantId, args.taskId, args.leaseToken, result));
+  }
+
+  @Mutation(() => [TaskCompletionOutcome], {
+    description: "completeTask for many leases in one call (at most 500, each task once); each item is fenced by its own token and refused on its own",
+  })
+  async completeTasks(
+    @Arg("completions", () => [TaskCompletionInput]) completions: TaskCompletionInput[],
+    @Ctx() ctx: GatewayContext,
+  ): Promise<TaskCompletionOutcome[]> {
+    const caller = requireTenant(ctx.principal, Permission.WORK);
+    const items = parseInput(completionsSchema, completions);
+    const outcomes = await ctx.services.leases.completeMany(
+      caller.tenantId,
+      items.map((i) => ({ taskId: i.taskId, token: i.leaseToken, result: i.result })),
+    );
+    return outcomes.map((o) =>
+      "task" in o
+        ? { taskId: o.taskId, accepted: true, task: toTask(o.task), code: null, message: null }
+        : { taskId: o.taskId, accepted: false, task: null, code: o.refused, message: o.message },
+    );
   }
 
   @Mutation(() => Task)

@@ -205,6 +205,36 @@ export class Lease {
   parents!: Record<string, unknown> | null;
 }
 
+@InputType("TaskCompletionInput")
+export class TaskCompletionInput {
+  @Field(() => ID)
+  taskId!: string;
+
+  @Field(() => String)
+  leaseToken!: string;
+
+  @Field(() => JSONScalar, { nullable: true })
+  result!: unknown;
+}
+
+@ObjectType("TaskCompletionOutcome", { description: "completeTasks: one per input item, in input order" })
+export class TaskCompletionOutcome {
+  @Field(() => ID)
+  taskId!: string;
+
+  @Field(() => Boolean, { description: "recorded as SUCCEEDED; otherwise `code` says why, as completeTask would have answered" })
+  accepted!: boolean;
+
+  @Field(() => Task, { nullable: true })
+  task!: Task | null;
+
+  @Field(() => String, { nullable: true, description: "CONFLICT (the lease is no longer held), NOT_FOUND or BAD_USER_INPUT (result too large)" })
+  code!: string | null;
+
+  @Field(() => String, { nullable: true })
+  message!: string | null;
+}
+
 @ObjectType("HeartbeatResult")
 export class HeartbeatResult {
   @Field(() => DateTimeScalar)
