@@ -196,6 +196,9 @@ export function useAttackPlatform(opts: AttackPlatformOptions = {}): AttackPlatf
         places[`${app.name} output`] = app.output();
         if (metrics !== undefined) places[`${app.name} /metrics`] = await fetch(metrics).then((r) => r.text(), (e: unknown) => `unreachable: ${String(e)}`);
       }
+      // A search of nothing finds nothing: make sure the logs and metrics were really captured.
+      const empty = Object.entries(places).filter(([place, text]) => place !== "error messages" && (place.endsWith("/metrics") ? !text.includes("# TYPE") : text.length === 0));
+      if (empty.length > 0 || !places["gateway output"]?.includes("request served")) throw new Error(`nothing captured from ${empty.map(([p]) => p).join(", ") || "gateway debug log"}`);
       const found: string[] = [];
       for (const [name, needle] of Object.entries(needles)) {
         for (const [place, text] of Object.entries(places)) if (text.includes(needle)) found.push(`${name} in ${place}`);
