@@ -1,0 +1,29 @@
+import { baseEnvSchema, loadEnv } from "@tasklane/config";
+import { describe, expect, it } from "vitest";
+import { createRedis, redisTargetOf } from "./connection.js";
+
+describe("REDIS_CLUSTER_NODES", () => {
+  it("parses host:port seeds, IPv6 in brackets included", () => {
+    const env = loadEnv(baseEnvSchema, { REDIS_CLUSTER_NODES: "127.0.0.1:7001, redis-b:7002,[::1]:7003" });
+    expect(redisTargetOf(env)).toEqual({
+      url: "redis://127.0.0.1:6379/0",
+      clusterNodes: [
+        { host: "127.0.0.1", port: 7001 },
+        { host: "redis-b", port: 7002 },
+        { host: "::1", port: 7003 },
+      ],
+    });
+    expect(redisTargetOf(loadEnv(baseEnvSchema, {})).clusterNodes).toBeUndefined();
+  });
+
+  it("refuses anything that is not host:port, naming the variable", () => {
+    for (const bad of ["127.0.0.1", "127.0.0.1:7001,", "redis://127.0.0.1:7001", "a:b", "user@host:7001", "host:7001/1", "host:70000"]) {
+      expect(() => loadEnv(baseEnvSchema, { REDIS_CLUSTER_NODES: bad }), bad).toThrow(/REDIS_CLUSTER_NODES/);
+    }
+  });
+
+  it("refuses a REDIS_URL DB index other than 0, before connecting anywhere", () => {
+    const target = { url: "redis://127.0.0.1:6379/3", clusterNodes: [{ host: "127.0.0.1", port: 7001 }] };
+    expect(() => createRedis(target, "test")).toThrow(/DB 3/);
+  });
+});
