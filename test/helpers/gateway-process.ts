@@ -14,9 +14,9 @@ export interface GatewayProcess {
 }
 
 /** Starts `apps/gateway/dist/main.js` on a free port and resolves once its /healthz answers 200. */
-export async function startGatewayProcess(env: Record<string, string>, adminToken: string): Promise<GatewayProcess> {
+export async function startGatewayProcess(env: Record<string, string>, adminToken?: string): Promise<GatewayProcess> {
   const port = await freePort();
-  const app = startApp("gateway", { ...env, PORT: String(port), HOST: "127.0.0.1", ADMIN_TOKEN: adminToken });
+  const app = startApp("gateway", { ...env, PORT: String(port), HOST: "127.0.0.1", ...(adminToken === undefined ? {} : { ADMIN_TOKEN: adminToken }) });
   const base = `http://127.0.0.1:${port}`;
   await waitFor(
     `gateway on ${port}`,
@@ -25,7 +25,7 @@ export async function startGatewayProcess(env: Record<string, string>, adminToke
       return (await fetch(`${base}/healthz`)).status === 200;
     },
     60_000,
-    200,
+    100,
   );
   return { app, url: `${base}/graphql` };
 }

@@ -14,6 +14,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll } from "vitest";
 import { startApp, waitFor, type AppName, type AppProcess } from "../helpers/app-process.js";
 import { freePort } from "../helpers/free-port.js";
+import { startGatewayProcess } from "../helpers/gateway-process.js";
 import { createTestDatabase, createTestRedis, gql, type GqlError, type GqlResponse, type TestDatabase, type TestRedis } from "../helpers/platform.js";
 
 export interface Canaries {
@@ -65,22 +66,6 @@ export interface AttackPlatform {
 }
 
 const sharedLogLevel = "debug";
-
-async function startGatewayApp(env: Record<string, string>): Promise<{ app: AppProcess; url: string }> {
-  const port = await freePort();
-  const app = startApp("gateway", { ...env, PORT: String(port), HOST: "127.0.0.1" });
-  const base = `http://127.0.0.1:${port}`;
-  await waitFor(
-    `gateway on ${port}`,
-    async () => {
-      if (app.child.exitCode !== null) throw new Error(`gateway exited: ${app.output().slice(-2000)}`);
-      return (await fetch(`${base}/healthz`)).status === 200;
-    },
-    60_000,
-    100,
-  );
-  return { app, url: `${base}/graphql` };
-}
 
 function metricsUrl(app: AppProcess, gatewayUrl: string | undefined, port: number | undefined): string | undefined {
   if (app.name === "gateway") return gatewayUrl?.replace(/\/graphql$/, "/metrics");
@@ -144,7 +129,7 @@ export function useAttackPlatform(opts: AttackPlatformOptions = {}): AttackPlatf
       return { status: res.status, headers: res.headers, text, json };
     },
     async startGateway(env = {}) {
-      const started = await startGatewayApp({ ...platform.baseEnv, ...opts.gatewayEnv, ...env });
+      const started = await startGatewayProcess({ ...platform.baseEnv, ...opts.gatewayEnv, ...env });
       apps.push({ app: started.app, metrics: metricsUrl(started.app, started.url, undefined) });
       return started;
     },
@@ -219,7 +204,7 @@ export function useAttackPlatform(opts: AttackPlatformOptions = {}): AttackPlatf
       ADMIN_TOKEN: adminToken,
       WEBHOOK_RETRY_SCHEDULE: "0.2,0.2",
     };
-    const gateway = await startGatewayApp({ ...state.baseEnv, ...opts.gatewayEnv });
+    const gateway = await startGatewayProcess({ ...state.baseEnv, ...opts.gatewayEnv });
     state.url = gateway.url;
     apps.push({ app: gateway.app, metrics: metricsUrl(gateway.app, gateway.url, undefined) });
     await Promise.all(Object.entries(opts.apps ?? {}).map(([name, env]) => platform.start(name as Exclude<AppName, "gateway">, env)));
