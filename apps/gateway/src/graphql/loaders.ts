@@ -20,11 +20,19 @@ export interface RequestLoaders {
   readonly workflowTasks: DataLoader<WorkflowTasksKey, WorkflowTaskRecord[], string>;
   /** Task.events: one loader per (tenant, page) asked for, so a list of tasks costs one query. */
   taskEvents(tenantId: string, first: number, after: string | null): DataLoader<string, TaskAuditEventRecord[]>;
+  /** Forgets every cached row (a subscription's context outlives one event). */
+  clearAll(): void;
 }
 
 export function createLoaders(services: { tasks: TaskService; queues: QueueService; workflows: WorkflowService }): RequestLoaders {
   const eventLoaders = new Map<string, DataLoader<string, TaskAuditEventRecord[]>>();
-  return {
+  const loaders: RequestLoaders = {
+    clearAll() {
+      eventLoaders.clear();
+      loaders.attempts.clearAll();
+      loaders.queueStats.clearAll();
+      loaders.workflowTasks.clearAll();
+    },
     taskEvents(tenantId, first, after) {
       const key = `${tenantId}/${first}/${after ?? ""}`;
       let loader = eventLoaders.get(key);
@@ -57,4 +65,5 @@ export function createLoaders(services: { tasks: TaskService; queues: QueueServi
       { cacheKeyFn: (k) => `${k.tenantId}/${k.workflowId}` },
     ),
   };
+  return loaders;
 }

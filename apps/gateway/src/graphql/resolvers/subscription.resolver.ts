@@ -24,7 +24,7 @@ type SubscribeData = SubscribeResolverData<unknown, Record<string, unknown>, Gat
  * (attemptHistory, Workflow.tasks) would serve the first event's rows forever.
  */
 function freshLoaders(ctx: GatewayContext): void {
-  for (const loader of Object.values(ctx.loaders)) loader.clearAll();
+  ctx.loaders.clearAll();
 }
 
 @Resolver()
