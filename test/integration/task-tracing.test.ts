@@ -134,6 +134,7 @@ describe("tracing on", () => {
   let webhookSecret = "";
   let taskId = "";
   let joinedTaskId = "";
+  let workflowTaskId = "";
   let outputs = new Map<string, string>();
 
   beforeAll(async () => {
@@ -161,6 +162,10 @@ describe("tracing on", () => {
     joinedTaskId = (await call<{ submitTask: { id: string } }>(SUBMIT, { input: { type: "plain", queue: "push" } }, apiKey, { traceparent: CLIENT_TRACEPARENT })).submitTask.id;
     expect((await settle(taskId, apiKey)).attempts).toBe(2);
     await settle(joinedTaskId, apiKey);
+    const wf = await call<{ submitWorkflow: { tasks: { task: { id: string } }[] } }>(
+      `mutation { submitWorkflow(input: {name: "traced-wf", tasks: [{key: "only", type: "wf", queue: "push"}]}) { tasks { task { id } } } }`, {}, apiKey);
+    workflowTaskId = wf.submitWorkflow.tasks[0]!.task.id;
+    await settle(workflowTaskId, apiKey);
     await waitFor("both webhooks delivered", () => endpoint.requests.filter((r) => r.path === "/webhook").length >= 2, 30_000, 100);
     outputs = await stopPlatform();
   });
@@ -210,6 +215,15 @@ describe("tracing on", () => {
     expect(submit?.parentSpanId).toBe("00f067aa0ba902b7");
     const push = endpoint.requests.find((r) => r.path === "/push" && (r.json as { taskId?: string }).taskId === joinedTaskId);
     expect(traceIdOf(push?.headers.traceparent)).toBe(CLIENT_TRACE_ID);
+  });
+
+  it("gives a workflow's task its own trace from submitWorkflow to the endpoint", () => {
+    const spans = spansOf(collector.requests);
+    const attempt = spans.find((s) => s.name === "task.attempt" && s.attributes["tasklane.task_id"] === workflowTaskId);
+    const root = spans.find((s) => s.spanId === attempt?.parentSpanId);
+    expect(root).toMatchObject({ name: "task.submit", service: "tasklane-gateway", traceId: attempt?.traceId });
+    const push = endpoint.requests.find((r) => r.path === "/push" && (r.json as { taskId?: string }).taskId === workflowTaskId);
+    expect(traceIdOf(push?.headers.traceparent)).toBe(attempt?.traceId);
   });
 
   it("logs each attempt as JSON with taskId, tenantId, attempt and workerId, and no secret", () => {

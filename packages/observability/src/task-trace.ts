@@ -114,6 +114,19 @@ export async function withTaskSpans<T>(
   }
 }
 
+/**
+ * The trace of a task created without a submit request of its own (a cron
+ * run, a workflow's task): a short span that is the root of the task's
+ * trace (or a child of `parent`), returned as the traceparent to store.
+ * Tracing off: `parent` as it is.
+ */
+export function newTaskTrace(name: string, parent: string | null, attributes: Attributes): string | null {
+  if (!active) return parent;
+  const span = tracer().startSpan(name, { kind: SpanKind.INTERNAL, attributes }, parentContext(parent));
+  span.end();
+  return traceParentOf(span);
+}
+
 /** The spans of one submission: one per task, each the root of that task's trace. */
 export interface SubmitTrace {
   /** Per input, the traceparent to store on its task (null: none). */

@@ -18,7 +18,9 @@ import {
   type WorkflowRecord,
   type WorkflowTaskRecord,
 } from "@tasklane/db";
+import { TaskAttr, newTaskTrace, withTaskSpans } from "@tasklane/observability";
 import type { Logger } from "../observability/logger.js";
+import { currentRequestScope } from "../observability/request-scope.js";
 
 export interface WorkflowServiceDeps {
   db: Database;
@@ -35,9 +37,12 @@ export class WorkflowService {
   constructor(private readonly deps: WorkflowServiceDeps) {}
 
   async submit(tenantId: string, spec: WorkflowSpec, actor: string): Promise<SubmitWorkflowResult> {
-    const result = await submitWorkflow(this.deps.db, tenantId, spec, { horizonMs: this.deps.horizonMs, actor });
+    // Each workflow task gets its own trace (a child of the caller's traceparent, if it sent one).
+    const incoming = currentRequestScope()?.traceParent ?? null;
+    const newTraceParent = () => newTaskTrace("task.submit", incoming, { [TaskAttr.tenantId]: tenantId });
+    const result = await submitWorkflow(this.deps.db, tenantId, spec, { horizonMs: this.deps.horizonMs, actor, newTraceParent });
     if (!result.created) return result;
-    await this.deps.dispatch(result.dispatch);
+    await withTaskSpans("task.dispatch", result.dispatch, () => this.deps.dispatch(result.dispatch));
     const pushed = new Set(result.dispatch.map((i) => i.queueId));
     const pulled = result.tasks.filter((t) => t.task.status === "QUEUED" && !pushed.has(t.task.queueId)).map((t) => t.task.queueId);
     await this.deps.ringPullQueues([...new Set(pulled)]).catch((error: unknown) => this.deps.log.warn({ err: error }, "could not ring pull workers"));

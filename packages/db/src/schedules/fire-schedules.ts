@@ -13,9 +13,19 @@ import {
 import type pg from "pg";
 import { withTransaction, type Database } from "../database.js";
 import type { DispatchIntent } from "../outbox/dispatch-intent.js";
-import { insertTasks, type TaskInsert } from "../tasks/submit-tasks.js";
+import { insertTasks, type SubmitOptions, type TaskInsert } from "../tasks/submit-tasks.js";
 import { cancelUnfinishedRuns } from "./cancel-runs.js";
 import { SCHEDULE_COLUMNS, mapScheduleRow, type ScheduleRecord } from "./schedule-record.js";
+
+/** How cron runs are inserted: by the scheduler, outside quotas (see SubmitOptions.quotas), each with its own trace. */
+function runOptions(options: FireOptions): SubmitOptions {
+  return {
+    horizonMs: options.horizonMs,
+    actor: "scheduler",
+    quotas: false,
+    ...(options.newTraceParent ? { newTraceParent: options.newTraceParent } : {}),
+  };
+}
 
 export interface FireOptions {
   /**
@@ -28,6 +38,8 @@ export interface FireOptions {
   horizonMs: number;
   limit: number;
   graceMs?: number;
+  /** Starts each run's trace (SubmitOptions.newTraceParent); absent: runs have none. */
+  newTraceParent?: () => string | null;
 }
 
 export interface FireResult {
@@ -122,12 +134,12 @@ export async function fireDueSchedules(db: Database, options: FireOptions): Prom
         }
         // Each run must be visible to the overlap check of the next occurrence in this batch.
         if (inserts.length) {
-          const { dispatch } = await insertTasks(client, schedule.tenantId, inserts.splice(0), { horizonMs: options.horizonMs, actor: "scheduler", quotas: false });
+          const { dispatch } = await insertTasks(client, schedule.tenantId, inserts.splice(0), runOptions(options));
           result.dispatch.push(...dispatch);
         }
       }
       if (inserts.length) {
-        const { dispatch } = await insertTasks(client, schedule.tenantId, inserts, { horizonMs: options.horizonMs, actor: "scheduler", quotas: false });
+        const { dispatch } = await insertTasks(client, schedule.tenantId, inserts, runOptions(options));
         result.dispatch.push(...dispatch);
       }
       result.fired += fire.length;

@@ -18,6 +18,11 @@ export interface SubmitOptions {
    * @defaultValue true
    */
   quotas?: boolean;
+  /**
+   * Starts the trace of a task that comes without a traceParent (cron runs,
+   * workflow tasks) and returns its W3C traceparent; absent or null: none.
+   */
+  newTraceParent?: () => string | null;
 }
 
 /** A task to insert: the API's spec plus what schedules and workflows attach. */
@@ -84,7 +89,7 @@ export async function insertTasks(client: pg.PoolClient, tenantId: string, specs
       workflow_id: specs.map((s) => s.workflowId ?? null),
       workflow_key: specs.map((s) => s.workflowKey ?? null),
       initial_status: specs.map((s) => s.initialStatus ?? null),
-      trace_parent: specs.map((s) => s.traceParent ?? null),
+      trace_parent: specs.map((s) => s.traceParent ?? options.newTraceParent?.() ?? null),
     };
     const inserted = await client.query(
       `WITH input AS (
