@@ -45,7 +45,7 @@ export async function runAttempt(ctx: WorkerContext, started: StartedAttempt, ca
     cancel,
   );
   ctx.metrics.execution.observe((Date.now() - startedAt) / 1000);
-  endSpan(span, outcome.kind === "failed" ? outcome.error : undefined, { [TaskAttr.outcome]: outcome.kind, ...("status" in outcome && outcome.status !== undefined ? { "http.response.status_code": outcome.status } : {}) });
+  if (span) endSpan(span, outcome.kind === "failed" ? outcome.error : undefined, { [TaskAttr.outcome]: outcome.kind, ...("status" in outcome && outcome.status !== undefined ? { "http.response.status_code": outcome.status } : {}) });
   const log = ctx.log.child({ taskId: task.id, tenantId: task.tenantId, attempt: task.attempts });
   switch (outcome.kind) {
     case "succeeded": {
