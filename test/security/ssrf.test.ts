@@ -22,6 +22,9 @@ import { startReceiver, type HttpReceiver } from "../helpers/http-receiver.js";
 import { codeOf } from "../helpers/platform.js";
 import { useAttackPlatform } from "./attack-platform.js";
 
+/** Connect-time tests wait on (and restart) real processes: room for a loaded 2-core machine. */
+const CONNECT_TIMEOUT_MS = 150_000;
+
 /** A name that resolves to loopback through the system resolver (/etc/hosts), with no outside DNS involved. */
 const LOOPBACK_NAME = hostname();
 
@@ -112,8 +115,8 @@ describe("security: outbound abuse (SSRF) with ALLOW_PRIVATE_TARGETS=0", () => {
     const port = () => new URL(receiver.url).port;
 
     beforeAll(async () => {
-      permissive = (await platform.startGateway({ ALLOW_PRIVATE_TARGETS: "1" })).url;
-      [worker, notifier] = await Promise.all([platform.start("worker"), platform.start("notifier")]);
+      const [gateway, startedWorker, startedNotifier] = await Promise.all([platform.startGateway({ ALLOW_PRIVATE_TARGETS: "1" }), platform.start("worker"), platform.start("notifier")]);
+      [permissive, worker, notifier] = [gateway.url, startedWorker, startedNotifier];
     });
 
     it("the worker refuses PUSH endpoints inside: the task dies with the reason, the receiver sees nothing", async () => {
@@ -128,10 +131,10 @@ describe("security: outbound abuse (SSRF) with ALLOW_PRIVATE_TARGETS=0", () => {
       const finished = await waitFor("every PUSH task DEAD", async () => {
         const rows = await platform.database.db.pool.query<{ id: string; status: string; last_error: string | null }>(`SELECT id, status, last_error FROM tasks WHERE id = ANY($1::text[])`, [taskIds]);
         return rows.rows.length === taskIds.length && rows.rows.every((r) => r.status === "DEAD") ? rows.rows : null;
-      }, 45_000, 200);
+      }, 90_000, 200);
       for (const row of finished) expect({ id: row.id, error: row.last_error }).toEqual({ id: row.id, error: expect.stringMatching(/private|refused/i) });
       expect(receiver.requests).toEqual([]);
-    });
+    }, CONNECT_TIMEOUT_MS);
 
     it("the notifier refuses webhooks and callbacks inside: deliveries fail with the reason, the receiver sees nothing", async () => {
       const hookUrls = [`http://127.0.0.1:${port()}/hook`, `http://${LOOPBACK_NAME}:${port()}/hook-by-name`];
@@ -155,10 +158,10 @@ describe("security: outbound abuse (SSRF) with ALLOW_PRIVATE_TARGETS=0", () => {
           [taskId, urls],
         );
         return rows.rows.length === urls.length && rows.rows.every((r) => r.last_error !== null) ? rows.rows : null;
-      }, 30_000, 200);
+      }, 60_000, 200);
       for (const row of failed) expect(row).toEqual({ url: row.url, status: expect.not.stringMatching(/DELIVERED/), last_error: expect.stringMatching(/refused/i) });
       expect(receiver.requests).toEqual([]);
-    });
+    }, CONNECT_TIMEOUT_MS);
 
     it("never follows a redirect, even with private targets allowed: the inside address is never contacted", async () => {
       await Promise.all([worker.stop(), notifier.stop()]);
@@ -172,16 +175,16 @@ describe("security: outbound abuse (SSRF) with ALLOW_PRIVATE_TARGETS=0", () => {
       await waitFor("the redirect answered and the task DEAD", async () => {
         const row = await platform.database.db.pool.query<{ status: string }>(`SELECT status FROM tasks WHERE id = $1`, [taskId]);
         return row.rows[0]?.status === "DEAD";
-      }, 45_000, 200);
+      }, 90_000, 200);
       await waitFor("the webhook delivery attempted", async () => {
         const rows = await platform.database.db.pool.query<{ attempts: number }>(`SELECT attempts FROM webhook_deliveries WHERE task_id = $1 AND url LIKE '%redirect-307'`, [taskId]);
         return (rows.rows[0]?.attempts ?? 0) > 0;
-      }, 30_000, 200);
+      }, 60_000, 200);
       expect(receiver.requests.map((r) => r.path)).toEqual(expect.arrayContaining(["/redirect-302", "/redirect-307"]));
       expect(inside.requests).toEqual([]);
       const delivery = await platform.database.db.pool.query<{ status: string }>(`SELECT status FROM webhook_deliveries WHERE task_id = $1 AND url LIKE '%redirect-307'`, [taskId]);
       expect(delivery.rows[0]?.status).not.toBe("DELIVERED");
-    });
+    }, CONNECT_TIMEOUT_MS);
   });
 
   it("leaks none of the planted secrets into logs, metrics or error messages", async () => {
