@@ -208,6 +208,26 @@ describe("tenant isolation", () => {
     expect(rows.rows[0]?.n).toBe(20);
   });
 
+  it("counts submissions made before a daily quota was set toward it (per-session usage rows)", async () => {
+    const t = await createTenant(platform.gateway, "late-quota", { apiRatePerSecond: 1000, apiBurst: 1000 });
+    const submit = (i: number) => call(`mutation { submitTask(input: { type: "q${i}" }) { id } }`, {}, t.apiKey);
+    // Concurrent, so several gateway sessions each write their own usage row.
+    expect((await Promise.all(Array.from({ length: 12 }, (_, i) => submit(i)))).map((r) => codeOf(r))).toEqual(Array(12).fill(undefined));
+    const before = await must<{ tenant: { usage: { submittedToday: number } } }>(`{ tenant { usage { submittedToday } } }`, {}, t.apiKey);
+    expect(before.tenant.usage.submittedToday).toBe(12);
+    const updated = await gql(platform.gateway.url, `mutation ($id: ID!) { updateTenant(id: $id, limits: { dailyTaskQuota: 15 }) { id } }`, { id: t.tenantId }, platform.gateway.adminToken);
+    expect(updated.errors).toBeUndefined();
+    // The gateway caches tenant limits for up to a second or so; wait until the quota applies.
+    const codes: (string | undefined)[] = [];
+    for (let i = 0; i < 40 && codes.filter((c) => c === "QUOTA_EXCEEDED").length < 3; i++) {
+      codes.push(codeOf(await submit(100 + i)));
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const rows = await platform.database.db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM tasks WHERE tenant_id = $1", [t.tenantId]);
+    expect(rows.rows[0]?.n).toBe(15);
+    expect(codes.slice(-3)).toEqual(["QUOTA_EXCEEDED", "QUOTA_EXCEEDED", "QUOTA_EXCEEDED"]);
+  });
+
   it("admits exactly maxPendingTasks of 50 concurrent submissions, and again as tasks leave the pending set", async () => {
     const t = await createTenant(platform.gateway, "pending", { maxPendingTasks: 20, apiRatePerSecond: 1000, apiBurst: 1000 });
     const submit = (i: number) => call<{ submitTask: { id: string } }>(`mutation { submitTask(input: { type: "p${i}" }) { id } }`, {}, t.apiKey);

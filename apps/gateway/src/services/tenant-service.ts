@@ -87,14 +87,14 @@ export class TenantService {
   /**
    * Exact, and cheap whatever the backlog: pending comes from tenant_counters
    * (kept by triggers on tasks), running is the small set of tasks leased now,
-   * submittedToday is the row the submit path increments.
+   * submittedToday sums the rows the submit path increments.
    */
   async usage(tenantId: string): Promise<TenantUsageCounts> {
     const { rows } = await this.db.pool.query<{ pending: number; running: number; submitted_today: number }>(
       `SELECT (SELECT coalesce(sum(pending), 0) FROM tenant_counters WHERE tenant_id = $1)::int AS pending,
               (SELECT count(*) FROM tasks WHERE tenant_id = $1 AND status = $2::"TaskStatus")::int AS running,
-              coalesce((SELECT submitted FROM tenant_daily_usage
-                         WHERE tenant_id = $1 AND day = (now() AT TIME ZONE 'UTC')::date), 0)::int AS submitted_today`,
+              (SELECT coalesce(sum(submitted), 0) FROM tenant_daily_usage
+                WHERE tenant_id = $1 AND day = (now() AT TIME ZONE 'UTC')::date)::int AS submitted_today`,
       [tenantId, TaskStatus.RUNNING],
     );
     const row = rows[0];
