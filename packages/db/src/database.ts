@@ -31,6 +31,11 @@ export function createDatabase(options: DatabaseOptions): Database {
   });
   // An idle client losing its connection (Postgres restart) must not crash the process.
   pool.on("error", () => undefined);
+  // Nor a checked-out one between two queries (a transaction awaiting Redis, a restart
+  // mid-request): pg emits 'error' on the client itself, and with no listener that
+  // kills the process. The failure still reaches the next query, and pg-pool discards
+  // the broken client on release. Found by the chaos suite (PostgreSQL restart).
+  pool.on("connect", (client) => client.on("error", () => undefined));
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     pool,
