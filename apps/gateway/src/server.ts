@@ -15,7 +15,9 @@ import { createAuthenticator } from "./auth/authenticate.js";
 import { OperatorToken } from "./auth/operator-token.js";
 import { createApollo } from "./graphql/apollo.js";
 import { createContextFactory } from "./graphql/context-factory.js";
+import { toGraphQLError } from "./graphql/errors.js";
 import { buildGatewaySchema } from "./graphql/schema.js";
+import { isStoreUnavailable, storeUnavailableError } from "./graphql/store-unavailable.js";
 import { attachWebSockets } from "./graphql/ws.js";
 import { MAX_BODY, graphqlRequestGuard, httpErrorHandler, requireUtf8 } from "./http/graphql-guards.js";
 import { healthHandler, livenessHandler, metricsHandler } from "./http/health.js";
@@ -119,7 +121,12 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
         res.on("close", () => {
           if (!res.writableFinished) gone.abort();
         });
-        const context = await contextFor(req.headers.authorization, { requestId: String(res.locals.requestId), log: res.locals.log as Logger, signal: gone.signal });
+        const context = await contextFor(req.headers.authorization, { requestId: String(res.locals.requestId), log: res.locals.log as Logger, signal: gone.signal }).catch(
+          (error: unknown) => {
+            // Authentication reads Postgres: while it is down, 503 OVERLOADED + Retry-After rather than a bare 500.
+            throw isStoreUnavailable(error) ? toGraphQLError(storeUnavailableError()) : error;
+          },
+        );
         // Before anything runs: a refused request (429, or 400 for a batch above the burst) did nothing.
         await apiRateLimit.admit(context.principal, operationCount(req.body));
         return context;

@@ -4,6 +4,8 @@
  * - a core UserError keeps its message, code and extensions;
  * - a request the server could not even run (parse, validation, variable
  *   coercion, malformed HTTP body) is BAD_USER_INPUT;
+ * - a store that cannot be reached (Postgres restarting) is OVERLOADED with
+ *   retryAfterSeconds: nothing committed, retrying later is the fix;
  * - anything else is INTERNAL_SERVER_ERROR "Internal server error" with the
  *   requestId; the real error is logged, never returned (no stack, no SQL).
  */
@@ -12,6 +14,7 @@ import { ErrorCode, httpStatusForCode, isUserError, type UserError } from "@task
 import { GraphQLError, type GraphQLFormattedError } from "graphql";
 import type { Logger } from "../observability/logger.js";
 import { currentRequestScope } from "../observability/request-scope.js";
+import { isStoreUnavailable, storeUnavailableError } from "./store-unavailable.js";
 
 /** Apollo's codes for a request that never reached execution. */
 const CLIENT_REQUEST_CODES: ReadonlySet<unknown> = new Set([
@@ -98,6 +101,12 @@ export function formatError(
     return { message: clean(formatted.message, opts), ...where, extensions: { code: ErrorCode.BAD_USER_INPUT } };
   }
   const requestId = scope?.requestId ?? "unknown";
+  if (isStoreUnavailable(error)) {
+    // Postgres (or a connection to it) is down: nothing committed, and retrying later is the right move.
+    (scope?.log ?? opts.fallbackLog).warn({ err: rootCause(error), requestId, path: formatted.path }, "store unavailable during GraphQL request");
+    const overloaded = storeUnavailableError();
+    return { message: overloaded.message, ...where, extensions: { ...overloaded.extensions, code: overloaded.code, requestId } };
+  }
   (scope?.log ?? opts.fallbackLog).error({ err: rootCause(error), requestId, path: formatted.path }, "unhandled error in GraphQL request");
   return { message: INTERNAL_MESSAGE, ...where, extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR, requestId } };
 }
