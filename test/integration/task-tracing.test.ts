@@ -135,6 +135,7 @@ describe("tracing on", () => {
   let taskId = "";
   let joinedTaskId = "";
   let workflowTaskId = "";
+  let pullTaskId = "";
   let outputs = new Map<string, string>();
 
   beforeAll(async () => {
@@ -166,6 +167,11 @@ describe("tracing on", () => {
       `mutation { submitWorkflow(input: {name: "traced-wf", tasks: [{key: "only", type: "wf", queue: "push"}]}) { tasks { task { id } } } }`, {}, apiKey);
     workflowTaskId = wf.submitWorkflow.tasks[0]!.task.id;
     await settle(workflowTaskId, apiKey);
+    pullTaskId = (await call<{ submitTask: { id: string } }>(SUBMIT, { input: { type: "pulled", queue: "default" } }, apiKey)).submitTask.id;
+    const { leaseTasks } = await call<{ leaseTasks: { leaseToken: string; task: { id: string } }[] }>(
+      `mutation { leaseTasks(queue: "default", workerId: "pull-w") { leaseToken task { id } } }`, {}, apiKey);
+    expect(leaseTasks[0]?.task.id).toBe(pullTaskId);
+    await call(`mutation ($id: ID!, $t: String!) { completeTask(taskId: $id, leaseToken: $t) { id } }`, { id: pullTaskId, t: leaseTasks[0]!.leaseToken }, apiKey);
     await waitFor("both webhooks delivered", () => endpoint.requests.filter((r) => r.path === "/webhook").length >= 2, 30_000, 100);
     outputs = await stopPlatform();
   });
@@ -224,6 +230,15 @@ describe("tracing on", () => {
     expect(root).toMatchObject({ name: "task.submit", service: "tasklane-gateway", traceId: attempt?.traceId });
     const push = endpoint.requests.find((r) => r.path === "/push" && (r.json as { taskId?: string }).taskId === workflowTaskId);
     expect(traceIdOf(push?.headers.traceparent)).toBe(attempt?.traceId);
+  });
+
+  it("records a PULL task's lease and outcome in its trace", () => {
+    const spans = spansOf(collector.requests);
+    const submit = spans.find((s) => s.name === "task.submit" && s.attributes["tasklane.task_id"] === pullTaskId)!;
+    const children = spans.filter((s) => s.parentSpanId === submit.spanId && s.traceId === submit.traceId);
+    expect(children.map((s) => s.name).sort()).toEqual(["task.complete", "task.lease"]);
+    expect(children.find((s) => s.name === "task.lease")?.attributes).toMatchObject({ "tasklane.worker_id": "pull-w", "tasklane.attempt": 1 });
+    expect(children.find((s) => s.name === "task.complete")?.attributes).toMatchObject({ "tasklane.outcome": "SUCCEEDED" });
   });
 
   it("logs each attempt as JSON with taskId, tenantId, attempt and workerId, and no secret", () => {
