@@ -73,7 +73,8 @@ const RESOLVED_AT_CONNECT_ONLY = new Set<string>(["callbackUrl", "submitTasks ca
 describe("security: outbound abuse (SSRF) with ALLOW_PRIVATE_TARGETS=0", () => {
   let receiver: HttpReceiver;
   let inside: HttpReceiver;
-  const platform = useAttackPlatform({ apps: { scheduler: {} } });
+  // No scheduler: the gateway dispatches right after commit, and nothing here is due later.
+  const platform = useAttackPlatform();
   const key = () => platform.canaries.apiKey;
 
   beforeAll(async () => {
