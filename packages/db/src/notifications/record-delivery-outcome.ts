@@ -3,9 +3,13 @@ import type { Database } from "../database.js";
 
 /**
  * Consecutive failed attempts (across all of a webhook's deliveries) after
- * which the webhook is disabled. Twenty covers a receiver that is down for a
- * few full retry cycles, while a dead endpoint stops costing the fleet work;
- * the tenant sees why in `disabled_reason` and can re-enable it.
+ * which the webhook is disabled — checked only when a delivery has used up
+ * its whole retry schedule. A receiver that is down for less than the
+ * schedule therefore gets every event once it is back, however many events
+ * piled up (the chaos suite's webhook outage found 20 queued events disabling
+ * the webhook within seconds and abandoning the rest); a dead endpoint still
+ * stops costing the fleet work. The tenant sees why in `disabled_reason` and
+ * can re-enable it.
  * @defaultValue 20
  */
 export const WEBHOOK_DISABLE_AFTER_FAILURES = 20;
@@ -42,7 +46,10 @@ function deliveryUpdate(set: string): string {
     RETURNING d.webhook_id`;
 }
 
-/** One failed attempt more on the webhook; disables it (once, keeping the first reason) at the threshold. */
+/** One failed attempt more on the webhook, while the delivery still has retries left: never disables. */
+const STREAK_INCREMENT = `UPDATE webhooks w SET failure_streak = w.failure_streak + 1 FROM upd WHERE w.id = upd.webhook_id`;
+
+/** A delivery failed for good: one failed attempt more, and the webhook is disabled (once, keeping the first reason) at the threshold. */
 const STREAK_UPDATE = `UPDATE webhooks w SET failure_streak = w.failure_streak + 1,
     enabled = w.enabled AND w.failure_streak + 1 < p.disable_after,
     disabled_reason = CASE WHEN w.enabled AND w.failure_streak + 1 >= p.disable_after THEN p.streak_reason
@@ -61,7 +68,7 @@ function statementFor(outcome: DeliveryOutcome): { upd: string; webhook: string 
       return {
         upd: deliveryUpdate(`attempts = d.attempts + 1, last_response_code = p.code, last_error = p.error,
           next_attempt_at = now() + p.delay_ms * interval '1 millisecond'`),
-        webhook: STREAK_UPDATE,
+        webhook: STREAK_INCREMENT,
       };
     case "exhausted":
       return {
