@@ -106,6 +106,13 @@ describe("task audit trail and retention", () => {
       expect(last).toMatchObject({ previousStatus: "RUNNING", status: "QUEUED", attempt: 1, leaseGeneration: 1, actor: "scheduler:lease-expiry", reason: "lease expired" });
     });
 
+    it("names the API key that triggered a schedule's run", async () => {
+      const { createSchedule } = await must<{ createSchedule: { id: string } }>(
+        `mutation { createSchedule(input: {name: "audited", cron: "0 0 1 1 *", task: {type: "cron", queue: "audit"}}) { id } }`, {}, a.apiKey);
+      const { triggerSchedule } = await must<{ triggerSchedule: { id: string } }>(`mutation ($id: ID!) { triggerSchedule(id: $id) { id } }`, { id: createSchedule.id }, a.apiKey);
+      expect((await eventsOf(triggerSchedule.id))[0]).toMatchObject({ previousStatus: null, status: "QUEUED", actor: `api-key:${apiKeyId}` });
+    });
+
     it("is confined to the caller's tenant", async () => {
       const other = await gql<{ task: unknown }>(platform.gateway.url, `query ($id: ID!) { task(id: $id) { events { id } } }`, { id: retried }, b.apiKey);
       expect(other.errors).toBeUndefined();

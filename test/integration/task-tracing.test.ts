@@ -136,6 +136,7 @@ describe("tracing on", () => {
   let joinedTaskId = "";
   let workflowTaskId = "";
   let pullTaskId = "";
+  let leasedTraceParent: string | null = null;
   let outputs = new Map<string, string>();
 
   beforeAll(async () => {
@@ -168,9 +169,10 @@ describe("tracing on", () => {
     workflowTaskId = wf.submitWorkflow.tasks[0]!.task.id;
     await settle(workflowTaskId, apiKey);
     pullTaskId = (await call<{ submitTask: { id: string } }>(SUBMIT, { input: { type: "pulled", queue: "default" } }, apiKey)).submitTask.id;
-    const { leaseTasks } = await call<{ leaseTasks: { leaseToken: string; task: { id: string } }[] }>(
-      `mutation { leaseTasks(queue: "default", workerId: "pull-w") { leaseToken task { id } } }`, {}, apiKey);
+    const { leaseTasks } = await call<{ leaseTasks: { leaseToken: string; task: { id: string; traceParent: string | null } }[] }>(
+      `mutation { leaseTasks(queue: "default", workerId: "pull-w") { leaseToken task { id traceParent } } }`, {}, apiKey);
     expect(leaseTasks[0]?.task.id).toBe(pullTaskId);
+    leasedTraceParent = leaseTasks[0]!.task.traceParent;
     await call(`mutation ($id: ID!, $t: String!) { completeTask(taskId: $id, leaseToken: $t) { id } }`, { id: pullTaskId, t: leaseTasks[0]!.leaseToken }, apiKey);
     await waitFor("both webhooks delivered", () => endpoint.requests.filter((r) => r.path === "/webhook").length >= 2, 30_000, 100);
     outputs = await stopPlatform();
@@ -235,8 +237,11 @@ describe("tracing on", () => {
   it("records a PULL task's lease and outcome in its trace", () => {
     const spans = spansOf(collector.requests);
     const submit = spans.find((s) => s.name === "task.submit" && s.attributes["tasklane.task_id"] === pullTaskId)!;
-    const children = spans.filter((s) => s.parentSpanId === submit.spanId && s.traceId === submit.traceId);
+    // (Its webhook delivery may be a child too, from the notifier.)
+    const children = spans.filter((s) => s.parentSpanId === submit.spanId && s.traceId === submit.traceId && s.service === "tasklane-gateway");
     expect(children.map((s) => s.name).sort()).toEqual(["task.complete", "task.lease"]);
+    // The lease hands the task's trace to the tenant's worker, so its own spans can join it.
+    expect(leasedTraceParent).toBe(`00-${submit.traceId}-${submit.spanId}-01`);
     expect(children.find((s) => s.name === "task.lease")?.attributes).toMatchObject({ "tasklane.worker_id": "pull-w", "tasklane.attempt": 1 });
     expect(children.find((s) => s.name === "task.complete")?.attributes).toMatchObject({ "tasklane.outcome": "SUCCEEDED" });
   });

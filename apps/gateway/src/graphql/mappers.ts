@@ -28,6 +28,7 @@ export function toTask(r: TaskRecord): Task {
     workflowId: r.workflowId,
     scheduleId: r.scheduleId,
     cancelRequested: r.cancelRequested,
+    traceParent: r.traceParent,
   };
 }
 

@@ -23,6 +23,8 @@ import {
   type ScheduleTemplate,
   type TaskRecord,
 } from "@tasklane/db";
+import { TaskAttr, newTaskTrace } from "@tasklane/observability";
+import { currentRequestScope } from "../observability/request-scope.js";
 
 function toTemplate(input: TaskTemplateInput): ScheduleTemplate {
   return {
@@ -89,8 +91,10 @@ export class ScheduleService {
     return listScheduleRuns(this.db, tenantId, scheduleIds, first);
   }
 
-  async trigger(tenantId: string, id: string): Promise<TaskRecord> {
-    const { task, dispatch } = await triggerSchedule(this.db, tenantId, id, this.horizonMs);
+  async trigger(tenantId: string, id: string, actor: string): Promise<TaskRecord> {
+    const incoming = currentRequestScope()?.traceParent ?? null;
+    const newTraceParent = () => newTaskTrace("task.submit", incoming, { [TaskAttr.tenantId]: tenantId });
+    const { task, dispatch } = await triggerSchedule(this.db, tenantId, id, this.horizonMs, { actor, newTraceParent });
     await this.dispatch(dispatch);
     return task;
   }

@@ -1,7 +1,7 @@
 import { IdPrefix, NotFoundError, isWellFormedId } from "@tasklane/core";
 import { withTransaction, type Database } from "../database.js";
 import type { DispatchIntent } from "../outbox/dispatch-intent.js";
-import { insertTasks } from "../tasks/submit-tasks.js";
+import { insertTasks, type SubmitOptions } from "../tasks/submit-tasks.js";
 import type { TaskRecord } from "../tasks/task-record.js";
 import { SCHEDULE_COLUMNS, mapScheduleRow } from "./schedule-record.js";
 
@@ -11,6 +11,8 @@ export async function triggerSchedule(
   tenantId: string,
   id: string,
   horizonMs: number,
+  /** Who asked (the audit actor) and how the run's trace starts (see SubmitOptions). */
+  options: Pick<SubmitOptions, "actor" | "newTraceParent"> = {},
 ): Promise<{ task: TaskRecord; dispatch: DispatchIntent[] }> {
   if (!isWellFormedId(IdPrefix.schedule, id)) throw new NotFoundError("Schedule", id);
   return withTransaction(db.pool, async (client) => {
@@ -38,7 +40,7 @@ export async function triggerSchedule(
           scheduleId: s.id,
         },
       ],
-      { horizonMs, actor: "api:triggerSchedule" },
+      { horizonMs, actor: "api:triggerSchedule", ...options },
     );
     return { task: tasks[0] as TaskRecord, dispatch };
   });

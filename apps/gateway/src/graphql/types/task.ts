@@ -152,6 +152,11 @@ export class Task {
 
   @Field(() => Boolean)
   cancelRequested!: boolean;
+  @Field(() => String, {
+    nullable: true,
+    description: "W3C traceparent of the task's trace (null without one): a PULL worker passes it on to join the trace",
+  })
+  traceParent!: string | null;
 }
 
 @ObjectType("TaskConnection")
