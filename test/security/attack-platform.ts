@@ -12,9 +12,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll } from "vitest";
-import { startApp, waitFor, type AppName, type AppProcess } from "../helpers/app-process.js";
-import { freePort } from "../helpers/free-port.js";
-import { startGatewayProcess } from "../helpers/gateway-process.js";
+import type { AppName, AppProcess } from "../helpers/app-process.js";
+import { startGatewayProcess, startServingApp } from "../helpers/ready-apps.js";
 import { createTestDatabase, createTestRedis, gql, type GqlError, type GqlResponse, type TestDatabase, type TestRedis } from "../helpers/platform.js";
 
 export interface Canaries {
@@ -134,13 +133,8 @@ export function useAttackPlatform(opts: AttackPlatformOptions = {}): AttackPlatf
       return started;
     },
     async start(name, env = {}) {
-      const port = await freePort();
-      const app = startApp(name, { ...platform.baseEnv, METRICS_PORT: String(port), ...env });
+      const { app, port } = await startServingApp(name, { ...platform.baseEnv, ...env });
       apps.push({ app, metrics: metricsUrl(app, undefined, port) });
-      await waitFor(`${name} metrics`, async () => {
-        if (app.child.exitCode !== null) throw new Error(`${name} exited: ${app.output().slice(-2000)}`);
-        return (await fetch(`http://127.0.0.1:${port}/metrics`)).ok;
-      }, 60_000, 100);
       return app;
     },
     output(name) {
@@ -165,6 +159,14 @@ export function useAttackPlatform(opts: AttackPlatformOptions = {}): AttackPlatf
       return out;
     },
     async leaks() {
+      // Log lines arrive through pipes after the answers they belong to: wait until every app's output stops growing.
+      const deadline = Date.now() + 5_000;
+      for (let last = -1; Date.now() < deadline; ) {
+        const size = apps.reduce((n, { app }) => n + app.output().length, 0);
+        if (size === last) break;
+        last = size;
+        await new Promise((r) => setTimeout(r, 300));
+      }
       const canaries = platform.canaries;
       const secretPart = canaries.apiKey.split("_").slice(2).join("_");
       const needles: Record<string, string> = {

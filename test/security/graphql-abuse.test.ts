@@ -6,6 +6,7 @@
  * id that finds the real error in the log.
  */
 import { describe, expect, it } from "vitest";
+import { waitFor } from "../helpers/app-process.js";
 import { httpToWs, openSubscription } from "../helpers/graphql-ws-client.js";
 import { codeOf } from "../helpers/platform.js";
 import { useAttackPlatform, type RawAnswer } from "./attack-platform.js";
@@ -142,9 +143,14 @@ describe("security: GraphQL abuse", () => {
       expect(requestId).toMatch(/\S{8,}/);
       expect(res.json?.errors).toEqual([expect.objectContaining({ message: "Internal server error", extensions: { code: "INTERNAL_SERVER_ERROR", requestId } })]);
       expect(res.text).not.toMatch(/tasks_hidden|relation|select|insert|postgres|prisma|stack|\.js:\d+|at async/i);
-      const gateway = platform.output("gateway");
-      const logged = gateway.split("\n").filter((line) => line.includes(String(requestId)) && line.includes('"level":50'));
-      expect(logged.join("\n")).toMatch(/tasks/);
+      // The log line reaches us through the child's stdout pipe, possibly after the answer.
+      const logged = await waitFor("the logged error", () =>
+        platform
+          .output("gateway")
+          .split("\n")
+          .find((line) => line.includes(String(requestId)) && line.includes('"level":50')),
+      10_000, 50);
+      expect(logged).toMatch(/tasks/);
     }
     expect(codeOf(await platform.call(`{ tasks { totalCount } }`, {}, key()))).toBeUndefined();
   });
