@@ -1,9 +1,9 @@
 /**
- * The gateway as a real child process (for tests that run several instances
- * or point it at a Redis Cluster), and the operator call every such test
- * starts with.
+ * Apps as real child processes, resolved only once they serve (so a test's
+ * SIGTERM reaches a started app, not one still in its start-up), and the
+ * operator call every such test starts with.
  */
-import { startApp, waitFor, type AppProcess } from "./app-process.js";
+import { startApp, waitFor, type AppName, type AppProcess } from "./app-process.js";
 import { freePort } from "./free-port.js";
 import { gql } from "./platform.js";
 
@@ -13,21 +13,42 @@ export interface GatewayProcess {
   url: string;
 }
 
+/** Resolves once `url` answers 2xx; a child that exits or never answers fails the start (and is killed). */
+async function serving(app: AppProcess, url: string): Promise<void> {
+  try {
+    await waitFor(
+      `${app.name} at ${url}`,
+      async () => {
+        if (app.child.exitCode !== null) throw new Error(`${app.name} exited: ${app.output().slice(-2000)}`);
+        return (await fetch(url)).ok;
+      },
+      60_000,
+      100,
+    );
+  } catch (error) {
+    app.kill();
+    throw error;
+  }
+}
+
 /** Starts `apps/gateway/dist/main.js` on a free port and resolves once its /healthz answers 200. */
 export async function startGatewayProcess(env: Record<string, string>, adminToken?: string): Promise<GatewayProcess> {
   const port = await freePort();
   const app = startApp("gateway", { ...env, PORT: String(port), HOST: "127.0.0.1", ...(adminToken === undefined ? {} : { ADMIN_TOKEN: adminToken }) });
-  const base = `http://127.0.0.1:${port}`;
-  await waitFor(
-    `gateway on ${port}`,
-    async () => {
-      if (app.child.exitCode !== null) throw new Error(`gateway exited: ${app.output().slice(-2000)}`);
-      return (await fetch(`${base}/healthz`)).status === 200;
-    },
-    60_000,
-    100,
-  );
-  return { app, url: `${base}/graphql` };
+  await serving(app, `http://127.0.0.1:${port}/healthz`);
+  return { app, url: `http://127.0.0.1:${port}/graphql` };
+}
+
+/**
+ * Starts a scheduler, worker or notifier with its ops server on a free
+ * METRICS_PORT and resolves once it answers /livez: the app has finished
+ * starting and its SIGTERM drain is in place.
+ */
+export async function startServingApp(name: Exclude<AppName, "gateway">, env: Record<string, string>): Promise<{ app: AppProcess; port: number }> {
+  const port = await freePort();
+  const app = startApp(name, { ...env, METRICS_PORT: String(port) });
+  await serving(app, `http://127.0.0.1:${port}/livez`);
+  return { app, port };
 }
 
 export interface ProcessTenant {

@@ -12,7 +12,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from "vitest";
 import { startApp, waitFor, type AppProcess } from "../helpers/app-process.js";
-import { createTenantVia, startGatewayProcess, type ProcessTenant } from "../helpers/gateway-process.js";
+import { createTenantVia, startGatewayProcess, type ProcessTenant } from "../helpers/ready-apps.js";
 import { httpToWs, openSubscription } from "../helpers/graphql-ws-client.js";
 import { startReceiver, type HttpReceiver } from "../helpers/http-receiver.js";
 import { codeOf, createTestDatabase, gql, type TestDatabase } from "../helpers/platform.js";
