@@ -254,6 +254,8 @@ describe("tracing on", () => {
       expect(line).toMatchObject({ taskId, workerId: "trace-worker-1", tenantId: expect.stringMatching(/^ten_/) });
       expect(typeof line.attempt).toBe("number");
     }
+    const notifierLines = (outputs.get("notifier") ?? "").split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(notifierLines.find((l) => l.taskId === taskId && l.msg === "delivered")).toMatchObject({ tenantId: expect.stringMatching(/^ten_/), deliveryId: expect.any(String), attempt: 1 });
     for (const [name, text] of outputs) {
       for (const secret of [apiKey, signingSecret, webhookSecret, ADMIN_TOKEN]) {
         expect(text.includes(secret), `${name} logged a secret`).toBe(false);

@@ -61,6 +61,7 @@ async function runDelivery(deps: DeliveryLoopDeps, delivery: ClaimedDelivery): P
     const span = delivery.traceParent === null ? undefined : startTaskSpan("webhook.deliver", delivery.traceParent, {
       [TaskAttr.tenantId]: delivery.tenantId,
       [TaskAttr.deliveryId]: delivery.id,
+      ...(delivery.taskId !== null ? { [TaskAttr.taskId]: delivery.taskId } : {}),
       [TaskAttr.attempt]: delivery.attempts + 1,
       "tasklane.event": delivery.event,
     }, SpanKind.CLIENT);
@@ -71,7 +72,13 @@ async function runDelivery(deps: DeliveryLoopDeps, delivery: ClaimedDelivery): P
     deps.metrics.requestSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
     outcome = decideOutcome(result, delivery.attempts, deps.retrySchedule);
   }
-  const log = deps.log.child({ deliveryId: delivery.id, webhookId: delivery.webhookId, attempt: delivery.attempts + 1 });
+  const log = deps.log.child({
+    deliveryId: delivery.id,
+    webhookId: delivery.webhookId,
+    tenantId: delivery.tenantId,
+    ...(delivery.taskId !== null ? { taskId: delivery.taskId } : {}),
+    attempt: delivery.attempts + 1,
+  });
   try {
     const held = await recordDeliveryOutcome(deps.db, delivery, outcome);
     deps.metrics.deliveries.inc({ outcome: held ? outcome.kind : "stale" });

@@ -6,6 +6,8 @@ export interface ClaimedDelivery {
   tenantId: string;
   /** Null for a task's callbackUrl delivery (webhooks are soft-deleted, so a null here is never a deleted webhook). */
   webhookId: string | null;
+  /** The task the event is about; null for workflow events. */
+  taskId: string | null;
   url: string;
   event: string;
   /** The exact bytes to sign and send: stored once at fan-out, identical on every attempt. */
@@ -46,6 +48,7 @@ type Row = {
   id: string;
   tenant_id: string;
   webhook_id: string | null;
+  task_id: string | null;
   url: string;
   event: string;
   body: string;
@@ -91,7 +94,7 @@ export async function claimDueDeliveries(db: Database, options: ClaimOptions): P
      UPDATE webhook_deliveries d SET locked_until = now() + $2 * interval '1 millisecond'
      FROM locked l JOIN tenants t ON t.id = l.tenant_id LEFT JOIN webhooks w ON w.id = l.webhook_id
      WHERE d.id = l.id
-     RETURNING d.id, d.tenant_id, d.webhook_id, d.url, d.event, d.body, d.attempts, d.locked_until,
+     RETURNING d.id, d.tenant_id, d.webhook_id, d.task_id, d.url, d.event, d.body, d.attempts, d.locked_until,
        w.secret AS webhook_secret, w.enabled AS webhook_enabled, (w.deleted_at IS NOT NULL) AS webhook_deleted,
        w.disabled_reason, t.signing_secret,
        CASE WHEN t.previous_secret_expires_at > now() THEN t.previous_signing_secret END AS previous_secret,
@@ -117,6 +120,7 @@ function mapClaimed(r: Row): ClaimedDelivery {
     id: r.id,
     tenantId: r.tenant_id,
     webhookId: r.webhook_id,
+    taskId: r.task_id,
     url: r.url,
     event: r.event,
     body: r.body,
