@@ -3,6 +3,7 @@
  * SIGTERM reaches a started app, not one still in its start-up), and the
  * operator call every such test starts with.
  */
+import { beforeEach, onTestFailed } from "vitest";
 import { startApp, waitFor, type AppName, type AppProcess } from "./app-process.js";
 import { freePort } from "./free-port.js";
 import { gql } from "./platform.js";
@@ -49,6 +50,15 @@ export async function startServingApp(name: Exclude<AppName, "gateway">, env: Re
   const app = startApp(name, { ...env, METRICS_PORT: String(port) });
   await serving(app, `http://127.0.0.1:${port}/livez`);
   return { app, port };
+}
+
+/** Call inside a describe: a failing test prints the tail of every app's log, which usually says what went wrong. */
+export function printAppLogsOnFailure(apps: readonly AppProcess[], tailChars = 3000): void {
+  beforeEach(() => {
+    onTestFailed(() => {
+      for (const app of apps) console.error(`--- ${app.name} (pid ${app.child.pid}) ---\n${app.output().slice(-tailChars)}`);
+    });
+  });
 }
 
 export interface ProcessTenant {

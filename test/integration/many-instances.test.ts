@@ -16,9 +16,9 @@
  * - every succeeded task reached its tenant's webhook exactly once.
  */
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor, type AppProcess } from "../helpers/app-process.js";
-import { createTenantVia, startGatewayProcess, startServingApp, type GatewayProcess, type ProcessTenant } from "../helpers/ready-apps.js";
+import { createTenantVia, printAppLogsOnFailure, startGatewayProcess, startServingApp, type GatewayProcess, type ProcessTenant } from "../helpers/ready-apps.js";
 import { startReceiver, type HttpReceiver } from "../helpers/http-receiver.js";
 import { createTestDatabase, createTestRedis, gql, type TestDatabase, type TestRedis } from "../helpers/platform.js";
 
@@ -118,12 +118,7 @@ afterAll(async () => {
 });
 
 describe("gateway ×2, scheduler ×2, worker ×3, notifier ×2 on one database and one Redis", () => {
-  // When something is off, the processes' own logs usually say what.
-  beforeEach(() => {
-    onTestFailed(() => {
-      for (const app of apps) console.error(`--- ${app.name} (pid ${app.child.pid}) ---\n${app.output().slice(-2000)}`);
-    });
-  });
+  printAppLogsOnFailure(apps);
 
   it("runs every task once per attempt, fires each cron occurrence once, and delivers every event once", async () => {
     const owner = tenants[0] as ProcessTenant;

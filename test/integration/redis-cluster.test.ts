@@ -10,9 +10,9 @@
  * id as a hash tag, and the tenants here are spread over every master.
  */
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, waitFor, type AppProcess } from "../helpers/app-process.js";
-import { createTenantVia, startGatewayProcess, type ProcessTenant } from "../helpers/ready-apps.js";
+import { createTenantVia, printAppLogsOnFailure, startGatewayProcess, type ProcessTenant } from "../helpers/ready-apps.js";
 import { httpToWs, openSubscription } from "../helpers/graphql-ws-client.js";
 import { startReceiver, type HttpReceiver } from "../helpers/http-receiver.js";
 import { codeOf, createTestDatabase, gql, type TestDatabase } from "../helpers/platform.js";
@@ -71,11 +71,11 @@ async function upsertQueue(key: string, input: Record<string, unknown>): Promise
 
 /** Which master serves each slot, from CLUSTER SLOTS. */
 async function slotOwners(): Promise<(slot: number) => number> {
-  const ranges = (await cluster.node(0).cluster("SLOTS")) as [number, number, [string, number, ...unknown[]]][];
+  const ranges = await cluster.node(0).cluster("SLOTS");
   return (slot) => {
-    const range = ranges.find(([from, to]) => slot >= from && slot <= to);
-    if (!range) throw new Error(`slot ${slot} is not served`);
-    return cluster.nodes.findIndex((n) => n.port === Number(range[2][1]));
+    const master = ranges.find(([from, to]) => slot >= from && slot <= to)?.[2];
+    if (!master) throw new Error(`slot ${slot} is not served`);
+    return cluster.nodes.findIndex((n) => n.port === Number(master[1]));
   };
 }
 
@@ -141,12 +141,7 @@ afterAll(async () => {
 });
 
 describe("the platform on a 3-master Redis Cluster", () => {
-  // A failure here is usually explained by one process's log: print each one's tail.
-  beforeEach(() => {
-    onTestFailed(() => {
-      for (const app of apps) console.error(`--- ${app.name} ---\n${app.output().slice(-3000)}`);
-    });
-  });
+  printAppLogsOnFailure(apps);
 
   it("runs PUSH tasks of tenants whose keys live on every master", async () => {
     expect(tenants.length).toBeGreaterThanOrEqual(3);
