@@ -57,6 +57,11 @@ export interface Task<TPayload = unknown, TResult = unknown> {
   workflowId: string | null;
   scheduleId: string | null;
   cancelRequested: boolean;
+  /**
+   * W3C traceparent of the task's trace (OpenTelemetry), null without one:
+   * a pull worker can start its handler's span as a child of it.
+   */
+  traceParent?: string | null;
 }
 
 /** A task with its attempts, as `tasks.get` returns it. */
