@@ -1,5 +1,6 @@
 import { assertNever } from "@tasklane/core";
 import type { Database } from "../database.js";
+import { storableText } from "../pg-text.js";
 
 /**
  * Consecutive failed attempts (across all of a webhook's deliveries) after
@@ -98,7 +99,7 @@ function errorOf(outcome: DeliveryOutcome): string | null {
     case "retry":
     case "exhausted":
     case "abandoned":
-      return outcome.error.slice(0, MAX_STORED_ERROR);
+      return storableText(outcome.error.slice(0, MAX_STORED_ERROR));
     default:
       return assertNever(outcome);
   }

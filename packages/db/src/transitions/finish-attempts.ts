@@ -4,6 +4,7 @@ import { dispatchOutboxCte, mapDispatchRow, mapReleased, type DispatchIntent } f
 import { mapTaskRow, taskColumnsOf, type TaskRecord } from "../tasks/task-record.js";
 import { RELEASED_JOIN, RETURNING_FOR_CTES, enqueuedGenerationExpr, eventInsert, notifyOutboxInsert, releaseNextInOrder } from "./sql-fragments.js";
 import { advanceWorkflows, noProgress, type WorkflowProgress } from "./workflow-progress.js";
+import { storableJson, storableText } from "../pg-text.js";
 
 /** Five minutes: matches the scheduler's default DISPATCH_HORIZON_SECONDS. */
 const DEFAULT_HORIZON_MS = 300_000;
@@ -103,7 +104,7 @@ async function recordCompletions(
   const res = await q.query(sql, [
     items.map((i) => i.taskId),
     items.map((i) => i.leaseGeneration),
-    items.map((i) => (i.result === undefined ? null : JSON.stringify(i.result))),
+    items.map((i) => (i.result === undefined ? null : storableJson(JSON.stringify(i.result)))),
     actor,
     horizonMs,
   ]);
@@ -153,7 +154,7 @@ async function recordFailure(q: Queryable, failure: Failure, actor: string, hori
   const res = await q.query(sql, [
     failure.taskId,
     failure.leaseGeneration,
-    failure.error.slice(0, MAX_ERROR_LENGTH),
+    storableText(failure.error.slice(0, MAX_ERROR_LENGTH)),
     delayMs,
     actor,
     failure.outcome,
