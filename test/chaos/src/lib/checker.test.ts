@@ -81,3 +81,20 @@ describe("chaos checker", () => {
     expect(checkHistory([submit("a"), effect("a", 1, 1), final("a", "SUCCEEDED")]).recoveryMs).toBeNull();
   });
 });
+
+describe("chaos checker, aliases and crashes", () => {
+  it("counts effects seen under a task id for the occurrence that task ran, and explains a duplicate after a crash", () => {
+    const events: ChaosEvent[] = [
+      submit("sch@1"),
+      { kind: "alias", at: 0, item: "task:t1", to: "sch@1" },
+      { kind: "alias", at: 0, item: "task:t2", to: "sch@1" },
+      effect("task:t1", 1, 5),
+      final("task:t1", "SUCCEEDED", { ref: "t1" }),
+    ];
+    expect(checkHistory(events)).toMatchObject({ accepted: 1, completedOnce: 1, unexpected: 0 });
+    // A second task for the same occurrence is never explained: one run per occurrence.
+    expect(checkHistory([...events, effect("task:t2", 1, 6), final("task:t2", "SUCCEEDED", { ref: "t2" })]).unexpected).toBe(1);
+    const crash = [submit("a"), start("a", 1, "p1", 1), effect("a", 1, 2), { kind: "fault", at: 3, fault: "crash", target: "pull-worker", workerId: "p1" } as ChaosEvent, start("a", 2, "p2", 4), effect("a", 2, 5), final("a", "SUCCEEDED")];
+    expect(verdictOf(crash)).toMatchObject({ verdict: "duplicate", explained: true });
+  });
+});

@@ -42,7 +42,8 @@ export interface CheckSummary {
 }
 
 const TERMINAL = new Set(["SUCCEEDED", "DEAD", "CANCELLED", "SKIPPED"]);
-const STOPPING_FAULTS = new Set(["kill", "stop"]);
+/** Faults that interrupt the executing process (a crash is a poison task killing its own worker). */
+const STOPPING_FAULTS = new Set(["kill", "stop", "crash"]);
 
 interface ItemFacts {
   submits: SubmitEvent[];
@@ -60,7 +61,9 @@ function emptyFacts(): ItemFacts {
 function collect(events: readonly ChaosEvent[]): { items: Map<string, ItemFacts>; faults: FaultEvent[] } {
   const items = new Map<string, ItemFacts>();
   const faults: FaultEvent[] = [];
-  const facts = (item: string) => {
+  const aliases = new Map(events.flatMap((e) => (e.kind === "alias" ? [[e.item, e.to] as const] : [])));
+  const facts = (name: string) => {
+    const item = aliases.get(name) ?? name;
     let f = items.get(item);
     if (!f) items.set(item, (f = emptyFacts()));
     return f;
@@ -92,6 +95,7 @@ function collect(events: readonly ChaosEvent[]): { items: Map<string, ItemFacts>
       case "heartbeat":
       case "refused":
       case "restored":
+      case "alias":
         break;
     }
   }

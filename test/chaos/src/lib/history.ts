@@ -88,7 +88,16 @@ export interface RestoredEvent {
   target: string;
 }
 
+/** Names an item by another name: effects seen under a task id belong to the occurrence that task ran. */
+export interface AliasEvent {
+  kind: "alias";
+  at: number;
+  item: string;
+  to: string;
+}
+
 export type ChaosEvent =
+  | AliasEvent
   | SubmitEvent
   | StartEvent
   | HeartbeatEvent
