@@ -66,12 +66,12 @@ export interface ProcessTenant {
   apiKey: string;
 }
 
-/** createTenant with the operator token. */
-export async function createTenantVia(graphqlUrl: string, adminToken: string, name: string): Promise<ProcessTenant> {
+/** createTenant with the operator token (and TenantLimitsInput fields, if given). */
+export async function createTenantVia(graphqlUrl: string, adminToken: string, name: string, limits?: Record<string, unknown>): Promise<ProcessTenant> {
   const res = await gql<{ createTenant: { tenant: { id: string }; apiKey: string } }>(
     graphqlUrl,
     `mutation ($i: CreateTenantInput!) { createTenant(input: $i) { tenant { id } apiKey } }`,
-    { i: { name } },
+    { i: { name, ...(limits ? { limits } : {}) } },
     adminToken,
   );
   const created = res.data?.createTenant;

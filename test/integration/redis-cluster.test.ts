@@ -201,6 +201,17 @@ describe("the platform on a 3-master Redis Cluster", () => {
     expect(starts[starts.length - 1]! - starts[0]!).toBeGreaterThanOrEqual(1_300);
   });
 
+  it("refuses a tenant's requests past its API burst, with the bucket on its own master", async () => {
+    const limited = await createTenantVia(gatewayUrl, ADMIN_TOKEN, "cluster-api-limited", { apiRatePerSecond: 0.1, apiBurst: 2 });
+    const codes: (string | undefined)[] = [];
+    for (let i = 0; i < 5; i++) codes.push(codeOf(await api(`{ queues { name } }`, {}, limited.apiKey)));
+    // Burst 2 at one token per 10 s: two answers, then refusals (however slow the machine).
+    expect(codes.slice(0, 2)).toEqual([undefined, undefined]);
+    expect(codes.slice(2)).toContain("RATE_LIMITED");
+    const master = (await slotOwners())(Number(await cluster.node(0).cluster("KEYSLOT", `{${limited.tenantId}}`)));
+    expect(await cluster.node(master).exists(`${prefix}:{${limited.tenantId}}:api-bucket`)).toBe(1);
+  });
+
   it("cancels a running task: the worker aborts its request (cancel signal over cluster pub/sub)", async () => {
     behaviour.set("hold", () => "hold");
     const task = await submit({ type: "hold", timeoutSeconds: 60 });
