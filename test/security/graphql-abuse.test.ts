@@ -50,6 +50,24 @@ describe("security: GraphQL abuse", () => {
     expect(await platform.snapshot()).toEqual(before);
   });
 
+  it("refuses the same documents over WebSocket: depth 20 and 1,000 aliases", async () => {
+    const documents = {
+      depth: [`subscription { taskUpdated { task { ${"f { ".repeat(17)}x${" }".repeat(17)} } } }`, /nested 20 levels deep/],
+      aliases: [`subscription { taskUpdated { ${aliases(1000, "taskId")} } }`, /uses 1000 aliases/],
+    } as const;
+    for (const [label, [query, message]] of Object.entries(documents)) {
+      const sub = openSubscription(httpToWs(platform.url), `Bearer ${key()}`, query);
+      try {
+        const deadline = Date.now() + 10_000;
+        while (sub.errors.length === 0 && sub.closeEvent === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+        expect({ label, code: sub.errors[0]?.extensions?.code, values: sub.values.length }).toEqual({ label, code: "BAD_USER_INPUT", values: 0 });
+        expect(sub.errors.map((e) => e.message).join("\n")).toMatch(message);
+      } finally {
+        await sub.close();
+      }
+    }
+  });
+
   it("refuses huge, overflowing and negative page sizes on every paged field", async () => {
     // Schedule.runs is only resolved when a schedule exists.
     const schedule = await platform.call(`mutation { createSchedule(input: { name: "paging", cron: "0 0 1 1 *", task: { type: "x" } }) { id } }`, {}, key());
