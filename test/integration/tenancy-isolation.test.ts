@@ -243,15 +243,16 @@ describe("tenant isolation", () => {
   });
 
   it("holds a tenant to burst + rate × elapsed under 50 concurrent clients, while another tenant's requests all pass", async () => {
-    const limited = await createTenant(platform.gateway, "flooder", { apiRatePerSecond: 10, apiBurst: 20 });
+    // A fixed number of requests rather than a time window: on a loaded machine 300 requests still outrun 2 tokens a second.
+    const limited = await createTenant(platform.gateway, "flooder", { apiRatePerSecond: 2, apiBurst: 20 });
     const other = await createTenant(platform.gateway, "neighbour");
-    const stopAt = Date.now() + 2_000;
+    let flooding = true;
     const started = Date.now();
     let admitted = 0;
     let refused = 0;
     const retryAfter = new Set<string | null>();
     const client = async () => {
-      while (Date.now() < stopAt) {
+      for (let n = 0; n < 6; n++) {
         const res = await call(`{ tenant { id } }`, {}, limited.apiKey);
         if (res.status === 200 && res.errors === undefined) admitted += 1;
         else if (res.status === 429 && codeOf(res) === "RATE_LIMITED") {
@@ -262,13 +263,17 @@ describe("tenant isolation", () => {
     };
     const neighbour = async () => {
       const statuses: number[] = [];
-      while (Date.now() < stopAt) statuses.push((await call(`{ tenant { id } }`, {}, other.apiKey)).status);
+      do statuses.push((await call(`{ tenant { id } }`, {}, other.apiKey)).status);
+      while (flooding);
       return statuses;
     };
-    const [neighbourStatuses] = await Promise.all([neighbour(), ...Array.from({ length: 50 }, client)]);
+    const flood = Promise.all(Array.from({ length: 50 }, client)).finally(() => {
+      flooding = false;
+    });
+    const [neighbourStatuses] = await Promise.all([neighbour(), flood]);
     const elapsedSeconds = (Date.now() - started) / 1000;
     expect(admitted).toBeGreaterThanOrEqual(20);
-    expect(admitted).toBeLessThanOrEqual(20 + 10 * elapsedSeconds);
+    expect(admitted).toBeLessThanOrEqual(20 + 2 * elapsedSeconds);
     expect(refused).toBeGreaterThan(0);
     expect([...retryAfter].every((s) => s !== null && Number(s) >= 1)).toBe(true);
     expect(neighbourStatuses.length).toBeGreaterThan(0);
