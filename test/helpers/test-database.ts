@@ -10,10 +10,13 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh, migrated database for one test file; dropped afterwards. */
-export async function createTestDatabase(label = "t"): Promise<TestDatabase> {
+/**
+ * A fresh, migrated database for one test file; dropped afterwards.
+ * `adminUrl` names another server (the chaos suite's own PostgreSQL).
+ */
+export async function createTestDatabase(label = "t", adminUrl = ADMIN_URL): Promise<TestDatabase> {
   const name = `tl_test_${label}_${randomBytes(4).toString("hex")}`;
-  const url = new URL(ADMIN_URL);
+  const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   await prepareDatabase(url.toString());
   const db = createDatabase({ url: url.toString(), max: 5, applicationName: "tasklane-test" });
@@ -22,7 +25,7 @@ export async function createTestDatabase(label = "t"): Promise<TestDatabase> {
     db,
     async drop() {
       await db.close();
-      const admin = new pg.Client({ connectionString: ADMIN_URL });
+      const admin = new pg.Client({ connectionString: adminUrl });
       await admin.connect();
       try {
         await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);

@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { spawnApp, type AppName, type AppProcess } from "./apps.js";
 import { gql, untilAnswered, type ErrorTally } from "./api.js";
-import { createChaosDatabase, type ChaosDatabase } from "./database.js";
+import { createTestDatabase, type TestDatabase } from "../../../helpers/test-database.js";
 import type { History } from "./history.js";
 import { freePort, startPostgresServer, startRedisServer, type PostgresServer, type RedisServer } from "./services.js";
 import { waitUntil } from "./wait.js";
@@ -39,13 +39,13 @@ export class Cluster {
   private constructor(
     readonly opts: ClusterOptions,
     readonly redis: RedisServer,
-    readonly database: ChaosDatabase,
+    readonly database: TestDatabase,
     readonly postgres: PostgresServer | undefined,
   ) {}
 
   static async start(opts: ClusterOptions): Promise<Cluster> {
     const [redis, postgres] = await Promise.all([startRedisServer(), opts.ownPostgres ? startPostgresServer() : Promise.resolve(undefined)]);
-    const database = await createChaosDatabase(postgres?.adminUrl ?? SHARED_PG_ADMIN, opts.label);
+    const database = await createTestDatabase(`chaos_${opts.label}`, postgres?.adminUrl ?? SHARED_PG_ADMIN);
     return new Cluster(opts, redis, database, postgres);
   }
 

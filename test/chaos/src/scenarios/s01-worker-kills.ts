@@ -9,7 +9,7 @@ export const workerKills: Scenario = {
   title: "Worker processes SIGKILLed repeatedly under load",
   fault: "SIGKILL of a random PUSH worker process at intervals while tasks are submitted and run; a new worker replaces each",
   async run(ctx) {
-    const size = ctx.quick ? { tasks: 400, workers: 2, kills: 2, concurrency: 5, every: 700 } : { tasks: 10_000, workers: 4, kills: 5, concurrency: 20, every: 1_500 };
+    const size = ctx.quick ? { tasks: 200, workers: 2, kills: 1, concurrency: 5, every: 700 } : { tasks: 10_000, workers: 4, kills: 5, concurrency: 20, every: 1_500 };
     return withPushPlatform(ctx, { label: "s1", workers: size.workers, workerConcurrency: size.concurrency, endpointDelayMs: 40 }, async ({ cluster, tenant }) => {
       const specs = range(size.tasks).map((i) => ({ item: `s1-${i}`, queue: "push", timeoutSeconds: 1 }));
       const submitting = submitItems(cluster, tenant, specs, 250);

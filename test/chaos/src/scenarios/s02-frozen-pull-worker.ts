@@ -14,7 +14,7 @@ export const frozenPullWorker: Scenario = {
   title: "A pull worker SIGSTOPped past its lease and resumed",
   fault: "SIGSTOP of an SDK pull worker holding leases for 2.5× the lease, then SIGCONT",
   async run(ctx) {
-    const size = ctx.quick ? { tasks: 80, freezes: 1 } : { tasks: 1_500, freezes: 3 };
+    const size = ctx.quick ? { tasks: 40, freezes: 1 } : { tasks: 1_500, freezes: 3 };
     const lease = { leaseSeconds: 2, holdMs: 300, concurrency: 4, queue: "pull" };
     return withPushPlatform(ctx, { label: "s2", workers: 0, workerConcurrency: 1 }, async ({ cluster, tenant }) => {
       await cluster.upsertQueue(tenant, { name: "pull", mode: "PULL" });

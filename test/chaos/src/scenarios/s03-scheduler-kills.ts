@@ -15,7 +15,7 @@ export const schedulerKills: Scenario = {
   title: "Scheduler/dispatcher SIGKILLed between commit and enqueue, many times",
   fault: "SIGKILL of the only scheduler every 0.4–1 s while it promotes delayed tasks into Redis (commit outbox, then enqueue); restarted after each kill",
   async run(ctx) {
-    const size = ctx.quick ? { tasks: 300, spreadS: 6, kills: 5 } : { tasks: 5_000, spreadS: 40, kills: 40 };
+    const size = ctx.quick ? { tasks: 150, spreadS: 4, kills: 3 } : { tasks: 5_000, spreadS: 40, kills: 40 };
     const env = { DISPATCH_HORIZON_SECONDS: "1" };
     return withPushPlatform(ctx, { label: "s3", workers: 1, workerConcurrency: 20, env }, async ({ cluster, tenant }) => {
       // Spread over the window, all beyond the horizon: the scheduler's promotion is the only way in.

@@ -15,7 +15,7 @@ export const redisWipe: Scenario = {
   title: "Redis FLUSHALL and Redis restart under load",
   fault: "FLUSHALL on the suite's own redis-server, later SIGKILL + restart of it (empty), while tasks run and schedules fire",
   async run(ctx) {
-    const size = ctx.quick ? { tasks: 400, schedules: 2, phaseMs: 3_000, downMs: 1_000 } : { tasks: 6_000, schedules: 5, phaseMs: 8_000, downMs: 3_000 };
+    const size = ctx.quick ? { tasks: 200, schedules: 2, phaseMs: 2_000, downMs: 1_000 } : { tasks: 6_000, schedules: 5, phaseMs: 8_000, downMs: 3_000 };
     const env = { DISPATCH_HORIZON_SECONDS: "3" };
     return withPushPlatform(ctx, { label: "s4", workers: 2, workerConcurrency: 10, endpointDelayMs: 20, env }, async ({ cluster, tenant }) => {
       const schedules = await createEverySecondSchedules(cluster, tenant, size.schedules, "push");

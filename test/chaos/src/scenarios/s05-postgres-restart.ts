@@ -16,7 +16,7 @@ export const postgresRestart: Scenario = {
   title: "PostgreSQL restarted under load",
   fault: "pg_ctl stop -m fast of the suite's own PostgreSQL, down for a while, then started again; no platform process restarted",
   async run(ctx) {
-    const size = ctx.quick ? { tasks: 600, downMs: 3_000 } : { tasks: 8_000, downMs: 10_000 };
+    const size = ctx.quick ? { tasks: 300, downMs: 2_000 } : { tasks: 8_000, downMs: 10_000 };
     return withPushPlatform(ctx, { label: "s5", ownPostgres: true, workers: 2, workerConcurrency: 10, endpointDelayMs: 20 }, async ({ cluster, tenant }) => {
       cluster.tally.clear();
       // Small batches from 4 clients keep submissions arriving during the whole outage.

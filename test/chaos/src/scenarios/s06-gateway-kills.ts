@@ -18,7 +18,7 @@ export const gatewayKills: Scenario = {
   title: "Gateway killed while clients submit with idempotency keys and retry",
   fault: "SIGKILL of the gateway process (restarted on the same port) while 16 clients submit keyed tasks and retry on any failure",
   async run(ctx) {
-    const size = ctx.quick ? { keys: 150, kills: 1 } : { keys: 4_000, kills: 5 };
+    const size = ctx.quick ? { keys: 100, kills: 1 } : { keys: 4_000, kills: 5 };
     return withPushPlatform(ctx, { label: "s6", workers: 1, workerConcurrency: 20 }, async ({ cluster, tenant }) => {
       const h = cluster.history;
       let next = 0;

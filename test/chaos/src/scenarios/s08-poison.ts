@@ -35,7 +35,7 @@ export const poisonTasks: Scenario = {
   title: "Poison tasks: endpoint hangs, returns garbage, or crashes the worker process",
   fault: "PUSH endpoint hangs past the task timeout / answers 500 with binary garbage; PULL handler exits the worker process (restarted by a supervisor)",
   async run(ctx) {
-    const size = ctx.quick ? { poison: 3, normal: 100 } : { poison: 40, normal: 2_000 };
+    const size = ctx.quick ? { poison: 2, normal: 60 } : { poison: 20, normal: 2_000 };
     return withPushPlatform(ctx, { label: "s8", workers: 2, workerConcurrency: 10, endpointDelayMs: 10 }, async ({ cluster, endpoint, tenant: a }) => {
       const others = [await cluster.createTenant("s8-b"), await cluster.createTenant("s8-c")];
       for (const t of others) await cluster.upsertQueue(t, { name: "push", mode: "PUSH", endpointUrl: `${endpoint.url}/task` });

@@ -25,7 +25,7 @@ export const webhookOutage: Scenario = {
   title: "Webhook receiver down for a long stretch, then back",
   fault: "webhook receiver answers 503 for the first half of the outage and refuses connections for the second half",
   async run(ctx) {
-    const size = ctx.quick ? { tasks: 120, downMs: 6_000 } : { tasks: 2_000, downMs: 60_000 };
+    const size = ctx.quick ? { tasks: 60, downMs: 4_000 } : { tasks: 2_000, downMs: 60_000 };
     const env = { WEBHOOK_RETRY_SCHEDULE: ctx.quick ? "1,1,1,2,2,2,2,2,2,2,2,2" : "1,2,4,8,10,10,10,10,10,10,10,10,10,10,10" };
     return withPushPlatform(ctx, { label: "s9", workers: 1, workerConcurrency: 20, notifier: true, env }, async ({ cluster, tenant }) => {
       const receiver = await startEndpoint({ history: cluster.history, itemOf: webhookItem });

@@ -13,7 +13,7 @@ export const thunderingHerd: Scenario = {
   title: "A thundering herd: every task due in the same second across many tenants",
   fault: "no process fault: the load is the fault (all tasks of all tenants due at one instant)",
   async run(ctx) {
-    const size = ctx.quick ? { tenants: 5, tasks: 1_000, leadMs: 8_000 } : { tenants: 20, tasks: 50_000, leadMs: 60_000 };
+    const size = ctx.quick ? { tenants: 5, tasks: 500, leadMs: 6_000 } : { tenants: 20, tasks: 50_000, leadMs: 60_000 };
     return withPushPlatform(ctx, { label: "s10", workers: 2, workerConcurrency: ctx.quick ? 20 : 100 }, async ({ cluster, endpoint, tenant: first }) => {
       const tenants = [first];
       for (let i = 1; i < size.tenants; i++) tenants.push(await cluster.createTenant(`s10-${i}`));
