@@ -5,7 +5,7 @@
  * unexpected, every duplicate explained, every scenario claim holding.
  *
  * Each scenario owns its redis-server, database (or PostgreSQL instance) and
- * processes, so up to three run at once: most of a scenario's time is spent
+ * processes, so two run at once: most of a scenario's time is spent
  * waiting (process starts, lease expiry, outages), not computing.
  */
 import { describe, expect, it } from "vitest";
@@ -29,7 +29,7 @@ function limiter(n: number) {
     }
   };
 }
-const lane = limiter(3);
+const lane = limiter(2);
 
 describe.concurrent("chaos suite, short version", () => {
   for (const scenario of selectedScenarios()) {
