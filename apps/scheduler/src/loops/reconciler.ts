@@ -10,7 +10,8 @@ const PAGE = 2000;
  * - the epoch key vanished (FLUSHALL, a restarted Redis without persistence):
  *   re-add every task that belongs in Redis, page by page;
  * - otherwise, a periodic sweep finds individual jobs that went missing
- *   (eviction, a crash between claim and enqueue) with pipelined EXISTS.
+ *   (eviction, a crash between claim and enqueue) with pipelined EXISTS,
+ *   and jobs a dead worker left active without a lock.
  * Re-adding is harmless: the job id is (task id, dispatch generation).
  */
 export function createReconciler(ctx: SchedulerContext) {
@@ -41,12 +42,38 @@ export function createReconciler(ctx: SchedulerContext) {
     const missing = await Promise.all(
       [...groupByBullQueue(ctx.keys, page)].map(async ([name, intents]) => {
         const pipeline = ctx.redis.pipeline();
-        for (const i of intents) pipeline.exists(ctx.keys.jobKey(name, jobIdFor(i.taskId, i.dispatchGeneration)));
+        for (const i of intents) {
+          const key = ctx.keys.jobKey(name, jobIdFor(i.taskId, i.dispatchGeneration));
+          pipeline.exists(key).hexists(key, "processedOn").exists(`${key}:lock`);
+        }
         const results = (await pipeline.exec()) ?? [];
-        return intents.filter((_, idx) => results[idx]?.[1] === 0);
+        const reply = (idx: number, n: number) => results[idx * 3 + n]?.[1];
+        const gone = intents.filter((_, idx) => reply(idx, 0) === 0);
+        const orphaned = intents.filter((_, idx) => reply(idx, 0) === 1 && reply(idx, 1) === 1 && reply(idx, 2) === 0);
+        if (orphaned.length > 0) await dropOrphans(name, orphaned);
+        return [...gone, ...orphaned];
       }),
     );
     return missing.flat();
+  }
+
+  /**
+   * A worker takes a job (BullMQ moves it to active under a lock) and removes
+   * it right after; killed in between, it leaves the job active with a lock
+   * that expires and nobody reclaims — the task stays QUEUED in Postgres with
+   * a job that "exists" (found by the chaos suite: SIGKILLed workers). Taken
+   * (processedOn set) and unlocked means its taker is gone: remove the job so
+   * it can be added again. Its task is still QUEUED, so it never started.
+   */
+  async function dropOrphans(name: string, orphaned: DispatchIntent[]): Promise<void> {
+    const active = `${ctx.keys.prefix}:${name}:active`;
+    const pipeline = ctx.redis.pipeline();
+    for (const i of orphaned) {
+      const jobId = jobIdFor(i.taskId, i.dispatchGeneration);
+      pipeline.lrem(active, 0, jobId).del(ctx.keys.jobKey(name, jobId));
+    }
+    await pipeline.exec();
+    ctx.log.warn({ queue: name, jobs: orphaned.length }, "removed jobs left active by a worker that died while taking them");
   }
 
   async function sweep(): Promise<number> {
