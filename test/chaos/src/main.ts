@@ -13,7 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { repoRoot } from "./lib/apps.js";
-import { runHeader, scenarioTable } from "./report.js";
+import { runHeader, runLine, scenarioTable, type RunFacts } from "./report.js";
 import { selectScenarios } from "./scenarios/index.js";
 import { passed, runScenario, type ScenarioResult } from "./scenarios/scenario.js";
 
@@ -43,9 +43,18 @@ for (const s of scenarios) {
   process.stdout.write(`\n${scenarioTable(r)}\n\n`);
 }
 
-const facts = { command, startedAt: started, cores: os.cpus().length, cpuModel: os.cpus()[0]?.model.trim() ?? "unknown CPU", node: process.version, quick: values.quick };
-const body = `${runHeader(facts, results)}\n\n${results.map(scenarioTable).join("\n\n")}`;
+const facts: RunFacts = { command, startedAt: started, cores: os.cpus().length, cpuModel: os.cpus()[0]?.model.trim() ?? "unknown CPU", node: process.version, quick: values.quick };
 process.stdout.write(`${runHeader(facts, results)}\nHistories: ${resultsDir}/scenario-N.jsonl\n`);
+
+// The report shows the latest result of every scenario: a run of one scenario replaces only its own table.
+const latestFile = path.join(resultsDir, "latest.json");
+const latest = new Map<number, { facts: RunFacts; result: ScenarioResult }>(
+  existsSync(latestFile) ? (JSON.parse(readFileSync(latestFile, "utf8")) as [number, { facts: RunFacts; result: ScenarioResult }][]) : [],
+);
+for (const r of results) latest.set(r.id, { facts: { ...facts, startedAt: started }, result: { ...r, summary: { ...r.summary, verdicts: [] } } });
+writeFileSync(latestFile, JSON.stringify([...latest.entries()]));
+const shown = [...latest.values()].sort((a, b) => a.result.id - b.result.id);
+const body = shown.map(({ facts: f, result }) => `${scenarioTable(result)}\n\n${runLine(f)}`).join("\n\n");
 
 if (!values["no-write"]) {
   const doc = path.join(repoRoot, "docs", "reliability.md");

@@ -31,6 +31,12 @@ export interface RunFacts {
   quick: boolean;
 }
 
+/** Which run produced a table: the command, when, on what. */
+export function runLine(f: RunFacts): string {
+  const at = new Date(f.startedAt).toISOString().replace("T", " ").slice(0, 16);
+  return `<sub>From \`${f.command}\`, run ${at} UTC on ${f.cores} cores (${f.cpuModel}), Node ${f.node}, ${f.quick ? "quick sizes" : "full sizes"}.</sub>`;
+}
+
 export function runHeader(f: RunFacts, results: ScenarioResult[]): string {
   const ok = results.filter(passed).length;
   return [
