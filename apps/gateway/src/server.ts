@@ -121,15 +121,15 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
         res.on("close", () => {
           if (!res.writableFinished) gone.abort();
         });
-        const context = await contextFor(req.headers.authorization, { requestId: String(res.locals.requestId), log: res.locals.log as Logger, signal: gone.signal }).catch(
-          (error: unknown) => {
-            // Authentication reads Postgres: while it is down, 503 OVERLOADED + Retry-After rather than a bare 500.
-            throw isStoreUnavailable(error) ? toGraphQLError(storeUnavailableError()) : error;
-          },
-        );
-        // Before anything runs: a refused request (429, or 400 for a batch above the burst) did nothing.
-        await apiRateLimit.admit(context.principal, operationCount(req.body));
-        return context;
+        try {
+          const context = await contextFor(req.headers.authorization, { requestId: String(res.locals.requestId), log: res.locals.log as Logger, signal: gone.signal });
+          // Before anything runs: a refused request (429, or 400 for a batch above the burst) did nothing.
+          await apiRateLimit.admit(context.principal, operationCount(req.body));
+          return context;
+        } catch (error: unknown) {
+          // Authentication and the tenant's limits read Postgres: while it is down, 503 OVERLOADED + Retry-After, not a bare 500.
+          throw isStoreUnavailable(error) ? toGraphQLError(storeUnavailableError()) : error;
+        }
       },
     }),
   );
