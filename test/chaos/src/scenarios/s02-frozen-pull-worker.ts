@@ -37,7 +37,10 @@ export const frozenPullWorker: Scenario = {
       ctx.log(`stale outcomes refused: ${refused}`);
       return {
         faults: size.freezes,
-        notes: [`${size.tasks} PULL tasks, 2 SDK workers (concurrency 4, lease 2 s, 300 ms per task), stale outcomes refused: ${refused}`],
+        notes: [
+          `${size.tasks} PULL tasks, 2 SDK workers (concurrency 4, lease 2 s, 300 ms per task), stale outcomes refused: ${refused}`,
+          "recovery time includes the wait in line: a task whose lease expired is queued again behind the backlog submitted before it",
+        ],
         claims: [
           { claim: "drained before the deadline", holds: drained },
           { claim: "the resumed worker's stale outcomes were refused (at least one)", holds: refused > 0 },

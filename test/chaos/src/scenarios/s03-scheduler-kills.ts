@@ -13,7 +13,7 @@ import type { Scenario } from "./scenario.js";
 export const schedulerKills: Scenario = {
   id: 3,
   title: "Scheduler/dispatcher SIGKILLed between commit and enqueue, many times",
-  fault: "SIGKILL of the only scheduler every 0.4–1 s while it promotes delayed tasks into Redis (commit outbox, then enqueue); restarted after each kill",
+  fault: "SIGKILL of the only scheduler every 0.4–1 s while it promotes delayed tasks into Redis (commit the hand-over, then enqueue); restarted after each kill",
   async run(ctx) {
     const size = ctx.quick ? { tasks: 150, spreadS: 4, kills: 3 } : { tasks: 5_000, spreadS: 40, kills: 40 };
     const env = { DISPATCH_HORIZON_SECONDS: "1" };
