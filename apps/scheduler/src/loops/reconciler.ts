@@ -4,6 +4,7 @@ import { groupByBullQueue, jobIdFor } from "@tasklane/queue";
 import type { SchedulerContext } from "../context.js";
 
 const PAGE = 2000;
+const REBUILD_IN_FLIGHT = 3;
 
 /**
  * Redis holds nothing that Postgres cannot rebuild. Two checks:
@@ -29,8 +30,29 @@ export function createReconciler(ctx: SchedulerContext) {
     }
   }
 
+  /**
+   * Pages are read one after another (keyset), but their addBulk calls overlap
+   * with the next reads, up to REBUILD_IN_FLIGHT at once: Postgres, this
+   * process and Redis then work at the same time instead of taking turns.
+   */
   async function rebuild(): Promise<number> {
-    return forEachPage((page) => ctx.dispatcher.dispatch(page));
+    const inFlight = new Set<Promise<void>>();
+    let failure: { error: unknown } | undefined;
+    const total = await forEachPage(async (page) => {
+      if (failure) throw failure.error;
+      const dispatched: Promise<void> = ctx.dispatcher
+        .dispatch(page)
+        .catch((error: unknown) => {
+          failure ??= { error };
+        })
+        .finally(() => inFlight.delete(dispatched));
+      inFlight.add(dispatched);
+      if (inFlight.size >= REBUILD_IN_FLIGHT) await Promise.race(inFlight);
+    });
+    await Promise.all(inFlight);
+    // A failed page fails the rebuild; the epoch stays unset, so the next tick starts over.
+    if (failure) throw failure.error;
+    return total;
   }
 
   /**
