@@ -3,6 +3,7 @@ import { fmt, Ticker } from "./progress.js";
 import type { FigureSet } from "./results.js";
 import { runLabel } from "./scenario.js";
 import { summarizeLatency, type LatencySummary } from "./stats.js";
+import { sleep } from "./time.js";
 import type { BenchSystem, TaskRequest } from "./system.js";
 
 export interface LatencyPlan {
@@ -42,6 +43,9 @@ export async function measureLatency(system: BenchSystem, plan: LatencyPlan): Pr
   const out: LatencyRun[] = [];
   for (let i = 0; i < plan.runs; i++) {
     const ticker = new Ticker(`${plan.scope} · ${system.label} · ${runLabel(i, plan.runs)}`);
+    // A run that overloaded the system leaves a backlog; measuring the next run on top of it
+    // would charge that backlog to the next rate (seen: a 200/s run right after a 1,000/s one).
+    await waitUntilIdle(system, IDLE_WAIT_MS, ticker);
     const submitted = new Map<string, { ref: number; ackAt: number }>();
     const baseline = probe.started;
     const t0 = Date.now();
@@ -104,4 +108,17 @@ export function latencyNotes(system: string, runs: LatencyRun[]): string[] {
     if (r.fromRef.negative > 0) notes.push(`${system} ${runLabel(i, runs.length)}: ${r.fromRef.negative} tasks started before their reference time (min ${fmt(r.fromRef.min, 1)} ms).`);
   });
   return notes;
+}
+
+/** At most this long for the previous run's tasks to finish before the next run starts. */
+const IDLE_WAIT_MS = 60_000;
+
+async function waitUntilIdle(system: BenchSystem, maxMs: number, ticker: Ticker): Promise<void> {
+  const deadline = Date.now() + maxMs;
+  for (;;) {
+    const left = await system.unfinished();
+    if (left === 0 || Date.now() >= deadline) return;
+    ticker.tick(`waiting for ${fmt(left)} unfinished tasks of the run before`);
+    await sleep(200);
+  }
 }
