@@ -16,18 +16,30 @@ export const postgresRestart: Scenario = {
   title: "PostgreSQL restarted under load",
   fault: "pg_ctl stop -m fast of the suite's own PostgreSQL, down for a while, then started again; no platform process restarted",
   async run(ctx) {
-    const size = ctx.quick ? { tasks: 300, downMs: 2_000 } : { tasks: 8_000, downMs: 10_000 };
+    const size = ctx.quick ? { maxTasks: 2_000, downMs: 2_000, pauseMs: 100 } : { maxTasks: 20_000, downMs: 10_000, pauseMs: 20 };
     return withPushPlatform(ctx, { label: "s5", ownPostgres: true, workers: 2, workerConcurrency: 10, endpointDelayMs: 20 }, async ({ cluster, tenant }) => {
       cluster.tally.clear();
-      // Small batches from 4 clients keep submissions arriving during the whole outage.
-      const submitting = submitItems(cluster, tenant, range(size.tasks).map((i) => ({ item: `s5-${i}`, queue: "push", timeoutSeconds: 2 })), 20, 4);
+      // Four clients keep submitting small batches from before the outage until a second after it, so
+      // some are always in flight while Postgres is down (bounded by maxTasks).
+      let next = 0;
+      let restoredAt = Number.POSITIVE_INFINITY;
+      const client = async () => {
+        while (Date.now() < restoredAt + 1_000 && next < size.maxTasks) {
+          const batch = Array.from({ length: 10 }, () => ({ item: `s5-${next++}`, queue: "push", timeoutSeconds: 2 }));
+          await submitItems(cluster, tenant, batch, 10, 1);
+          await sleep(size.pauseMs);
+        }
+      };
+      const submitting = Promise.all(range(4).map(client));
       await sleep(ctx.quick ? 1_500 : 4_000);
-      ctx.log(`PostgreSQL down for ${size.downMs} ms at ${Date.now()}`);
+      ctx.log(`PostgreSQL down for ${size.downMs} ms`);
       cluster.history.record({ kind: "fault", fault: "restart", target: "postgres" });
       await cluster.postgres!.restart(size.downMs);
+      restoredAt = Date.now();
       cluster.history.record({ kind: "restored", target: "postgres" });
       ctx.log("PostgreSQL back");
       await submitting;
+      const tasks = next;
       const healthy = await waitUntil("gateway /healthz 200", async () => (await fetch(cluster.gatewayUrl.replace("/graphql", "/healthz"))).status === 200, 30_000, 200).catch(() => false);
       const drained = await drain(cluster.database.db, ctx.quick ? 90_000 : 240_000, (left) => ctx.log(`${left} tasks unfinished`));
       await recordFinalState(cluster);
@@ -42,7 +54,7 @@ export const postgresRestart: Scenario = {
       const alive = cluster.apps.every((a) => a.alive());
       return {
         faults: 1,
-        notes: [`${size.tasks} tasks, PostgreSQL down ${size.downMs / 1000} s; answers to clients while down: ${seen.join(", ") || "none failed"}`],
+        notes: [`${tasks} tasks submitted by 4 clients before, during and after the outage; PostgreSQL down ${size.downMs / 1000} s; answers to clients while down: ${seen.join(", ") || "none failed"}`],
         claims: [
           { claim: "drained before the deadline", holds: drained },
           { claim: "every failed answer was typed (503 OVERLOADED or 500 INTERNAL_SERVER_ERROR) with retry advice", holds: untyped.length === 0 },
