@@ -16,7 +16,7 @@ export const postgresRestart: Scenario = {
   title: "PostgreSQL restarted under load",
   fault: "pg_ctl stop -m fast of the suite's own PostgreSQL, down for a while, then started again; no platform process restarted",
   async run(ctx) {
-    const size = ctx.quick ? { maxTasks: 2_000, downMs: 2_000, pauseMs: 100 } : { maxTasks: 20_000, downMs: 10_000, pauseMs: 20 };
+    const size = ctx.quick ? { maxTasks: 2_000, downMs: 2_000, pauseMs: 100, batch: 10 } : { maxTasks: 20_000, downMs: 10_000, pauseMs: 20, batch: 50 };
     return withPushPlatform(ctx, { label: "s5", ownPostgres: true, workers: 2, workerConcurrency: 10, endpointDelayMs: 20 }, async ({ cluster, tenant }) => {
       cluster.tally.clear();
       // Four clients keep submitting small batches from before the outage until a second after it, so
@@ -25,8 +25,8 @@ export const postgresRestart: Scenario = {
       let restoredAt = Number.POSITIVE_INFINITY;
       const client = async () => {
         while (Date.now() < restoredAt + 1_000 && next < size.maxTasks) {
-          const batch = Array.from({ length: 10 }, () => ({ item: `s5-${next++}`, queue: "push", timeoutSeconds: 2 }));
-          await submitItems(cluster, tenant, batch, 10, 1);
+          const batch = Array.from({ length: size.batch }, () => ({ item: `s5-${next++}`, queue: "push", timeoutSeconds: 2 }));
+          await submitItems(cluster, tenant, batch, size.batch, 1);
           await sleep(size.pauseMs);
         }
       };
