@@ -199,7 +199,8 @@ describe("fleet-wide limits", () => {
     const { Redis } = await import("ioredis");
     const r = new Redis(redis.url);
     const laneOf = async () => {
-      const [key] = await r.keys(`${redis.prefix}:*prioritized`);
+      // This tenant's queue only: earlier tests leave other tenants' prioritized sets behind.
+      const [key] = await r.keys(`${redis.prefix}:{${aged.tenantId}}*:prioritized`);
       const score = key ? await r.zscore(key, `${ids[0]}.1`) : null;
       return score === null ? null : Math.floor(Number(score) / 0x100000000);
     };
