@@ -74,6 +74,7 @@ export type WorkerState = "idle" | "starting" | "running" | "stopping" | "stoppe
 
 /** After an empty poll that came back this fast, wait the rest before polling again (guards against a hot loop). */
 const MIN_EMPTY_POLL_MS = 250;
+const PARTIAL_BATCH_LINGER_MS = 20;
 const MAX_POLL_BACKOFF_MS = 30_000;
 
 export class Worker<TPayload = unknown, TResult = unknown> {
@@ -189,10 +190,11 @@ export class Worker<TPayload = unknown, TResult = unknown> {
         continue;
       }
       const requestedAt = Date.now();
+      const requested = Math.min(free, MAX_LEASE_BATCH);
       let leases: Lease<TPayload>[];
       try {
         leases = await this.client.leases.lease<TPayload>(
-          { queue: this.queue, workerId: this.workerId, max: Math.min(free, MAX_LEASE_BATCH), leaseSeconds: this.leaseSeconds, waitSeconds: this.pollWaitSeconds },
+          { queue: this.queue, workerId: this.workerId, max: requested, leaseSeconds: this.leaseSeconds, waitSeconds: this.pollWaitSeconds },
           { signal: stopSignal },
         );
       } catch (error: unknown) {
@@ -207,6 +209,10 @@ export class Worker<TPayload = unknown, TResult = unknown> {
       for (const lease of leases) this.#startRun(lease, requestedAt);
       const elapsed = Date.now() - requestedAt;
       if (leases.length === 0 && elapsed < MIN_EMPTY_POLL_MS) await delay(MIN_EMPTY_POLL_MS - elapsed, stopSignal);
+      // A short batch means the queue is drained of due work: what arrives next trickles in
+      // (tasks falling due one by one). Asking again at once would cost a call per task or
+      // two; lingering a moment lets the next call carry a batch.
+      else if (leases.length < requested) await delay(PARTIAL_BATCH_LINGER_MS, stopSignal);
     }
   }
 
