@@ -58,12 +58,28 @@ export async function startConsolePlatform(tenantName: string, limits: Record<st
     if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
     res.writeHead(answer.status, { "content-type": "application/json" }).end(JSON.stringify({ handled: body.type, attempt: body.attempt }));
   });
-  const gateway = await startGateway({ databaseUrl: tdb.url, redis, env: { ALLOW_PRIVATE_TARGETS: "1" } });
+  // Whatever started before a failure in this setup is undone here: a missing browser
+  // must not leave the apps running as orphans of the test run.
+  const undo: (() => Promise<unknown>)[] = [() => tdb.drop(), () => redis.cleanup(), () => receiver.close()];
+  const started = async <T>(value: Promise<T>, stop: (v: T) => Promise<unknown>): Promise<T> => {
+    try {
+      const v = await value;
+      undo.push(() => stop(v));
+      return v;
+    } catch (error) {
+      for (const step of undo.reverse()) await step().catch(() => undefined);
+      throw error;
+    }
+  };
+  const gateway = await started(startGateway({ databaseUrl: tdb.url, redis, env: { ALLOW_PRIVATE_TARGETS: "1" } }), (g) => g.close());
   const env = { DATABASE_URL: tdb.url, REDIS_URL: redis.url, REDIS_KEY_PREFIX: redis.prefix, ALLOW_PRIVATE_TARGETS: "1", LOG_LEVEL: "warn" };
-  const apps: AppProcess[] = [startApp("scheduler", env), startApp("worker", env), startApp("notifier", env)];
-  const tenant = await createTenant(gateway, tenantName, limits);
-  const consoleApp = await startConsole(gateway.url);
-  const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const apps: AppProcess[] = await started(
+    Promise.resolve([startApp("scheduler", env), startApp("worker", env), startApp("notifier", env)]),
+    (list) => Promise.all(list.map((a) => a.stop())),
+  );
+  const tenant = await started(createTenant(gateway, tenantName, limits), async () => undefined);
+  const consoleApp = await started(startConsole(gateway.url), (c) => c.stop());
+  const browser: Browser = await started(chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS }), (b) => b.close());
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, deviceScaleFactor: 1 });
   const page = await context.newPage();
 
