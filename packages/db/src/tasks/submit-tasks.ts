@@ -3,7 +3,7 @@ import type pg from "pg";
 import { withTransaction, type Database } from "../database.js";
 import { dispatchOutboxCte, mapDispatchRow, type DispatchIntent } from "../outbox/dispatch-intent.js";
 import { chargeQuotas, lookupQueuesAndQuotas } from "./submit-quotas.js";
-import { TASK_COLUMNS, mapTaskRow, type TaskRecord } from "./task-record.js";
+import { TASK_COLUMNS, mapTaskRow, taskColumnsOf, type TaskRecord } from "./task-record.js";
 
 export interface SubmitOptions {
   /** Tasks due within this many ms get an outbox row now; later ones wait for the horizon promoter. */
@@ -119,16 +119,16 @@ export async function insertTasks(client: pg.PoolClient, tenantId: string, specs
          FROM input i JOIN queues iq ON iq.id = i.queue_id ORDER BY i.ord
          -- Any unique key: (tenant, idempotency key) or the cron occurrence key.
          ON CONFLICT DO NOTHING
-         RETURNING id, tenant_id, queue_id, status, priority, run_at, dispatch_generation, trace_parent
+         RETURNING *
        ),
        ev AS (
          INSERT INTO task_events (task_id, tenant_id, from_status, to_status, attempt, lease_generation, actor)
          SELECT id, tenant_id, NULL, status, 0, 0, $18 FROM ins
        ),
        ob AS (${dispatchOutboxCte("ins", "$19::float8")})
-       SELECT ins.id AS task_id, ins.tenant_id, ins.queue_id, ins.priority, ins.run_at, ins.dispatch_generation,
-              ins.trace_parent, ob.outbox_id
-       FROM ins LEFT JOIN ob ON ob.task_id = ins.id`,
+       -- The new rows whole, so the common case (no idempotent repeat) needs no second read.
+       SELECT ${taskColumnsOf("ins")}, ins.id AS task_id, ob.outbox_id
+       FROM ins JOIN queues q ON q.id = ins.queue_id LEFT JOIN ob ON ob.task_id = ins.id`,
       [
         tenantId,
         columns.id,
@@ -160,23 +160,27 @@ export async function insertTasks(client: pg.PoolClient, tenantId: string, specs
     const dispatch = inserted.rows.filter((r) => r.outbox_id != null).map(mapDispatchRow);
     const insertedIds = new Set(inserted.rows.map((r) => r.task_id as string));
     const repeats = specs.filter((_, i) => !insertedIds.has(ids[i] as string));
-    const rows = await client.query(
-      `SELECT ${TASK_COLUMNS} FROM tasks t JOIN queues q ON q.id = t.queue_id
-       WHERE t.tenant_id = $1
-         AND (t.id = ANY($2::text[]) OR t.idempotency_key = ANY($3::text[]) OR t.occurrence_key = ANY($4::text[]))`,
-      [
-        tenantId,
-        [...insertedIds],
-        repeats.flatMap((s) => (s.idempotencyKey != null ? [s.idempotencyKey] : [])),
-        repeats.flatMap((s) => (s.occurrenceKey != null ? [s.occurrenceKey] : [])),
-      ],
-    );
+    // Repeats (an idempotency or occurrence key that already exists) resolve to the stored task.
+    const existing =
+      repeats.length === 0
+        ? []
+        : (
+            await client.query(
+              `SELECT ${TASK_COLUMNS} FROM tasks t JOIN queues q ON q.id = t.queue_id
+               WHERE t.tenant_id = $1 AND (t.idempotency_key = ANY($2::text[]) OR t.occurrence_key = ANY($3::text[]))`,
+              [
+                tenantId,
+                repeats.flatMap((s) => (s.idempotencyKey != null ? [s.idempotencyKey] : [])),
+                repeats.flatMap((s) => (s.occurrenceKey != null ? [s.occurrenceKey] : [])),
+              ],
+            )
+          ).rows;
     // Charged last, so the daily usage row stays locked for as short a time as possible.
     if (enforceQuotas) await chargeQuotas(client, tenantId, insertedIds.size, quotas);
     const byId = new Map<string, TaskRecord>();
     const byKey = new Map<string, TaskRecord>();
     const byOccurrence = new Map<string, TaskRecord>();
-    for (const row of rows.rows) {
+    for (const row of [...inserted.rows, ...existing]) {
       const task = mapTaskRow(row);
       byId.set(task.id, task);
       if (task.idempotencyKey != null) byKey.set(task.idempotencyKey, task);
