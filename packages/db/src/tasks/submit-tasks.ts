@@ -67,6 +67,7 @@ export async function insertTasks(client: pg.PoolClient, tenantId: string, specs
     const enforceQuotas = options.quotas ?? true;
     const { queueIds, quotas } = await lookupQueuesAndQuotas(client, tenantId, queueNames, enforceQuotas);
     const ids = specs.map(() => newId("task"));
+    const countUsageInline = enforceQuotas && quotas.dailyTaskQuota === null && quotas.maxPendingTasks === null;
     const columns = {
       id: ids,
       queue_id: specs.map((s) => queueIds.get(s.queue) as string),
@@ -125,7 +126,15 @@ export async function insertTasks(client: pg.PoolClient, tenantId: string, specs
          INSERT INTO task_events (task_id, tenant_id, from_status, to_status, attempt, lease_generation, actor)
          SELECT id, tenant_id, NULL, status, 0, 0, $18 FROM ins
        ),
-       ob AS (${dispatchOutboxCte("ins", "$19::float8")})
+       ob AS (${dispatchOutboxCte("ins", "$19::float8")}),
+       -- Tenants without quotas count today's submissions here, in this session's own usage
+       -- row (submit-quotas.ts), saving a round trip; with a quota, chargeQuotas checks it after.
+       usage AS (
+         INSERT INTO tenant_daily_usage AS u (tenant_id, day, slot, submitted)
+         SELECT $1, (now() AT TIME ZONE 'UTC')::date, pg_backend_pid(), count(*) FROM ins
+         HAVING $26::bool AND count(*) > 0
+         ON CONFLICT (tenant_id, day, slot) DO UPDATE SET submitted = u.submitted + EXCLUDED.submitted
+       )
        -- The new rows whole, so the common case (no idempotent repeat) needs no second read.
        SELECT ${taskColumnsOf("ins")}, ins.id AS task_id, ob.outbox_id
        FROM ins JOIN queues q ON q.id = ins.queue_id LEFT JOIN ob ON ob.task_id = ins.id`,
@@ -155,6 +164,7 @@ export async function insertTasks(client: pg.PoolClient, tenantId: string, specs
         columns.workflow_key,
         columns.initial_status,
         columns.trace_parent,
+        countUsageInline,
       ],
     );
     const dispatch = inserted.rows.filter((r) => r.outbox_id != null).map(mapDispatchRow);
@@ -176,7 +186,7 @@ export async function insertTasks(client: pg.PoolClient, tenantId: string, specs
             )
           ).rows;
     // Charged last, so the daily usage row stays locked for as short a time as possible.
-    if (enforceQuotas) await chargeQuotas(client, tenantId, insertedIds.size, quotas);
+    if (enforceQuotas && !countUsageInline) await chargeQuotas(client, tenantId, insertedIds.size, quotas);
     const byId = new Map<string, TaskRecord>();
     const byKey = new Map<string, TaskRecord>();
     const byOccurrence = new Map<string, TaskRecord>();
