@@ -1,6 +1,5 @@
 import { BadUserInputError, MAX_RESULT_BYTES, NotFoundError, StaleLeaseError, jsonByteLength } from "@tasklane/core";
 import {
-  completeLease,
   completeLeases,
   failLease,
   heartbeatLease,
@@ -104,12 +103,9 @@ export class LeaseService {
     if (result !== undefined && jsonByteLength(result) > MAX_RESULT_BYTES) {
       throw new BadUserInputError(`result exceeds ${MAX_RESULT_BYTES} bytes`, [{ path: "result", message: `at most ${MAX_RESULT_BYTES} bytes` }]);
     }
-    const startedAt = Date.now();
-    const { task, dispatch, releasedQueueIds } = await completeLease(this.deps.db, tenantId, taskId, token, result ?? null, this.deps.horizonMs);
-    traceOutcome("task.complete", task, startedAt);
-    await this.deps.dispatch(dispatch);
-    if (releasedQueueIds.length > 0) await this.deps.doorbell.ring(releasedQueueIds).catch(() => undefined);
-    return task;
+    const [outcome] = await this.completeMany(tenantId, [{ taskId, token, result }]);
+    if (outcome && "task" in outcome) return outcome.task;
+    throw outcome?.refused === "NOT_FOUND" ? new NotFoundError("Task", taskId) : new StaleLeaseError();
   }
 
   /**

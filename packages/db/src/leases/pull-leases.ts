@@ -99,28 +99,6 @@ export async function heartbeatLease(db: Database, tenantId: string, taskId: str
   return outcome;
 }
 
-export async function completeLease(
-  db: Database,
-  tenantId: string,
-  taskId: string,
-  token: string,
-  result: unknown,
-  horizonMs: number,
-): Promise<{ task: TaskRecord; dispatch: DispatchIntent[]; releasedQueueIds: string[] }> {
-  assertTaskId(taskId);
-  const lease = await currentLease(db, tenantId, taskId, token);
-  const done = await completeAttempts(
-    db,
-    [{ taskId, leaseGeneration: generationOf(token), result, workflowId: lease.workflow_id as string | null }],
-    pullActor(lease),
-    horizonMs,
-  );
-  const task = done.accepted[0];
-  if (!task) throw new StaleLeaseError();
-  // Workflow children it released: PULL long-polls of their queues can be woken.
-  return { task, dispatch: done.dispatch, releasedQueueIds: done.workflows.releasedQueueIds };
-}
-
 export interface LeaseCompletion {
   taskId: string;
   token: string;
@@ -131,7 +109,7 @@ export interface LeaseCompletion {
 export type LeaseCompletionOutcome = { taskId: string; task: TaskRecord } | { taskId: string; refused: "NOT_FOUND" | "CONFLICT" };
 
 /**
- * completeLease for many leases at once: one lookup and one completion
+ * completeTask for many leases at once: one lookup and one completion
  * statement per worker for the whole batch, where one call per task spends
  * most of its time on the round trip. Each item is fenced by its own token;
  * a refused item does not affect the others.

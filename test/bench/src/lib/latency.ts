@@ -1,10 +1,13 @@
 import { collectStarts, drivePaced, warmUp, type Acked } from "./drive.js";
+import { withPeer, type PeerKind } from "./peers.js";
+import { withPlatform } from "./platform.js";
 import { fmt, Ticker } from "./progress.js";
 import type { FigureSet } from "./results.js";
-import { runLabel } from "./scenario.js";
+import { runLabel, type ScenarioContext } from "./scenario.js";
 import { summarizeLatency, type LatencySummary } from "./stats.js";
 import { sleep } from "./time.js";
 import type { BenchSystem, TaskRequest } from "./system.js";
+import { TasklaneSystem } from "./tasklane.js";
 
 export interface LatencyPlan {
   scope: string;
@@ -121,4 +124,32 @@ async function waitUntilIdle(system: BenchSystem, maxMs: number, ticker: Ticker)
     ticker.tick(`waiting for ${fmt(left)} unfinished tasks of the run before`);
     await sleep(200);
   }
+}
+
+/** Below Tasklane's saturation point: what the mechanism itself adds, apart from queueing. */
+export const LOW_RATE = 200;
+
+/**
+ * Runs `measure` for every system of a latency scenario: Tasklane PUSH, PUSH at
+ * LOW_RATE (full runs only) and PULL on one platform, then each peer on its own.
+ */
+export async function measureEverySystem(
+  ctx: ScenarioContext,
+  measure: (system: BenchSystem, rate?: number, label?: string) => Promise<void>,
+): Promise<void> {
+  await withPlatform({ worker: true, profile: ctx.profile }, async (platform, tenant) => {
+    const push = await TasklaneSystem.push(platform, tenant);
+    const pull = TasklaneSystem.pull(platform, tenant);
+    try {
+      await measure(push);
+      if (!ctx.quick) await measure(push, LOW_RATE, `Tasklane PUSH at ${LOW_RATE}/s`);
+      await measure(pull);
+    } finally {
+      await push.close();
+      await pull.close();
+    }
+  });
+  // --quick keeps raw BullMQ only: graphile-worker's and pg-boss's latencies are bound by their polling intervals anyway.
+  const peers: PeerKind[] = ctx.quick ? ["bullmq"] : ["bullmq", "graphile", "pg-boss"];
+  for (const kind of peers) await withPeer(kind, measure);
 }

@@ -3,21 +3,14 @@
  * due DELAY_MS after the schedule's start plus its slot (1 ms apart), so due
  * times arrive as evenly as submissions do; lateness = handler start − runAt.
  */
-import { addLatencyFigures, latencyNotes, measureLatency, type LatencyRun } from "../lib/latency.js";
-import { withPeer, type PeerKind } from "../lib/peers.js";
-import { withPlatform } from "../lib/platform.js";
+import { addLatencyFigures, latencyNotes, measureLatency, type LatencyRun, LOW_RATE, measureEverySystem } from "../lib/latency.js";
 import { fmt, log } from "../lib/progress.js";
 import { FigureSet } from "../lib/results.js";
 import type { Scenario, ScenarioContext } from "../lib/scenario.js";
 import type { BenchSystem } from "../lib/system.js";
-import { TasklaneSystem } from "../lib/tasklane.js";
 
 const RATE = 1000;
 const DELAY_MS = 1000;
-/** Tasklane is also measured at this rate, below the point where it saturates on the reference machine. */
-const LOW_RATE = 200;
-/** --quick keeps raw BullMQ only: graphile-worker's and pg-boss's latencies are bound by their polling intervals anyway. */
-const peersFor = (ctx: ScenarioContext): PeerKind[] => (ctx.quick ? ["bullmq"] : ["bullmq", "graphile", "pg-boss"]);
 
 export const delayedScenario: Scenario = {
   id: 3,
@@ -29,20 +22,7 @@ export const delayedScenario: Scenario = {
       const runs = await measureLatency(system, planFor(ctx, rate));
       record(figures, notes, label, runs);
     };
-    await withPlatform({ worker: true, profile: ctx.profile }, async (platform, tenant) => {
-      const push = await TasklaneSystem.push(platform, tenant);
-      const pull = TasklaneSystem.pull(platform, tenant);
-      try {
-        await measure(push);
-        // Below its saturation point too: what the mechanism itself adds.
-        if (!ctx.quick) await measure(push, LOW_RATE, `Tasklane PUSH at ${LOW_RATE}/s`);
-        await measure(pull);
-      } finally {
-        await push.close();
-        await pull.close();
-      }
-    });
-    for (const kind of peersFor(ctx)) await withPeer(kind, measure);
+    await measureEverySystem(ctx, measure);
     log("s3 delayed", "done");
     return {
       id: 3,

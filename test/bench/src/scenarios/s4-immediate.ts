@@ -2,20 +2,13 @@
  * 4. Immediate tasks at a steady 1,000 tasks/s: submit acknowledged →
  * handler start (and, for context, submit sent → handler start).
  */
-import { addLatencyFigures, latencyNotes, measureLatency } from "../lib/latency.js";
-import { withPeer, type PeerKind } from "../lib/peers.js";
-import { withPlatform } from "../lib/platform.js";
+import { addLatencyFigures, latencyNotes, measureLatency, LOW_RATE, measureEverySystem } from "../lib/latency.js";
 import { fmt, log } from "../lib/progress.js";
 import { FigureSet } from "../lib/results.js";
-import type { Scenario, ScenarioContext } from "../lib/scenario.js";
+import type { Scenario } from "../lib/scenario.js";
 import type { BenchSystem } from "../lib/system.js";
-import { TasklaneSystem } from "../lib/tasklane.js";
 
 const RATE = 1000;
-/** Tasklane is also measured at this rate, below the point where it saturates on the reference machine. */
-const LOW_RATE = 200;
-/** --quick keeps raw BullMQ only: graphile-worker's and pg-boss's latencies are bound by their polling intervals anyway. */
-const peersFor = (ctx: ScenarioContext): PeerKind[] => (ctx.quick ? ["bullmq"] : ["bullmq", "graphile", "pg-boss"]);
 
 export const immediateScenario: Scenario = {
   id: 4,
@@ -43,20 +36,7 @@ export const immediateScenario: Scenario = {
       const early = runs.reduce((n, r) => n + (r.fromAck?.negative ?? 0), 0);
       if (early) notes.push(`${label}: ${fmt(early)} handlers started before the submitting client had read the acknowledgement (counted as negative delays).`);
     };
-    await withPlatform({ worker: true, profile: ctx.profile }, async (platform, tenant) => {
-      const push = await TasklaneSystem.push(platform, tenant);
-      const pull = TasklaneSystem.pull(platform, tenant);
-      try {
-        await measure(push);
-        // Below its saturation point too: what the mechanism itself adds.
-        if (!ctx.quick) await measure(push, LOW_RATE, `Tasklane PUSH at ${LOW_RATE}/s`);
-        await measure(pull);
-      } finally {
-        await push.close();
-        await pull.close();
-      }
-    });
-    for (const kind of peersFor(ctx)) await withPeer(kind, measure);
+    await measureEverySystem(ctx, measure);
     log("s4 immediate", "done");
     return {
       id: 4,
