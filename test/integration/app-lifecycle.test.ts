@@ -15,7 +15,7 @@ import { createTestRedis, startGateway, type StartedGateway, type TestRedis } fr
 import { sampleValue } from "../helpers/prometheus-text.js";
 import { seedPushQueue, seedTenant } from "../helpers/seed.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
-import { freePort } from "./notifier-harness.js";
+import { freePort } from "../helpers/free-port.js";
 
 let tdb: TestDatabase;
 let testRedis: TestRedis;

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, waitFor, type AppProcess } from "../helpers/app-process.js";
 import { startReceiver, type HttpReceiver, type ReceivedRequest } from "../helpers/http-receiver.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
-import { addWebhook, deliveriesOf, finishTask, freePort, seedNotifierTenant, verifyStandardWebhook } from "./notifier-harness.js";
+import { freePort } from "../helpers/free-port.js";
+import { addWebhook, deliveriesOf, finishTask, seedNotifierTenant, verifyStandardWebhook } from "./notifier-harness.js";
 
 let tdb: TestDatabase;
 let receiver: HttpReceiver;

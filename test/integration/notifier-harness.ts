@@ -111,17 +111,3 @@ export function verifyStandardWebhook(secret: string, headers: IncomingHttpHeade
   const expected = createHmac("sha256", key).update(`${id}.${timestamp}.${body}`).digest("base64");
   return signatures.split(" ").some((s) => s === `v1,${expected}`);
 }
-
-/** A port nobody listens on right now, for METRICS_PORT. */
-export async function freePort(): Promise<number> {
-  const { createServer } = await import("node:net");
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const addr = srv.address();
-      const port = typeof addr === "object" && addr !== null ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}

@@ -1,5 +1,6 @@
-import { ConflictError, NotFoundError, isWellFormedId } from "@tasklane/core";
+import { NotFoundError, isWellFormedId } from "@tasklane/core";
 import { withTransaction, type Database } from "../database.js";
+import { refuseDeadOnly } from "./dead-only-refusal.js";
 import { mapTaskRow, taskColumnsOf, type TaskRecord } from "../tasks/task-record.js";
 import { RETURNING_FOR_CTES, eventInsert } from "./sql-fragments.js";
 
@@ -28,8 +29,6 @@ export async function discardTask(db: Database, tenantId: string, id: string, ac
     );
     const row = res.rows[0];
     if (row) return mapTaskRow(row);
-    const exists = await client.query("SELECT status FROM tasks WHERE id = $1 AND tenant_id = $2", [id, tenantId]);
-    if (!exists.rows[0]) throw new NotFoundError("Task", id);
-    throw new ConflictError(`Only DEAD tasks can be discarded; this one is ${exists.rows[0].status as string}`);
+    return refuseDeadOnly(client, tenantId, id, "discarded");
   });
 }

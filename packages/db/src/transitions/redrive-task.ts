@@ -1,5 +1,6 @@
-import { ConflictError, NotFoundError, isWellFormedId } from "@tasklane/core";
+import { NotFoundError, isWellFormedId } from "@tasklane/core";
 import { withTransaction, type Database } from "../database.js";
+import { refuseDeadOnly } from "./dead-only-refusal.js";
 import { dispatchOutboxCte, mapDispatchRow, type DispatchIntent } from "../outbox/dispatch-intent.js";
 import { mapTaskRow, taskColumnsOf, type TaskRecord } from "../tasks/task-record.js";
 import { RETURNING_FOR_CTES, enqueuedGenerationExpr, eventInsert } from "./sql-fragments.js";
@@ -37,8 +38,6 @@ export async function redriveTask(
       const dispatch = row.outbox_id != null ? [mapDispatchRow({ ...row, task_id: row.id })] : [];
       return { task: mapTaskRow(row), dispatch };
     }
-    const exists = await client.query("SELECT status FROM tasks WHERE id = $1 AND tenant_id = $2", [id, tenantId]);
-    if (!exists.rows[0]) throw new NotFoundError("Task", id);
-    throw new ConflictError(`Only DEAD tasks can be redriven; this one is ${exists.rows[0].status as string}`);
+    return refuseDeadOnly(client, tenantId, id, "redriven");
   });
 }
