@@ -208,7 +208,7 @@ export class FairFetcher {
     const started = await startAttemptsByIds(
       this.ctx.db,
       jobs.map((j) => j.job.data.taskId),
-      { workerId: this.ctx.workerId, leaseMs: (timeout) => (timeout + LEASE_GRACE_SECONDS) * 1000, actor: this.ctx.workerId },
+      { workerId: this.ctx.workerId, leaseMs: { timeoutPlusMs: LEASE_GRACE_SECONDS * 1000 }, actor: this.ctx.workerId },
     );
     const startedIds = new Set(started.map((a) => a.task.id));
     // Jobs whose task was no longer runnable (cancelled, ordering key busy) give their slot back.

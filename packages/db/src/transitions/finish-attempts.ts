@@ -82,7 +82,11 @@ export async function completeAttempts(db: Database, items: Completion[], actor:
   };
 }
 
-/** One statement over the completions matching `scope`; ORDER BY id keeps the lock order of cancelWorkflow. */
+/**
+ * One statement over the completions matching `scope`. Rows are locked in id
+ * order (the lock order of cancelWorkflow), each by its own primary-key probe
+ * (LATERAL): see startAttemptsByIds for why not a join.
+ */
 async function recordCompletions(
   q: Queryable,
   items: Completion[],
@@ -91,9 +95,11 @@ async function recordCompletions(
   scope: string,
 ): Promise<{ accepted: TaskRecord[]; dispatch: DispatchIntent[] }> {
   const sql = finishSql(
-    `SELECT t.id, t.status AS from_status, t.lease_token AS old_token, i.result FROM tasks t
-     JOIN unnest($1::text[], $2::int[], $3::text[]) AS i(id, gen, result) ON i.id = t.id
-     WHERE t.status = 'RUNNING' AND t.lease_generation = i.gen AND ${scope} ORDER BY t.id FOR UPDATE OF t`,
+    `SELECT c.id, c.from_status, c.old_token, i.result
+     FROM (SELECT u.id, u.gen, u.result FROM unnest($1::text[], $2::int[], $3::text[]) AS u(id, gen, result) ORDER BY u.id) i
+     CROSS JOIN LATERAL (
+       SELECT t.id, t.status AS from_status, t.lease_token AS old_token FROM tasks t
+       WHERE t.id = i.id AND t.status = 'RUNNING' AND t.lease_generation = i.gen AND ${scope} FOR UPDATE OF t) c`,
     `status = 'SUCCEEDED', result = cand.result::jsonb, completed_at = now()`,
     `'SUCCEEDED'`,
     "NULL",

@@ -14,8 +14,11 @@ export interface StartedAttempt {
 
 export interface StartOptions {
   workerId: string;
-  /** Lease length; PUSH passes timeout + grace, PULL the requested lease. */
-  leaseMs: number | ((timeoutSeconds: number) => number);
+  /**
+   * Lease length: PULL names it (the requested lease); PUSH asks for the
+   * task's own timeout plus a grace, worked out in the starting statement.
+   */
+  leaseMs: number | { timeoutPlusMs: number };
   actor: string;
 }
 
@@ -71,27 +74,25 @@ function mapStarted(rows: Record<string, unknown>[]): StartedAttempt[] {
   });
 }
 
-function leaseFor(options: StartOptions, timeoutSeconds: number): number {
-  return typeof options.leaseMs === "function" ? options.leaseMs(timeoutSeconds) : options.leaseMs;
-}
-
 /** PUSH: start the given tasks (picked from Redis). Those no longer runnable are left out. */
 export async function startAttemptsByIds(db: Database, taskIds: string[], options: StartOptions): Promise<StartedAttempt[]> {
   if (taskIds.length === 0) return [];
-  const timeouts = await db.pool.query<{ id: string; timeout_seconds: number }>(
-    "SELECT id, timeout_seconds FROM tasks WHERE id = ANY($1::text[])",
-    [taskIds],
-  );
-  const leaseMs = new Map(timeouts.rows.map((r) => [r.id, leaseFor(options, r.timeout_seconds)]));
-  const ids = [...leaseMs.keys()];
+  const fixedMs = typeof options.leaseMs === "number" ? options.leaseMs : 0;
+  const graceMs = typeof options.leaseMs === "number" ? 0 : options.leaseMs.timeoutPlusMs;
+  // One primary-key probe per id (LATERAL): a join the planner may turn into
+  // a bitmap scan over every RUNNING or queued row when its statistics lag
+  // behind a fast-growing table, which cost more than the update itself.
   const sql = startSql(
-    `SELECT t.id, t.status AS from_status, i.rand, i.lease_ms FROM tasks t
-     JOIN unnest($1::text[], $2::text[], $3::float8[]) AS i(id, rand, lease_ms) ON i.id = t.id
-     WHERE ${RUNNABLE} FOR UPDATE OF t SKIP LOCKED`,
+    `SELECT c.id, c.from_status, i.rand,
+       (CASE WHEN $3::float8 > 0 THEN $3::float8 ELSE c.timeout_seconds * 1000 + $4::float8 END) AS lease_ms
+     FROM (SELECT u.id, u.rand FROM unnest($1::text[], $2::text[]) AS u(id, rand) ORDER BY u.id) i
+     CROSS JOIN LATERAL (
+       SELECT t.id, t.status AS from_status, t.timeout_seconds FROM tasks t
+       WHERE t.id = i.id AND ${RUNNABLE} FOR UPDATE OF t SKIP LOCKED) c`,
   )
-    .replace("$WORKER", "$4")
-    .replace("$ACTOR", "$5");
-  const res = await db.pool.query(sql, [ids, ids.map(randomPart), ids.map((id) => leaseMs.get(id) as number), options.workerId, options.actor]);
+    .replace("$WORKER", "$5")
+    .replace("$ACTOR", "$6");
+  const res = await db.pool.query(sql, [taskIds, taskIds.map(randomPart), fixedMs, graceMs, options.workerId, options.actor]);
   return mapStarted(res.rows);
 }
 
