@@ -2,7 +2,7 @@ import { MAX_ERROR_LENGTH, type FailureDecision } from "@tasklane/core";
 import { withTransaction, type Database, type Queryable } from "../database.js";
 import { dispatchOutboxCte, mapDispatchRow, mapReleased, type DispatchIntent } from "../outbox/dispatch-intent.js";
 import { mapTaskRow, taskColumnsOf, type TaskRecord } from "../tasks/task-record.js";
-import { RELEASED_JOIN, RETURNING_FOR_CTES, enqueuedGenerationExpr, eventInsert, notifyOutboxInsert, releaseNextInOrder } from "./sql-fragments.js";
+import { RELEASED_JOIN, RETURNING_FOR_CTES, endAttempts, enqueuedGenerationExpr, eventInsert, notifyOutboxInsert, releaseNextInOrder } from "./sql-fragments.js";
 import { advanceWorkflows, noProgress, type WorkflowProgress } from "./workflow-progress.js";
 import { storableJson, storableText } from "../pg-text.js";
 
@@ -38,10 +38,7 @@ function finishSql(cand: string, set: string, outcome: string, errorExpr: string
       FROM cand WHERE t.id = cand.id
       RETURNING ${RETURNING_FOR_CTES}, cand.from_status, cand.old_token
     ),
-    att AS (
-      UPDATE task_attempts a SET finished_at = now(), outcome = ${outcome}, error = ${errorExpr}
-      FROM upd WHERE a.task_id = upd.id AND a.lease_token = upd.old_token
-    ),
+    att AS (${endAttempts("upd", `finished_at = now(), outcome = ${outcome}, error = ${errorExpr}`)}),
     ev AS (${eventInsert("upd", actorParam)}),
     nt AS (${notifyOutboxInsert("upd")}),
     ${releaseNextInOrder("upd", horizonParam)}

@@ -1,6 +1,6 @@
 import { withTransaction, type Database } from "../database.js";
 import { dispatchOutboxCte, mapDispatchRow, mapReleased, type DispatchIntent } from "../outbox/dispatch-intent.js";
-import { RELEASED_JOIN, RETURNING_FOR_CTES, enqueuedGenerationExpr, eventInsert, notifyOutboxInsert, releaseNextInOrder } from "./sql-fragments.js";
+import { RELEASED_JOIN, RETURNING_FOR_CTES, endAttempts, enqueuedGenerationExpr, eventInsert, notifyOutboxInsert, releaseNextInOrder } from "./sql-fragments.js";
 import { advanceWorkflows } from "./workflow-progress.js";
 
 /**
@@ -29,10 +29,7 @@ export async function expireLeases(db: Database, limit: number, horizonMs: numbe
          FROM cand WHERE t.id = cand.id
          RETURNING ${RETURNING_FOR_CTES}, cand.from_status, cand.old_token
        ),
-       att AS (
-         UPDATE task_attempts a SET finished_at = now(), outcome = 'LEASE_EXPIRED', error = 'lease expired'
-         FROM upd WHERE a.task_id = upd.id AND a.lease_token = upd.old_token
-       ),
+       att AS (${endAttempts("upd", "finished_at = now(), outcome = 'LEASE_EXPIRED', error = 'lease expired'")}),
        ev AS (${eventInsert("upd", "'scheduler:lease-expiry'", "'lease expired'")}),
        nt AS (${notifyOutboxInsert("upd")}),
        ob AS (${dispatchOutboxCte("upd", "$2::float8")}),

@@ -12,6 +12,19 @@ export function eventInsert(source: string, actorParam: string, reasonExpr = "NU
     SELECT id, tenant_id, from_status, status, attempts, lease_generation, ${actorParam}, ${reasonExpr} FROM ${source}`;
 }
 
+/**
+ * Ends the attempt each row of `source` held (`source` exposes id and
+ * old_token, the lease token it had). Each attempt is found by an index probe
+ * on (task_id, id) and updated by primary key: a join would let the planner
+ * scan every attempt row whenever its statistics lag behind a fast-growing table.
+ */
+export function endAttempts(source: string, set: string, where = "TRUE"): string {
+  return `UPDATE task_attempts a SET ${set}
+    WHERE a.id = ANY(ARRAY(
+      SELECT (SELECT x.id FROM task_attempts x WHERE x.task_id = s.id AND x.lease_token = s.old_token ORDER BY x.id DESC LIMIT 1)
+      FROM ${source} s WHERE ${where}))`;
+}
+
 import { dispatchOutboxCte } from "../outbox/dispatch-intent.js";
 
 /**
@@ -89,10 +102,7 @@ export function cancelCtes(candidateWhere: string, actorParam: string, reasonExp
       FROM cand WHERE t.id = cand.id
       RETURNING ${RETURNING_FOR_CTES}, cand.from_status, cand.old_token
     ),
-    att AS (
-      UPDATE task_attempts a SET finished_at = now(), outcome = 'CANCELLED'
-      FROM upd WHERE upd.from_status = 'RUNNING' AND a.task_id = upd.id AND a.lease_token = upd.old_token
-    ),
+    att AS (${endAttempts("upd", "finished_at = now(), outcome = 'CANCELLED'", "s.from_status = 'RUNNING'")}),
     ev AS (${eventInsert("upd", actorParam, reasonExpr)}),
     nt AS (${notifyOutboxInsert("upd")})`;
 }
