@@ -10,24 +10,29 @@ const REBUILD_IN_FLIGHT = 3;
  * Redis holds nothing that Postgres cannot rebuild. Two checks:
  * - the epoch key vanished (FLUSHALL, a restarted Redis without persistence):
  *   re-add every task that belongs in Redis, page by page;
- * - otherwise, a periodic sweep finds individual jobs that went missing
+ * - otherwise, a rolling sweep finds individual jobs that went missing
  *   (eviction, a crash between claim and enqueue) with pipelined EXISTS,
- *   and jobs a dead worker left active without a lock.
+ *   and jobs a dead worker left active without a lock. It checks one page per
+ *   tick and starts a new pass at most every RECONCILE_INTERVAL_SECONDS, so
+ *   a deep backlog costs a steady trickle of checks rather than a burst of
+ *   hundreds of thousands that stalls every other process on the machine.
  * Re-adding is harmless: the job id is (task id, dispatch generation).
  */
 export function createReconciler(ctx: SchedulerContext) {
   let lastSweep = 0;
+  /** Where the current sweep pass has got to (keyset on task id); undefined between passes. */
+  let sweepAfter: string | undefined;
 
   async function forEachPage(visit: (page: DispatchIntent[]) => Promise<void>): Promise<number> {
-    let after = "";
+    let after: string | undefined = "";
     let total = 0;
-    for (;;) {
+    while (after !== undefined) {
       const page = await listTasksThatBelongInRedis(ctx.db, ctx.horizonMs, after, PAGE);
-      if (page.length === 0) return total;
-      await visit(page);
-      total += page.length;
-      after = (page[page.length - 1] as DispatchIntent).taskId;
+      if (page.intents.length > 0) await visit(page.intents);
+      total += page.intents.length;
+      after = page.next;
     }
+    return total;
   }
 
   /**
@@ -98,16 +103,14 @@ export function createReconciler(ctx: SchedulerContext) {
     ctx.log.warn({ queue: name, jobs: orphaned.length }, "removed jobs left active by a worker that died while taking them");
   }
 
-  async function sweep(): Promise<number> {
-    let readded = 0;
-    await forEachPage(async (page) => {
-      const missing = await jobsMissingFromRedis(page);
-      if (missing.length) {
-        await ctx.dispatcher.dispatch(missing);
-        readded += missing.length;
-      }
-    });
-    return readded;
+  /** One page of the current sweep pass: the number of jobs put back. */
+  async function sweepPage(after: string): Promise<number> {
+    const page = await listTasksThatBelongInRedis(ctx.db, ctx.horizonMs, after, PAGE);
+    const missing = page.intents.length > 0 ? await jobsMissingFromRedis(page.intents) : [];
+    if (missing.length > 0) await ctx.dispatcher.dispatch(missing);
+    // Only a checked page moves the pass on: after a failure the same page is tried next tick.
+    sweepAfter = page.next;
+    return missing.length;
   }
 
   return async function reconcile(): Promise<void> {
@@ -120,13 +123,16 @@ export function createReconciler(ctx: SchedulerContext) {
       await ctx.redis.set(ctx.keys.epochKey, randomUUID(), "NX");
       ctx.log.warn({ tasks: n, ms: Date.now() - started }, "Redis had no epoch: rebuilt queues from Postgres");
       lastSweep = Date.now();
+      sweepAfter = undefined;
       return;
     }
-    if (Date.now() - lastSweep >= ctx.env.RECONCILE_INTERVAL_SECONDS * 1000) {
+    if (sweepAfter === undefined) {
+      if (Date.now() - lastSweep < ctx.env.RECONCILE_INTERVAL_SECONDS * 1000) return;
       lastSweep = Date.now();
-      const n = await sweep();
-      ctx.metrics.reconcilerReadded.inc({ reason: "sweep" }, n);
-      if (n > 0) ctx.log.warn({ tasks: n }, "re-added jobs missing from Redis");
+      sweepAfter = "";
     }
+    const n = await sweepPage(sweepAfter);
+    ctx.metrics.reconcilerReadded.inc({ reason: "sweep" }, n);
+    if (n > 0) ctx.log.warn({ tasks: n }, "re-added jobs missing from Redis");
   };
 }

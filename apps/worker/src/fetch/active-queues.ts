@@ -9,6 +9,8 @@ import type { KeySpace, RedisClient } from "@tasklane/queue";
 export class ActiveQueues {
   private members = new Set<string>();
   private readonly emptyUntil = new Map<string, number>();
+  /** Doorbells heard per queue: an empty fetch that overlapped one proves nothing. */
+  private readonly rings = new Map<string, number>();
 
   constructor(
     private readonly redis: RedisClient,
@@ -22,6 +24,12 @@ export class ActiveQueues {
   ring(name: string): void {
     this.members.add(name);
     this.emptyUntil.delete(name);
+    this.rings.set(name, (this.rings.get(name) ?? 0) + 1);
+  }
+
+  /** Take before a fetch, hand to markEmpty after it. */
+  ringsHeard(name: string): number {
+    return this.rings.get(name) ?? 0;
   }
 
   /** Queues worth a fetch right now. */
@@ -38,9 +46,14 @@ export class ActiveQueues {
     this.emptyUntil.set(name, until);
   }
 
-  /** After an empty fetch: look again when the earliest delayed job is due. */
-  async markEmpty(name: string): Promise<void> {
+  /**
+   * After an empty fetch: look again when the earliest delayed job is due.
+   * A doorbell heard since the fetch began (`ringsBefore` differs) means work
+   * arrived meanwhile, maybe due before that: the queue then stays ready.
+   */
+  async markEmpty(name: string, ringsBefore: number): Promise<void> {
     const earliest = await this.redis.zrange(`${this.keys.prefix}:${name}:delayed`, "0", "0", "WITHSCORES");
+    if (this.ringsHeard(name) !== ringsBefore) return;
     const score = earliest[1];
     if (score !== undefined) {
       // BullMQ scores delayed jobs as timestamp * 0x1000 + a counter.

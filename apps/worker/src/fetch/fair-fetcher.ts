@@ -114,7 +114,10 @@ export class FairFetcher {
    * but fetched concurrently in waves, so a batch costs a few Redis round trips
    * instead of one per job. Waves start small and double while every fetch of
    * a wave succeeds: a nearly empty queue wastes a handful of calls, a deep one
-   * is drained in log2(n) waves. Before each fetch the queue's fleet-wide limits
+   * is drained in log2(n) waves. A queue that came up empty or at a limit
+   * leaves the ready set, so the next wave goes on with the others: a tenant
+   * trickling in one task at a time must not cut every batch of a tenant with
+   * a deep backlog short. Before each fetch the queue's fleet-wide limits
    * are checked in Redis (tenant and queue concurrency slots, start-rate
    * token); a queue at a limit is skipped for a moment.
    */
@@ -125,13 +128,15 @@ export class FairFetcher {
       const targets = this.pickTargets(Math.min(wave, n - out.length));
       if (targets.length === 0) break;
       const fetched = await Promise.all(targets.map((name) => this.fetchWithinLimits(name)));
-      let misses = 0;
+      let hits = 0;
       for (const f of fetched) {
-        if (f) out.push(f);
-        else misses++;
+        if (f) {
+          out.push(f);
+          hits++;
+        }
       }
-      if (misses > 0 && out.length > 0) break;
-      wave *= 2;
+      if (hits === 0) break;
+      if (hits === targets.length) wave *= 2;
     }
     return out;
   }
@@ -175,10 +180,11 @@ export class FairFetcher {
         return null;
       }
     }
+    const rings = this.active.ringsHeard(name);
     const job = await this.fetchOne(name);
     if (!job) {
       await this.limits.release(info.tenantId, queueId, slot.slotId);
-      await this.active.markEmpty(name);
+      await this.active.markEmpty(name, rings);
       return null;
     }
     return { name, job, slotId: slot.slotId };

@@ -18,9 +18,11 @@ export async function drainDispatchOutbox(
 ): Promise<number> {
   return withTransaction(db.pool, async (client: pg.PoolClient) => {
     const claimed = await client.query(
+      // In (kind, available_at, id) order, the index's: the fast path deletes nearly every row
+      // within milliseconds, and a scan in id order would wade through all of them, dead, on every poll.
       `DELETE FROM outbox o WHERE o.id IN (
-         SELECT id FROM outbox WHERE kind = 'DISPATCH_TASK' AND created_at <= now() - $2 * interval '1 millisecond'
-         ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
+         SELECT id FROM outbox WHERE kind = 'DISPATCH_TASK' AND available_at <= now() - $2 * interval '1 millisecond'
+         ORDER BY available_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
        RETURNING o.id, o.task_id`,
       [limit, minAgeMs],
     );
@@ -62,19 +64,32 @@ export async function takeTasksEnteringHorizon(db: Database, horizonMs: number, 
   return res.rows.map(mapDispatchRow);
 }
 
+/** One page of listTasksThatBelongInRedis; `next` (the cursor for the following page) is undefined after the last. */
+export interface RedisBoundPage {
+  intents: DispatchIntent[];
+  next: string | undefined;
+}
+
 /**
  * Every PUSH task that should be in Redis now: runnable and handed over, due
- * within the horizon. Keyset-paged by id for the reconciler.
+ * within the horizon. Keyset-paged by id for the reconciler: each page walks
+ * `limit` waiting tasks in id order on their own partial index and reports,
+ * per row, whether it belongs in Redis. The conditions stay out of WHERE:
+ * there the planner misjudges how many rows pass (a column-to-column
+ * comparison, the queue's mode) and sorts the whole table for every page.
  */
-export async function listTasksThatBelongInRedis(db: Database, horizonMs: number, afterId: string, limit: number): Promise<DispatchIntent[]> {
+export async function listTasksThatBelongInRedis(db: Database, horizonMs: number, afterId: string, limit: number): Promise<RedisBoundPage> {
   const res = await db.pool.query(
-    `SELECT t.id AS task_id, t.tenant_id, t.queue_id, t.priority, t.run_at, t.dispatch_generation FROM tasks t
-     JOIN queues q ON q.id = t.queue_id
-     WHERE t.status IN ('QUEUED', 'SCHEDULED', 'RETRYING') AND q.mode = 'PUSH'
-       AND t.enqueued_generation = t.dispatch_generation
-       AND t.run_at <= now() + $1 * interval '1 millisecond' AND t.id > $2
+    `SELECT t.id AS task_id, t.tenant_id, t.queue_id, t.priority, t.run_at, t.dispatch_generation,
+       t.enqueued_generation = t.dispatch_generation AND t.run_at <= now() + $1 * interval '1 millisecond'
+         AND (SELECT q.mode FROM queues q WHERE q.id = t.queue_id) = 'PUSH' AS belongs
+     FROM tasks t WHERE t.status IN ('QUEUED', 'SCHEDULED', 'RETRYING') AND t.id > $2
      ORDER BY t.id LIMIT $3`,
     [horizonMs, afterId, limit],
   );
-  return res.rows.map(mapDispatchRow);
+  const last = res.rows[res.rows.length - 1] as { task_id: string } | undefined;
+  return {
+    intents: res.rows.filter((r) => r.belongs === true).map(mapDispatchRow),
+    next: res.rows.length >= limit && last ? last.task_id : undefined,
+  };
 }
