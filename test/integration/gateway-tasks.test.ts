@@ -94,6 +94,31 @@ describe("gateway tasks", () => {
     expect(count.rows[0].n).toBe(0);
   });
 
+  it("answers each of 60 concurrent single submissions on its own, whether or not they were merged into one insert", async () => {
+    const { apiKey, tenantId } = await createTenant(platform.gateway);
+    // 4 name an unknown queue; 10 pairs share an idempotency key; the rest are plain.
+    const inputs = Array.from({ length: 60 }, (_, i) => ({
+      type: `c${i}`,
+      ...(i < 40 && i % 10 === 7 ? { queue: "missing" } : {}),
+      ...(i >= 40 ? { idempotencyKey: `pair-${i % 10}` } : {}),
+    }));
+    const answers = await Promise.all(inputs.map((input) => gql<{ submitTask: { id: string; type: string } }>(platform.gateway.url, SUBMIT, { input }, apiKey)));
+    answers.forEach((answer, i) => {
+      if (i < 40 && i % 10 === 7) expect(codeOf(answer)).toBe("NOT_FOUND");
+      else {
+        expect(answer.errors).toBeUndefined();
+        // A repeated key answers with the first task of that key, so its type may be the twin's.
+        if (i < 40) expect(answer.data?.submitTask.type).toBe(`c${i}`);
+      }
+    });
+    const idOf = (i: number) => answers[i]?.data?.submitTask.id;
+    for (let k = 0; k < 10; k++) expect(idOf(40 + k)).toBe(idOf(50 + k));
+    const rows = await platform.database.db.pool.query(`SELECT count(*)::int AS n FROM tasks WHERE tenant_id = $1`, [tenantId]);
+    expect(rows.rows[0].n).toBe(60 - 4 - 10);
+    const ids = answers.flatMap((a) => (a.data ? [a.data.submitTask.id] : []));
+    expect(new Set(ids).size).toBe(60 - 4 - 10);
+  });
+
   it("cancels a pending task; cancelling it again is CONFLICT", async () => {
     const { apiKey } = await createTenant(platform.gateway);
     const submitted = await gql<{ submitTask: TaskView }>(platform.gateway.url, SUBMIT, { input: { type: "x", delaySeconds: 600 } }, apiKey);

@@ -29,6 +29,7 @@ import { startSubmitTrace, withTaskSpans } from "@tasklane/observability";
 import { dispatchAfterCommit, type TaskDispatcher } from "@tasklane/queue";
 import type { Logger } from "../observability/logger.js";
 import { currentRequestScope } from "../observability/request-scope.js";
+import { SubmitCoalescer } from "./submit-coalescer.js";
 
 export interface TaskService {
   submit(tenantId: string, specs: TaskSpec[], actor: string): Promise<TaskRecord[]>;
@@ -62,6 +63,12 @@ export function createTaskService({ db, dispatcher, log, announceCancel, horizon
         log.warn({ err: error, count: intents.length }, "post-commit dispatch failed; the outbox will deliver"),
       ),
     );
+  // Insert and post-commit dispatch together: merged submissions share the addBulk as well.
+  const coalescer = new SubmitCoalescer(async (tenantId, specs, actor) => {
+    const result = await submitTasks(db, tenantId, specs, { horizonMs, actor });
+    await dispatch(result.dispatch);
+    return result;
+  });
   return {
     async submit(tenantId, specs, actor) {
       backlog?.assertAccepting(specs.length);
@@ -71,8 +78,7 @@ export function createTaskService({ db, dispatcher, log, announceCancel, horizon
       let tasks: TaskRecord[];
       let intents: DispatchIntent[];
       try {
-        ({ tasks, dispatch: intents } = await submitTasks(db, tenantId, traced, { horizonMs, actor }));
-        await dispatch(intents);
+        ({ tasks, dispatch: intents } = await coalescer.submit(tenantId, traced, actor));
       } catch (error) {
         trace.finish([], error);
         throw error;

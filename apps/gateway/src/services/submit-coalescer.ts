@@ -1,0 +1,116 @@
+/**
+ * Group commit for submissions. Each submission costs a transaction, an
+ * insert statement and an addBulk whatever its size, so a tenant sending many
+ * small submissions at once (submitTask one at a time, 32 in flight) spends
+ * nearly all of it on per-statement overhead. Submissions of one tenant and
+ * actor that arrive while that lane already has its statements in flight wait
+ * for one to finish and then go together, as one batch; an idle lane goes at
+ * once, so a lone submission never waits.
+ *
+ * A batch is all or nothing, but requests are not: when a merged batch is
+ * refused with a typed error (an unknown queue, a quota), each request runs
+ * again on its own and gets its own answer. Any other failure (the database
+ * unreachable) fails every request of the batch, as it would have failed each
+ * of them alone; they are not retried, since a commit whose answer was lost
+ * must not be applied twice.
+ */
+import { UserError } from "@tasklane/core";
+import type { SubmitResult, TaskInsert } from "@tasklane/db";
+
+export type SubmitRun = (tenantId: string, specs: TaskInsert[], actor: string) => Promise<SubmitResult>;
+
+interface Waiting {
+  specs: TaskInsert[];
+  resolve: (result: SubmitResult) => void;
+  reject: (error: unknown) => void;
+}
+
+interface Lane {
+  tenantId: string;
+  actor: string;
+  waiting: Waiting[];
+  inFlight: number;
+}
+
+export interface CoalescerOptions {
+  /** Most tasks in one merged batch (the submitTasks limit). */
+  maxBatch: number;
+  /** Statements a lane runs at once before submissions start to queue. */
+  maxInFlight: number;
+}
+
+export class SubmitCoalescer {
+  readonly #lanes = new Map<string, Lane>();
+
+  constructor(
+    private readonly run: SubmitRun,
+    private readonly options: CoalescerOptions = { maxBatch: 500, maxInFlight: 2 },
+  ) {}
+
+  submit(tenantId: string, specs: TaskInsert[], actor: string): Promise<SubmitResult> {
+    if (specs.length >= this.options.maxBatch) return this.run(tenantId, specs, actor);
+    const key = `${tenantId}\u0000${actor}`;
+    let lane = this.#lanes.get(key);
+    if (lane === undefined) {
+      lane = { tenantId, actor, waiting: [], inFlight: 0 };
+      this.#lanes.set(key, lane);
+    }
+    const joined = lane;
+    return new Promise<SubmitResult>((resolve, reject) => {
+      joined.waiting.push({ specs, resolve, reject });
+      this.#pump(key, joined);
+    });
+  }
+
+  #pump(key: string, lane: Lane): void {
+    while (lane.inFlight < this.options.maxInFlight && lane.waiting.length > 0) {
+      const batch = this.#takeBatch(lane);
+      lane.inFlight++;
+      void this.#flush(lane, batch).finally(() => {
+        lane.inFlight--;
+        if (lane.inFlight === 0 && lane.waiting.length === 0) this.#lanes.delete(key);
+        else this.#pump(key, lane);
+      });
+    }
+  }
+
+  /** The oldest waiting requests, up to maxBatch tasks (always at least one request). */
+  #takeBatch(lane: Lane): Waiting[] {
+    const batch: Waiting[] = [];
+    let tasks = 0;
+    for (;;) {
+      const next = lane.waiting[0];
+      if (next === undefined || (batch.length > 0 && tasks + next.specs.length > this.options.maxBatch)) return batch;
+      lane.waiting.shift();
+      batch.push(next);
+      tasks += next.specs.length;
+    }
+  }
+
+  async #flush(lane: Lane, batch: Waiting[]): Promise<void> {
+    if (batch.length === 1) {
+      const only = batch[0] as Waiting;
+      await this.run(lane.tenantId, only.specs, lane.actor).then(only.resolve, only.reject);
+      return;
+    }
+    let merged: SubmitResult;
+    try {
+      merged = await this.run(lane.tenantId, batch.flatMap((w) => w.specs), lane.actor);
+    } catch (error) {
+      if (!(error instanceof UserError)) {
+        for (const w of batch) w.reject(error);
+        return;
+      }
+      // Refused as a whole: let each request find out on its own whether it was the cause.
+      await Promise.all(batch.map((w) => this.run(lane.tenantId, w.specs, lane.actor).then(w.resolve, w.reject)));
+      return;
+    }
+    let offset = 0;
+    for (const w of batch) {
+      const tasks = merged.tasks.slice(offset, offset + w.specs.length);
+      offset += w.specs.length;
+      const ids = new Set(tasks.map((t) => t.id));
+      w.resolve({ tasks, dispatch: merged.dispatch.filter((i) => ids.has(i.taskId)) });
+    }
+  }
+}
