@@ -1,6 +1,6 @@
 import { newId, type TaskSpec } from "@tasklane/core";
 import type pg from "pg";
-import { withTransaction, type Database } from "../database.js";
+import { withTransaction, type Database, type Queryable } from "../database.js";
 import { dispatchOutboxCte, mapDispatchRow, type DispatchIntent } from "../outbox/dispatch-intent.js";
 import { chargeQuotas, lookupQueuesAndQuotas } from "./submit-quotas.js";
 import { TASK_COLUMNS, mapTaskRow, taskColumnsOf, type TaskRecord } from "./task-record.js";
@@ -46,13 +46,24 @@ export interface SubmitResult {
 }
 
 /**
- * Inserts a batch of tasks, their creation events and their outbox rows in one
- * statement inside one transaction (all or nothing). Idempotency keys are
- * enforced by the (tenant_id, idempotency_key) unique index with ON CONFLICT,
- * never by read-then-write, so concurrent submissions of one key yield one task.
+ * Inserts a batch of tasks, their creation events and their outbox rows
+ * atomically (all or nothing). Idempotency keys are enforced by the
+ * (tenant_id, idempotency_key) unique index with ON CONFLICT, never by
+ * read-then-write, so concurrent submissions of one key yield one task.
+ *
+ * A tenant without quotas, naming only queues it has, is served by a single
+ * autocommit statement that also resolves the queue names and counts the
+ * day's usage: one round trip instead of five (BEGIN, lookup, insert, COMMIT
+ * and the usage upsert). Otherwise — quotas to check under the tenant's lock,
+ * or an unknown queue to report — the statement inserts nothing and the
+ * batch goes through the transaction.
  */
 export async function submitTasks(db: Database, tenantId: string, specs: TaskInsert[], options: SubmitOptions): Promise<SubmitResult> {
   if (specs.length === 0) return { tasks: [], dispatch: [] };
+  if (options.quotas ?? true) {
+    const done = await insertTasksIfUncapped(db, tenantId, specs, options);
+    if (done) return done;
+  }
   return withTransaction(db.pool, (client) => insertTasks(client, tenantId, specs, options));
 }
 
@@ -62,52 +73,66 @@ export async function submitTasks(db: Database, tenantId: string, specs: TaskIns
  * occurrence key already exists yields the existing task.
  */
 export async function insertTasks(client: pg.PoolClient, tenantId: string, specs: TaskInsert[], options: SubmitOptions): Promise<SubmitResult> {
-  {
-    const queueNames = [...new Set(specs.map((s) => s.queue))];
-    const enforceQuotas = options.quotas ?? true;
-    const { queueIds, quotas } = await lookupQueuesAndQuotas(client, tenantId, queueNames, enforceQuotas);
-    const ids = specs.map(() => newId("task"));
-    const countUsageInline = enforceQuotas && quotas.dailyTaskQuota === null && quotas.maxPendingTasks === null;
-    const columns = {
-      id: ids,
-      queue_id: specs.map((s) => queueIds.get(s.queue) as string),
-      type: specs.map((s) => s.type),
-      payload: specs.map((s) => (s.payload == null ? null : JSON.stringify(s.payload))),
-      priority: specs.map((s) => s.priority),
-      run_at: specs.map((s) => s.runAt.toISOString()),
-      max_attempts: specs.map((s) => s.maxAttempts),
-      backoff_strategy: specs.map((s) => s.backoff.strategy),
-      backoff_delay_seconds: specs.map((s) => s.backoff.delaySeconds),
-      backoff_max_delay_seconds: specs.map((s) => s.backoff.maxDelaySeconds ?? null),
-      backoff_jitter: specs.map((s) => s.backoff.jitter ?? false),
-      timeout_seconds: specs.map((s) => s.timeoutSeconds),
-      idempotency_key: specs.map((s) => s.idempotencyKey),
-      ordering_key: specs.map((s) => s.orderingKey),
-      callback_url: specs.map((s) => s.callbackUrl),
-      metadata: specs.map((s) => (s.metadata == null ? null : JSON.stringify(s.metadata))),
-      schedule_id: specs.map((s) => s.scheduleId ?? null),
-      occurrence_key: specs.map((s) => s.occurrenceKey ?? null),
-      workflow_id: specs.map((s) => s.workflowId ?? null),
-      workflow_key: specs.map((s) => s.workflowKey ?? null),
-      initial_status: specs.map((s) => s.initialStatus ?? null),
-      trace_parent: specs.map((s) => s.traceParent ?? options.newTraceParent?.() ?? null),
-    };
-    const inserted = await client.query(
-      `WITH input AS (
+  const queueNames = [...new Set(specs.map((s) => s.queue))];
+  const enforceQuotas = options.quotas ?? true;
+  const { queueIds, quotas } = await lookupQueuesAndQuotas(client, tenantId, queueNames, enforceQuotas);
+  const ids = specs.map(() => newId("task"));
+  const countUsageInline = enforceQuotas && quotas.dailyTaskQuota === null && quotas.maxPendingTasks === null;
+  const inserted = await client.query(
+    insertStatement("queue-ids"),
+    insertParams(tenantId, ids, specs.map((s) => queueIds.get(s.queue) as string), specs, options, countUsageInline),
+  );
+  const { tasks, dispatch, insertedCount } = await resolveSubmitted(client, tenantId, specs, ids, inserted.rows);
+  // Charged last, so the daily usage row stays locked for as short a time as possible.
+  if (enforceQuotas && !countUsageInline) await chargeQuotas(client, tenantId, insertedCount, quotas);
+  return { tasks, dispatch };
+}
+
+/** submitTasks' one-statement path; null when the tenant has quotas or names a queue it lacks (nothing was written). */
+async function insertTasksIfUncapped(db: Database, tenantId: string, specs: TaskInsert[], options: SubmitOptions): Promise<SubmitResult | null> {
+  const ids = specs.map(() => newId("task"));
+  const inserted = await db.pool.query(insertStatement("queue-names"), insertParams(tenantId, ids, specs.map((s) => s.queue), specs, options, true));
+  if (inserted.rows[0]?.go !== true) return null;
+  const { tasks, dispatch } = await resolveSubmitted(db.pool, tenantId, specs, ids, inserted.rows.filter((r) => r.task_id != null));
+  return { tasks, dispatch };
+}
+
+/**
+ * The insert statement. `queue-ids`: $3 holds queue ids the caller looked up.
+ * `queue-names`: $3 holds queue names, resolved here, and the statement
+ * writes only if every name resolves and the tenant has no quotas; its rows
+ * then start with a `go` column (always at least one row, the flag alone when
+ * nothing was written).
+ */
+function insertStatement(queues: "queue-ids" | "queue-names"): string {
+  const byName = queues === "queue-names";
+  const go = byName
+    ? `go AS (
+         SELECT coalesce((SELECT t.max_pending_tasks IS NULL AND t.daily_task_quota IS NULL FROM tenants t WHERE t.id = $1), false)
+           AND (SELECT count(*) FROM queues gq WHERE gq.tenant_id = $1 AND gq.name = ANY($3::text[]))
+             = (SELECT count(DISTINCT n) FROM unnest($3::text[]) AS n) AS ok
+       ),`
+    : "";
+  const queueJoin = byName ? "JOIN queues iq ON iq.tenant_id = $1 AND iq.name = i.queue_ref" : "JOIN queues iq ON iq.id = i.queue_ref";
+  const rows = `SELECT ${taskColumnsOf("ins")}, ins.id AS task_id, ob.outbox_id
+       FROM ins JOIN queues q ON q.id = ins.queue_id LEFT JOIN ob ON ob.task_id = ins.id`;
+  return `WITH ${go}
+       input AS (
          SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::"Priority"[], $7::timestamptz[],
            $8::int[], $9::"BackoffStrategy"[], $10::float8[], $11::float8[], $12::bool[], $13::int[], $14::text[],
            $15::text[], $16::text[], $17::text[], $20::text[], $21::text[], $22::text[], $23::text[], $24::text[], $25::text[])
            WITH ORDINALITY
-         AS i(id, queue_id, type, payload, priority, run_at, max_attempts, backoff_strategy, backoff_delay_seconds,
+         AS i(id, queue_ref, type, payload, priority, run_at, max_attempts, backoff_strategy, backoff_delay_seconds,
               backoff_max_delay_seconds, backoff_jitter, timeout_seconds, idempotency_key, ordering_key, callback_url,
               metadata, schedule_id, occurrence_key, workflow_id, workflow_key, initial_status, trace_parent, ord)
+         ${byName ? "WHERE (SELECT ok FROM go)" : ""}
        ),
        ins AS (
          INSERT INTO tasks (id, tenant_id, queue_id, type, payload, status, priority, run_at, max_attempts,
            backoff_strategy, backoff_delay_seconds, backoff_max_delay_seconds, backoff_jitter, timeout_seconds,
            idempotency_key, ordering_key, callback_url, metadata, schedule_id, occurrence_key, workflow_id,
            workflow_key, completed_at, dispatch_generation, enqueued_generation, trace_parent)
-         SELECT i.id, $1, i.queue_id, i.type, i.payload::jsonb,
+         SELECT i.id, $1, iq.id, i.type, i.payload::jsonb,
            (CASE WHEN i.initial_status IS NOT NULL THEN i.initial_status
                  WHEN i.run_at <= now() THEN 'QUEUED' ELSE 'SCHEDULED' END)::"TaskStatus",
            i.priority, i.run_at, i.max_attempts, i.backoff_strategy, i.backoff_delay_seconds,
@@ -117,7 +142,7 @@ export async function insertTasks(client: pg.PoolClient, tenantId: string, specs
            -- The outbox row written below hands generation 1 over; PULL tasks never go to Redis.
            CASE WHEN iq.mode = 'PULL' OR i.run_at <= now() + $19::float8 * interval '1 millisecond' THEN 1 ELSE 0 END,
            i.trace_parent
-         FROM input i JOIN queues iq ON iq.id = i.queue_id ORDER BY i.ord
+         FROM input i ${queueJoin} ORDER BY i.ord
          -- Any unique key: (tenant, idempotency key) or the cron occurrence key.
          ON CONFLICT DO NOTHING
          RETURNING *
@@ -136,76 +161,88 @@ export async function insertTasks(client: pg.PoolClient, tenantId: string, specs
          ON CONFLICT (tenant_id, day, slot) DO UPDATE SET submitted = u.submitted + EXCLUDED.submitted
        )
        -- The new rows whole, so the common case (no idempotent repeat) needs no second read.
-       SELECT ${taskColumnsOf("ins")}, ins.id AS task_id, ob.outbox_id
-       FROM ins JOIN queues q ON q.id = ins.queue_id LEFT JOIN ob ON ob.task_id = ins.id`,
-      [
-        tenantId,
-        columns.id,
-        columns.queue_id,
-        columns.type,
-        columns.payload,
-        columns.priority,
-        columns.run_at,
-        columns.max_attempts,
-        columns.backoff_strategy,
-        columns.backoff_delay_seconds,
-        columns.backoff_max_delay_seconds,
-        columns.backoff_jitter,
-        columns.timeout_seconds,
-        columns.idempotency_key,
-        columns.ordering_key,
-        columns.callback_url,
-        columns.metadata,
-        options.actor ?? "api",
-        options.horizonMs,
-        columns.schedule_id,
-        columns.occurrence_key,
-        columns.workflow_id,
-        columns.workflow_key,
-        columns.initial_status,
-        columns.trace_parent,
-        countUsageInline,
-      ],
-    );
-    const dispatch = inserted.rows.filter((r) => r.outbox_id != null).map(mapDispatchRow);
-    const insertedIds = new Set(inserted.rows.map((r) => r.task_id as string));
-    const repeats = specs.filter((_, i) => !insertedIds.has(ids[i] as string));
-    // Repeats (an idempotency or occurrence key that already exists) resolve to the stored task.
-    const existing =
-      repeats.length === 0
-        ? []
-        : (
-            await client.query(
-              `SELECT ${TASK_COLUMNS} FROM tasks t JOIN queues q ON q.id = t.queue_id
-               WHERE t.tenant_id = $1 AND (t.idempotency_key = ANY($2::text[]) OR t.occurrence_key = ANY($3::text[]))`,
-              [
-                tenantId,
-                repeats.flatMap((s) => (s.idempotencyKey != null ? [s.idempotencyKey] : [])),
-                repeats.flatMap((s) => (s.occurrenceKey != null ? [s.occurrenceKey] : [])),
-              ],
-            )
-          ).rows;
-    // Charged last, so the daily usage row stays locked for as short a time as possible.
-    if (enforceQuotas && !countUsageInline) await chargeQuotas(client, tenantId, insertedIds.size, quotas);
-    const byId = new Map<string, TaskRecord>();
-    const byKey = new Map<string, TaskRecord>();
-    const byOccurrence = new Map<string, TaskRecord>();
-    for (const row of [...inserted.rows, ...existing]) {
-      const task = mapTaskRow(row);
-      byId.set(task.id, task);
-      if (task.idempotencyKey != null) byKey.set(task.idempotencyKey, task);
-      const occurrence = row.occurrence_key as string | null;
-      if (occurrence != null) byOccurrence.set(occurrence, task);
-    }
-    const tasks = specs.map((spec, i) => {
-      // A key repeated inside one batch resolves to the row that won the insert.
-      const task =
-        (spec.idempotencyKey != null ? byKey.get(spec.idempotencyKey) : undefined) ??
-        (spec.occurrenceKey != null ? byOccurrence.get(spec.occurrenceKey) : undefined) ??
-        byId.get(ids[i] as string);
-      if (!task) throw new Error(`submitted task ${ids[i]} vanished inside its own transaction`);
-      return task;
-    });
-    return { tasks, dispatch };
+       ${byName ? `SELECT g.ok AS go, r.* FROM go g LEFT JOIN (${rows}) r ON true` : rows}`;
+}
+
+function insertParams(tenantId: string, ids: string[], queueRefs: string[], specs: TaskInsert[], options: SubmitOptions, countUsageInline: boolean): unknown[] {
+  return [
+    tenantId,
+    ids,
+    queueRefs,
+    specs.map((s) => s.type),
+    specs.map((s) => (s.payload == null ? null : JSON.stringify(s.payload))),
+    specs.map((s) => s.priority),
+    specs.map((s) => s.runAt.toISOString()),
+    specs.map((s) => s.maxAttempts),
+    specs.map((s) => s.backoff.strategy),
+    specs.map((s) => s.backoff.delaySeconds),
+    specs.map((s) => s.backoff.maxDelaySeconds ?? null),
+    specs.map((s) => s.backoff.jitter ?? false),
+    specs.map((s) => s.timeoutSeconds),
+    specs.map((s) => s.idempotencyKey),
+    specs.map((s) => s.orderingKey),
+    specs.map((s) => s.callbackUrl),
+    specs.map((s) => (s.metadata == null ? null : JSON.stringify(s.metadata))),
+    options.actor ?? "api",
+    options.horizonMs,
+    specs.map((s) => s.scheduleId ?? null),
+    specs.map((s) => s.occurrenceKey ?? null),
+    specs.map((s) => s.workflowId ?? null),
+    specs.map((s) => s.workflowKey ?? null),
+    specs.map((s) => s.initialStatus ?? null),
+    specs.map((s) => s.traceParent ?? options.newTraceParent?.() ?? null),
+    countUsageInline,
+  ];
+}
+
+/**
+ * Each spec's task in input order, from the inserted rows plus, for repeats
+ * (an idempotency or occurrence key that already existed), the stored task.
+ * After an autocommit insert the repeats are read in a new snapshot: ON
+ * CONFLICT waited for the conflicting row's transaction, so it is committed.
+ */
+async function resolveSubmitted(
+  q: Queryable,
+  tenantId: string,
+  specs: TaskInsert[],
+  ids: string[],
+  insertedRows: Record<string, unknown>[],
+): Promise<SubmitResult & { insertedCount: number }> {
+  const dispatch = insertedRows.filter((r) => r.outbox_id != null).map(mapDispatchRow);
+  const insertedIds = new Set(insertedRows.map((r) => r.task_id as string));
+  const repeats = specs.filter((_, i) => !insertedIds.has(ids[i] as string));
+  const existing =
+    repeats.length === 0
+      ? []
+      : (
+          await q.query(
+            `SELECT ${TASK_COLUMNS} FROM tasks t JOIN queues q ON q.id = t.queue_id
+             WHERE t.tenant_id = $1 AND (t.idempotency_key = ANY($2::text[]) OR t.occurrence_key = ANY($3::text[]))`,
+            [
+              tenantId,
+              repeats.flatMap((s) => (s.idempotencyKey != null ? [s.idempotencyKey] : [])),
+              repeats.flatMap((s) => (s.occurrenceKey != null ? [s.occurrenceKey] : [])),
+            ],
+          )
+        ).rows;
+  const byId = new Map<string, TaskRecord>();
+  const byKey = new Map<string, TaskRecord>();
+  const byOccurrence = new Map<string, TaskRecord>();
+  for (const row of [...insertedRows, ...existing]) {
+    const task = mapTaskRow(row);
+    byId.set(task.id, task);
+    if (task.idempotencyKey != null) byKey.set(task.idempotencyKey, task);
+    const occurrence = row.occurrence_key as string | null;
+    if (occurrence != null) byOccurrence.set(occurrence, task);
   }
+  const tasks = specs.map((spec, i) => {
+    // A key repeated inside one batch resolves to the row that won the insert.
+    const task =
+      (spec.idempotencyKey != null ? byKey.get(spec.idempotencyKey) : undefined) ??
+      (spec.occurrenceKey != null ? byOccurrence.get(spec.occurrenceKey) : undefined) ??
+      byId.get(ids[i] as string);
+    if (!task) throw new Error(`submitted task ${ids[i]} vanished inside its own transaction`);
+    return task;
+  });
+  return { tasks, dispatch, insertedCount: insertedIds.size };
 }
