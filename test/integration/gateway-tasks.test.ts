@@ -117,6 +117,25 @@ describe("gateway tasks", () => {
     expect(rows.rows[0].n).toBe(60 - 4 - 10);
     const ids = answers.flatMap((a) => (a.data ? [a.data.submitTask.id] : []));
     expect(new Set(ids).size).toBe(60 - 4 - 10);
+
+    // Batches too: each of 30 concurrent submitTasks calls gets exactly its own tasks, in its order.
+    const base = Math.floor(Date.now() / 1000) * 1000 + 86_400_000;
+    const runAtOf = (r: number, k: number) => new Date(base + r * 60_000 + k * 1000).toISOString();
+    const batches = await Promise.all(
+      Array.from({ length: 30 }, (_, r) =>
+        gql<{ submitTasks: Array<{ type: string; runAt: string }> }>(
+          platform.gateway.url,
+          `mutation ($inputs: [SubmitTaskInput!]!) { submitTasks(inputs: $inputs) { type runAt } }`,
+          { inputs: [0, 1, 2].map((k) => ({ type: `r${r}-${k}`, runAt: runAtOf(r, k) })) },
+          apiKey,
+        ),
+      ),
+    );
+    expect(batches.map((b) => b.errors?.[0]?.message).filter(Boolean)).toEqual([]);
+    batches.forEach((b, r) => {
+      expect(b.data?.submitTasks.map((t) => t.type)).toEqual([0, 1, 2].map((k) => `r${r}-${k}`));
+      expect(b.data?.submitTasks.map((t) => t.runAt)).toEqual([0, 1, 2].map((k) => runAtOf(r, k)));
+    });
   });
 
   it("cancels a pending task; cancelling it again is CONFLICT", async () => {

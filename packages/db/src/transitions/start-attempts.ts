@@ -82,13 +82,18 @@ export async function startAttemptsByIds(db: Database, taskIds: string[], option
   // One primary-key probe per id (LATERAL): a join the planner may turn into
   // a bitmap scan over every RUNNING or queued row when its statistics lag
   // behind a fast-growing table, which cost more than the update itself.
+  // No SKIP LOCKED: these jobs are already out of Redis, so a task skipped
+  // because the scheduler was promoting it (SCHEDULED -> QUEUED) at that
+  // moment would wait for the reconciler's sweep, seconds late. Waiting for
+  // that lock is short, and rows are locked in id order like every other
+  // transition that waits.
   const sql = startSql(
     `SELECT c.id, c.from_status, i.rand,
        (CASE WHEN $3::float8 > 0 THEN $3::float8 ELSE c.timeout_seconds * 1000 + $4::float8 END) AS lease_ms
      FROM (SELECT u.id, u.rand FROM unnest($1::text[], $2::text[]) AS u(id, rand) ORDER BY u.id) i
      CROSS JOIN LATERAL (
        SELECT t.id, t.status AS from_status, t.timeout_seconds FROM tasks t
-       WHERE t.id = i.id AND ${RUNNABLE} FOR UPDATE OF t SKIP LOCKED) c`,
+       WHERE t.id = i.id AND ${RUNNABLE} FOR UPDATE OF t) c`,
   )
     .replace("$WORKER", "$5")
     .replace("$ACTOR", "$6");

@@ -217,15 +217,41 @@ export async function drivePaced(system: BenchSystem, plan: PacedPlan): Promise<
 }
 
 /** Waits until the probe has seen `count` more handler starts than `baseline` (or the time is up), then takes its samples. */
-export async function collectStarts(probe: Probe, baseline: number, count: number, timeoutMs: number, ticker?: Ticker): Promise<{ samples: StartSample[]; complete: boolean }> {
+export interface CollectedStarts {
+  /** The first start of each tracked task. */
+  samples: StartSample[];
+  complete: boolean;
+  /** Starts of a tracked task after its first: the same task's handler ran again. */
+  duplicates: number;
+}
+
+/**
+ * Collects handler starts until every tracked task has started once or the
+ * time runs out. Counted by task id, not by starts: a count of raw starts
+ * (stragglers of an earlier run, a task run twice) could end the wait while
+ * tracked tasks are still due, and those would then look as if they had
+ * started before they were due.
+ */
+export async function collectStarts(probe: Probe, tracked: ReadonlySet<string>, timeoutMs: number, ticker?: Ticker): Promise<CollectedStarts> {
   const deadline = now() + timeoutMs;
-  while (probe.started - baseline < count && now() < deadline) {
+  const samples: StartSample[] = [];
+  const seen = new Set<string>();
+  let duplicates = 0;
+  for (;;) {
+    for (const sample of await probe.collect()) {
+      if (!tracked.has(sample.id)) continue;
+      if (seen.has(sample.id)) duplicates++;
+      else {
+        seen.add(sample.id);
+        samples.push(sample);
+      }
+    }
+    if (seen.size >= tracked.size || now() >= deadline) break;
     probe.assertAlive();
-    ticker?.tick(`${fmt(probe.started - baseline)}/${fmt(count)} started`);
+    ticker?.tick(`${fmt(seen.size)}/${fmt(tracked.size)} started`);
     await sleep(20);
   }
-  const complete = probe.started - baseline >= count;
-  return { samples: await probe.collect(), complete };
+  return { samples, complete: seen.size >= tracked.size, duplicates };
 }
 
 /**

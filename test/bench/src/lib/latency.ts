@@ -31,6 +31,8 @@ export interface LatencyRun {
   fromAck?: LatencySummary;
   expected: number;
   started: number;
+  /** Handler starts of a tracked task after its first (the task ran again). */
+  duplicates: number;
 }
 
 /**
@@ -50,7 +52,8 @@ export async function measureLatency(system: BenchSystem, plan: LatencyPlan): Pr
     // would charge that backlog to the next rate (seen: a 200/s run right after a 1,000/s one).
     await waitUntilIdle(system, IDLE_WAIT_MS, ticker);
     const submitted = new Map<string, { ref: number; ackAt: number }>();
-    const baseline = probe.started;
+    // Starts recorded before this run (stragglers of the one before) are not this run's.
+    await probe.collect();
     const t0 = Date.now();
     const paced = await drivePaced(system, {
       rate: plan.rate,
@@ -60,10 +63,9 @@ export async function measureLatency(system: BenchSystem, plan: LatencyPlan): Pr
       onAck: (a: Acked) => a.ids.forEach((id, k) => submitted.set(id, { ref: a.tasks[k]?.ref ?? a.sentAt, ackAt: a.ackAt })),
       ticker,
     });
-    const collected = await collectStarts(probe, baseline, paced.acked, plan.drainMs, ticker);
-    // Stragglers of the run before (started after its drain time) are not this run's.
-    const samples = collected.samples.filter((s) => submitted.has(s.id));
-    const complete = samples.length >= paced.acked;
+    const collected = await collectStarts(probe, new Set(submitted.keys()), plan.drainMs, ticker);
+    const samples = collected.samples;
+    const complete = collected.complete;
     // Tasks that had not started when the drain time ran out count with the time waited so far: a lower bound, not a gap.
     const collectedAt = Date.now();
     const started = new Set(samples.map((s) => s.id));
@@ -85,7 +87,7 @@ export async function measureLatency(system: BenchSystem, plan: LatencyPlan): Pr
         (paced.maxBacklog > plan.rate / 10 ? ` · submitter fell ${paced.maxBacklog} tasks behind` : ""),
       true,
     );
-    out.push({ fromRef, ...(fromAck ? { fromAck } : {}), expected: paced.acked, started: samples.length });
+    out.push({ fromRef, ...(fromAck ? { fromAck } : {}), expected: paced.acked, started: samples.length, duplicates: collected.duplicates });
   }
   return out;
 }
@@ -108,6 +110,7 @@ export function latencyNotes(system: string, runs: LatencyRun[]): string[] {
           "the others count with the time they had waited, so its percentiles are lower bounds.",
       );
     }
+    if (r.duplicates > 0) notes.push(`${system} ${runLabel(i, runs.length)}: ${fmt(r.duplicates)} handler starts were repeats of a task that had already started.`);
     if (r.fromRef.negative > 0) notes.push(`${system} ${runLabel(i, runs.length)}: ${r.fromRef.negative} tasks started before their reference time (min ${fmt(r.fromRef.min, 1)} ms).`);
   });
   return notes;
