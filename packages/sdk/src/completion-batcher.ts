@@ -7,11 +7,11 @@
  */
 import { TasklaneError, type TasklaneErrorCode } from "./errors.js";
 import type { LeasesResource } from "./resources/leases.js";
-import type { Task, TaskCompletion } from "./types.js";
+import type { TaskCompletion } from "./types.js";
 
 interface Pending {
   completion: TaskCompletion;
-  resolve: (task: Task) => void;
+  resolve: () => void;
   reject: (error: unknown) => void;
 }
 
@@ -27,9 +27,9 @@ export class CompletionBatcher {
     private readonly maxDelayMs = 2,
   ) {}
 
-  /** Resolves with the recorded task; rejects with the TasklaneError completeTask would have thrown. */
-  complete(completion: TaskCompletion): Promise<Task> {
-    return new Promise<Task>((resolve, reject) => {
+  /** Resolves once recorded; rejects with the TasklaneError completeTask would have thrown. */
+  complete(completion: TaskCompletion): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
       this.#pending.push({ completion, resolve, reject });
       if (this.#pending.length >= this.maxBatch) this.#flush();
       else this.#timer ??= setTimeout(() => this.#flush(), this.maxDelayMs);
@@ -42,12 +42,12 @@ export class CompletionBatcher {
     const batch = this.#pending;
     this.#pending = [];
     if (batch.length === 0) return;
-    this.leases.completeMany(batch.map((p) => p.completion)).then(
+    this.leases.settleMany(batch.map((p) => p.completion)).then(
       (outcomes) => {
         const byId = new Map(outcomes.map((o) => [o.taskId, o]));
         for (const p of batch) {
           const outcome = byId.get(p.completion.taskId);
-          if (outcome?.accepted && outcome.task) p.resolve(outcome.task);
+          if (outcome?.accepted) p.resolve();
           else {
             const code = (outcome?.code ?? "INTERNAL") as TasklaneErrorCode;
             p.reject(new TasklaneError(code, outcome?.message ?? "completeTasks gave no answer for this task", { operation: "completeTasks" }));

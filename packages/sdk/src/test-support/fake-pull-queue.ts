@@ -106,7 +106,8 @@ export class FakePullQueue {
         s.leaseToken = null;
         return ok({ completeTask: s.task });
       }
-      case "CompleteTasks": {
+      case "CompleteTasks":
+      case "SettleTasks": {
         const items = v.completions as { taskId: string; leaseToken: string; result: unknown }[];
         return ok({
           completeTasks: items.map((item) => {
