@@ -15,6 +15,7 @@ import { elapsedSinceStart, log } from "./lib/progress.js";
 import { renderMarkdown } from "./lib/report.js";
 import type { ScenarioResult } from "./lib/results.js";
 import { FULL, QUICK } from "./lib/sizes.js";
+import { resolveRedisServerPid } from "./lib/redis.js";
 import { checkTargets } from "./lib/targets.js";
 import { SCENARIOS } from "./scenarios/index.js";
 
@@ -30,6 +31,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 }
 
 if (opts.waitForIdleMinutes > 0) await waitForIdle(opts.waitForIdleMinutes);
+await resolveRedisServerPid().catch(() => undefined);
 const startedAt = new Date();
 const loadAtStart = loadNow();
 const results = new Map<number, ScenarioResult>();

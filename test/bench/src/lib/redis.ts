@@ -1,4 +1,6 @@
+import { existsSync } from "node:fs";
 import { Redis } from "ioredis";
+import type { WatchedProcess } from "./system.js";
 
 /**
  * Redis DB 15 belongs to the bench alone (test/helpers/redis-dbs.ts lists the
@@ -25,4 +27,29 @@ export async function redisVersion(): Promise<string> {
   } finally {
     redis.disconnect();
   }
+}
+
+let serverPid: number | undefined;
+
+/**
+ * Finds the local redis-server's pid (INFO server), once per run, so the
+ * systems that keep their queues in Redis (Tasklane, BullMQ) are charged for
+ * the CPU their scripts cost there, as the Postgres-based ones are for their
+ * backends. Left out when Redis is not on this machine.
+ */
+export async function resolveRedisServerPid(): Promise<void> {
+  const redis = new Redis(BENCH_REDIS_URL, { maxRetriesPerRequest: 1 });
+  try {
+    const pid = Number(/process_id:(\d+)/.exec(await redis.info("server"))?.[1]);
+    serverPid = Number.isInteger(pid) && existsSync(`/proc/${pid}/stat`) ? pid : undefined;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+export const REDIS_LABEL = "Redis (server)";
+
+/** The Redis server as a watched process, when resolveRedisServerPid found it. */
+export function redisServerProcess(): WatchedProcess[] {
+  return serverPid === undefined ? [] : [{ label: REDIS_LABEL, pid: serverPid }];
 }

@@ -1,6 +1,7 @@
 import type { SubmitTaskInput } from "@tasklane/sdk";
 import { log } from "./progress.js";
 import { Probe } from "./probe.js";
+import { redisServerProcess } from "./redis.js";
 import type { TasklanePlatform, Tenant } from "./platform.js";
 import type { BenchDatabase } from "./postgres.js";
 import type { BenchSystem, TaskRequest, WatchedProcess } from "./system.js";
@@ -103,7 +104,7 @@ export class TasklaneSystem implements BenchSystem {
 
   processes(): WatchedProcess[] {
     const own = this.probe ? [{ label: this.mode === "PUSH" ? "PUSH endpoint (receiver)" : "SDK pull worker", pid: this.probe.pid }] : [];
-    return [...this.platform.processes(), ...own];
+    return [...this.platform.processes(), ...own, ...redisServerProcess()];
   }
 
   async close(): Promise<void> {

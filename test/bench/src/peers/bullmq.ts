@@ -8,7 +8,7 @@ import type { Redis } from "ioredis";
 import { Probe } from "../lib/probe.js";
 import { refOf } from "../lib/probe-protocol.js";
 import type { Recorder } from "../lib/recorder.js";
-import { BENCH_REDIS_URL, benchRedis, flushBenchRedis } from "../lib/redis.js";
+import { BENCH_REDIS_URL, benchRedis, flushBenchRedis, redisServerProcess } from "../lib/redis.js";
 import type { BenchSystem, TaskRequest, WatchedProcess } from "../lib/system.js";
 import { sleep } from "../lib/time.js";
 
@@ -70,7 +70,7 @@ export class BullMqSystem implements BenchSystem {
   }
 
   processes(): WatchedProcess[] {
-    return this.probe ? [{ label: "BullMQ worker", pid: this.probe.pid }] : [];
+    return this.probe ? [{ label: "BullMQ worker", pid: this.probe.pid }, ...redisServerProcess()] : [];
   }
 
   async close(): Promise<void> {
