@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { WeightedFairPicker, type FairCandidate } from "@tasklane/core";
 import { startAttemptsByIds, type StartedAttempt } from "@tasklane/db";
-import { FleetLimits, type TaskJobData } from "@tasklane/queue";
+import { FleetLimits, TakenJobs, type TaskJobData } from "@tasklane/queue";
 import { Worker, type Job } from "bullmq";
 import type { WorkerContext } from "../context.js";
 import { ActiveQueues } from "./active-queues.js";
@@ -37,6 +37,7 @@ export class FairFetcher {
   private readonly workers = new Map<string, { worker: Worker<TaskJobData>; lastUsed: number }>();
   private readonly active: ActiveQueues;
   private readonly limits: FleetLimits;
+  private readonly taken: TakenJobs;
   private inFlight = 0;
   private stopped = false;
   private wake: (() => void) | undefined;
@@ -49,6 +50,7 @@ export class FairFetcher {
   ) {
     this.active = new ActiveQueues(ctx.redis, ctx.keys);
     this.limits = new FleetLimits(ctx.redis, ctx.keys);
+    this.taken = new TakenJobs(ctx.redis, ctx.keys);
   }
 
   start(): void {
@@ -127,7 +129,10 @@ export class FairFetcher {
     for (let round = 0; round < MAX_FETCH_WAVES && out.length < n; round++) {
       const targets = this.pickTargets(Math.min(wave, n - out.length));
       if (targets.length === 0) break;
-      const fetched = await Promise.all(targets.map((name) => this.fetchWithinLimits(name)));
+      // One lock token per wave: the wave's jobs are then dropped from Redis with one call per queue.
+      const token = randomUUID();
+      const fetched = await Promise.all(targets.map((name) => this.fetchWithinLimits(name, token)));
+      await this.dropTaken(fetched, token);
       let hits = 0;
       for (const f of fetched) {
         if (f) {
@@ -163,7 +168,19 @@ export class FairFetcher {
     return targets;
   }
 
-  private async fetchWithinLimits(name: string): Promise<Fetched | null> {
+  /** The wave's jobs leave Redis before their tasks start in Postgres (why: see the class comment). */
+  private async dropTaken(fetched: (Fetched | null)[], token: string): Promise<void> {
+    const byQueue = new Map<string, string[]>();
+    for (const f of fetched) {
+      if (!f) continue;
+      const ids = byQueue.get(f.name) ?? [];
+      ids.push(f.job.id as string);
+      byQueue.set(f.name, ids);
+    }
+    await Promise.all([...byQueue].map(([name, ids]) => this.taken.drop(name, token, ids)));
+  }
+
+  private async fetchWithinLimits(name: string, token: string): Promise<Fetched | null> {
     const { queueId } = this.ctx.keys.parseBullQueueName(name) as { queueId: string };
     const info = this.ctx.directory.get(queueId);
     if (!info) return null;
@@ -181,7 +198,7 @@ export class FairFetcher {
       }
     }
     const rings = this.active.ringsHeard(name);
-    const job = await this.fetchOne(name);
+    const job = await this.fetchOne(name, token);
     if (!job) {
       await this.limits.release(info.tenantId, queueId, slot.slotId);
       await this.active.markEmpty(name, rings);
@@ -190,7 +207,7 @@ export class FairFetcher {
     return { name, job, slotId: slot.slotId };
   }
 
-  private async fetchOne(name: string): Promise<Job<TaskJobData> | undefined> {
+  private async fetchOne(name: string, token: string): Promise<Job<TaskJobData> | undefined> {
     let entry = this.workers.get(name);
     if (!entry) {
       const worker = new Worker<TaskJobData>(name, null, {
@@ -203,11 +220,7 @@ export class FairFetcher {
       this.workers.set(name, entry);
     }
     entry.lastUsed = Date.now();
-    const token = randomUUID();
-    const job = (await entry.worker.getNextJob(token, { block: false })) as Job<TaskJobData> | undefined;
-    if (!job) return undefined;
-    await job.moveToCompleted(null, token, false);
-    return job;
+    return (await entry.worker.getNextJob(token, { block: false })) as Job<TaskJobData> | undefined;
   }
 
   private async startAll(jobs: Fetched[]): Promise<void> {
