@@ -9,7 +9,7 @@ import path from "node:path";
 import { cleanupAll } from "./lib/cleanup.js";
 import { ALL_SCENARIOS, parseArgs } from "./lib/cli.js";
 import { renderProfiles, summarizeProfiles } from "./lib/cpu-profile.js";
-import { collectMeta, loadNow, waitForIdle } from "./lib/meta.js";
+import { collectMeta, loadNow, waitForIdle, type RunMeta } from "./lib/meta.js";
 import { profileDir, repoRoot } from "./lib/processes.js";
 import { elapsedSinceStart, log } from "./lib/progress.js";
 import { renderMarkdown } from "./lib/report.js";
@@ -20,6 +20,19 @@ import { checkTargets } from "./lib/targets.js";
 import { SCENARIOS } from "./scenarios/index.js";
 
 const opts = parseArgs(process.argv.slice(2));
+const analysisFile = path.join(repoRoot, "test", "bench", "analysis.md");
+const readAnalysis = () => (existsSync(analysisFile) ? readFileSync(analysisFile, "utf8") : undefined);
+
+if (opts.render !== undefined) {
+  // The saved run's own figures, meta and command; only the hand-written analysis is today's.
+  const saved = JSON.parse(readFileSync(opts.render, "utf8")) as { meta: RunMeta; targets: ReturnType<typeof checkTargets>; scenarios: ScenarioResult[]; failures: string[] };
+  const complete = !saved.meta.quick && saved.failures.length === 0 && ALL_SCENARIOS.every((id) => saved.scenarios.some((s) => s.id === id)) && saved.meta.runs >= 3;
+  if (!complete) throw new Error(`${opts.render} is not a full run of every scenario with 3+ runs; docs/benchmarks.md is only written from one`);
+  const analysis = readAnalysis();
+  writeFileSync(path.join(repoRoot, "docs", "benchmarks.md"), renderMarkdown({ meta: saved.meta, scenarios: saved.scenarios, targets: saved.targets, ...(analysis ? { analysis } : {}) }));
+  log(`docs/benchmarks.md rewritten from ${opts.render}`);
+  process.exit(0);
+}
 let interrupted = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
@@ -60,8 +73,7 @@ for (const id of opts.scenarios) {
 const meta = await collectMeta({ argv: opts.argv, quick: opts.quick, runs: opts.runs, scenarios: opts.scenarios, startedAt, loadAtStart });
 const scenarios = [...results.values()].sort((a, b) => a.id - b.id);
 const targets = checkTargets(results);
-const analysisFile = path.join(repoRoot, "test", "bench", "analysis.md");
-const analysis = existsSync(analysisFile) ? readFileSync(analysisFile, "utf8") : undefined;
+const analysis = readAnalysis();
 const markdown = renderMarkdown({ meta, scenarios, targets, ...(analysis ? { analysis } : {}) });
 
 const outDir = path.join(repoRoot, "bench-results");

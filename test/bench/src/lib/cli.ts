@@ -8,6 +8,8 @@ export interface BenchOptions {
   profile: string[];
   /** Wait up to this many minutes for the machine to be idle (1-min load average below the core count) before starting. */
   waitForIdleMinutes: number;
+  /** Re-render docs/benchmarks.md from this saved full run (with the current analysis.md) instead of measuring. */
+  render: string | undefined;
   /** The arguments as given, for the "exact command" line. */
   argv: string[];
 }
@@ -21,7 +23,10 @@ const USAGE = `npm run bench [-- --quick] [--scenario <n>[,<n>…]] [--runs <n>]
   --runs <n>         runs per measurement (default 3, quick 1)
   --profile <apps>   run these Tasklane processes with node --cpu-prof (into bench-results/profiles)
   --wait-for-idle <minutes>
-                     first wait (at most that long) for the 1-min load average to drop below the core count`;
+                     first wait (at most that long) for the 1-min load average to drop below the core count
+  --render <results.json>
+                     measure nothing: rewrite docs/benchmarks.md from a saved full run and the current
+                     test/bench/analysis.md (the analysis is written after the figures are in)`;
 
 export function parseArgs(argv: string[]): BenchOptions {
   let quick = false;
@@ -29,6 +34,7 @@ export function parseArgs(argv: string[]): BenchOptions {
   const scenarios = new Set<number>();
   const profile: string[] = [];
   let waitForIdleMinutes = 0;
+  let render: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     const value = () => {
@@ -51,6 +57,7 @@ export function parseArgs(argv: string[]): BenchOptions {
       waitForIdleMinutes = Number(value());
       if (!(waitForIdleMinutes >= 0 && waitForIdleMinutes <= 120)) throw new Error(`--wait-for-idle must be 0..120 minutes\n\n${USAGE}`);
     }
+    else if (arg === "--render") render = value();
     else if (arg === "--help" || arg === "-h") {
       process.stdout.write(`${USAGE}\n`);
       process.exit(0);
@@ -62,6 +69,7 @@ export function parseArgs(argv: string[]): BenchOptions {
     runs: runs ?? (quick ? 1 : 3),
     profile,
     waitForIdleMinutes,
+    render,
     argv,
   };
 }

@@ -167,6 +167,7 @@ export function renderMarkdown(report: Report): string {
     "npm run bench                 # everything, ~15 min; writes bench-results/<timestamp>.json and this file",
     "npm run bench -- --quick      # smoke test, < 2 min (writes bench-results/ only)",
     "npm run bench -- --scenario 3 # one scenario (also: --runs <n>, --profile gateway,worker)",
+    "npm run bench -- --render bench-results/<timestamp>.json   # rewrite this file from a saved full run and the current analysis",
     "```",
     "",
     "PostgreSQL and Redis must run on their default local ports (see `.ci/run`).",
