@@ -35,7 +35,8 @@ const ctx: SchedulerContext = {
 const aging = createPriorityAging(ctx);
 const onError = (loop: string) => (error: unknown) => log.error({ err: error, loop }, "scheduler loop failed; retrying");
 const loops = [
-  startPeriodic(100, () => dispatchOutbox(ctx), onError("outbox")),
+  // The outbox is a safety net (rows younger than its 2 s grace are the fast path's): no need to poll it 10 times a second.
+  startPeriodic(250, () => dispatchOutbox(ctx), onError("outbox")),
   startPeriodic(100, () => fireSchedules(ctx), onError("schedules")),
   startPeriodic(1000, () => promoteIntoHorizon(ctx), onError("horizon")),
   startPeriodic(250, () => promoteDueStatuses(ctx), onError("status")),

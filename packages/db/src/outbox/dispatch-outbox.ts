@@ -79,14 +79,21 @@ export interface RedisBoundPage {
  * comparison, the queue's mode) and sorts the whole table for every page.
  */
 export async function listTasksThatBelongInRedis(db: Database, horizonMs: number, afterId: string, limit: number): Promise<RedisBoundPage> {
-  const res = await db.pool.query(
-    `SELECT t.id AS task_id, t.tenant_id, t.queue_id, t.priority, t.run_at, t.dispatch_generation,
-       t.enqueued_generation = t.dispatch_generation AND t.run_at <= now() + $1 * interval '1 millisecond'
-         AND (SELECT q.mode FROM queues q WHERE q.id = t.queue_id) = 'PUSH' AS belongs
-     FROM tasks t WHERE t.status IN ('QUEUED', 'SCHEDULED', 'RETRYING') AND t.id > $2
-     ORDER BY t.id LIMIT $3`,
-    [horizonMs, afterId, limit],
-  );
+  // An ordered index walk that stops after `limit` rows, whatever the statistics say: on a table
+  // that grew faster than they did, the planner bitmap-scanned and sorted every waiting task
+  // (36 ms instead of 4 ms for a page of 2,000 behind 100,000).
+  const res = await withTransaction(db.pool, async (client) => {
+    await client.query("SET LOCAL enable_bitmapscan = off");
+    await client.query("SET LOCAL enable_seqscan = off");
+    return client.query(
+      `SELECT t.id AS task_id, t.tenant_id, t.queue_id, t.priority, t.run_at, t.dispatch_generation,
+         t.enqueued_generation = t.dispatch_generation AND t.run_at <= now() + $1 * interval '1 millisecond'
+           AND (SELECT q.mode FROM queues q WHERE q.id = t.queue_id) = 'PUSH' AS belongs
+       FROM tasks t WHERE t.status IN ('QUEUED', 'SCHEDULED', 'RETRYING') AND t.id > $2
+       ORDER BY t.id LIMIT $3`,
+      [horizonMs, afterId, limit],
+    );
+  });
   const last = res.rows[res.rows.length - 1] as { task_id: string } | undefined;
   return {
     intents: res.rows.filter((r) => r.belongs === true).map(mapDispatchRow),

@@ -55,11 +55,11 @@ export async function expireLeases(db: Database, limit: number, horizonMs: numbe
  * on. Execution does not wait for this (a worker may start a due task in any
  * of the three states); it keeps the reported status honest.
  */
-export async function promoteDueTasks(db: Database, limit: number): Promise<number> {
+export async function promoteDueTasks(db: Database, limit: number, graceMs = 0): Promise<number> {
   const res = await db.pool.query(
     `WITH cand AS (
        SELECT t.id, t.status AS from_status FROM tasks t
-       WHERE t.status IN ('SCHEDULED', 'RETRYING') AND t.run_at <= now()
+       WHERE t.status IN ('SCHEDULED', 'RETRYING') AND t.run_at <= now() - $2 * interval '1 millisecond'
        ORDER BY t.run_at LIMIT $1 FOR UPDATE OF t SKIP LOCKED
      ),
      upd AS (
@@ -68,7 +68,7 @@ export async function promoteDueTasks(db: Database, limit: number): Promise<numb
      ),
      ev AS (${eventInsert("upd", "'scheduler'")})
      SELECT count(*)::int AS n FROM upd`,
-    [limit],
+    [limit, graceMs],
   );
   return (res.rows[0]?.n as number | undefined) ?? 0;
 }
