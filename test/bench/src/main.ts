@@ -21,15 +21,24 @@ import { SCENARIOS } from "./scenarios/index.js";
 
 const opts = parseArgs(process.argv.slice(2));
 const analysisFile = path.join(repoRoot, "test", "bench", "analysis.md");
-const readAnalysis = () => (existsSync(analysisFile) ? readFileSync(analysisFile, "utf8") : undefined);
+
+/** A run's report with today's hand-written analysis. */
+function renderReport(meta: RunMeta, scenarios: ScenarioResult[], targets: ReturnType<typeof checkTargets>): string {
+  const analysis = existsSync(analysisFile) ? readFileSync(analysisFile, "utf8") : undefined;
+  return renderMarkdown({ meta, scenarios, targets, ...(analysis ? { analysis } : {}) });
+}
+
+/** Only a run like this may become docs/benchmarks.md. */
+const isFullRun = (run: { quick: boolean; runs: number; failures: string[]; scenarioIds: number[] }) =>
+  !run.quick && run.failures.length === 0 && run.runs >= 3 && ALL_SCENARIOS.every((id) => run.scenarioIds.includes(id));
 
 if (opts.render !== undefined) {
   // The saved run's own figures, meta and command; only the hand-written analysis is today's.
   const saved = JSON.parse(readFileSync(opts.render, "utf8")) as { meta: RunMeta; targets: ReturnType<typeof checkTargets>; scenarios: ScenarioResult[]; failures: string[] };
-  const complete = !saved.meta.quick && saved.failures.length === 0 && ALL_SCENARIOS.every((id) => saved.scenarios.some((s) => s.id === id)) && saved.meta.runs >= 3;
-  if (!complete) throw new Error(`${opts.render} is not a full run of every scenario with 3+ runs; docs/benchmarks.md is only written from one`);
-  const analysis = readAnalysis();
-  writeFileSync(path.join(repoRoot, "docs", "benchmarks.md"), renderMarkdown({ meta: saved.meta, scenarios: saved.scenarios, targets: saved.targets, ...(analysis ? { analysis } : {}) }));
+  if (!isFullRun({ ...saved.meta, failures: saved.failures, scenarioIds: saved.scenarios.map((s) => s.id) })) {
+    throw new Error(`${opts.render} is not a full run of every scenario with 3+ runs; docs/benchmarks.md is only written from one`);
+  }
+  writeFileSync(path.join(repoRoot, "docs", "benchmarks.md"), renderReport(saved.meta, saved.scenarios, saved.targets));
   log(`docs/benchmarks.md rewritten from ${opts.render}`);
   process.exit(0);
 }
@@ -73,8 +82,7 @@ for (const id of opts.scenarios) {
 const meta = await collectMeta({ argv: opts.argv, quick: opts.quick, runs: opts.runs, scenarios: opts.scenarios, startedAt, loadAtStart });
 const scenarios = [...results.values()].sort((a, b) => a.id - b.id);
 const targets = checkTargets(results);
-const analysis = readAnalysis();
-const markdown = renderMarkdown({ meta, scenarios, targets, ...(analysis ? { analysis } : {}) });
+const markdown = renderReport(meta, scenarios, targets);
 
 const outDir = path.join(repoRoot, "bench-results");
 mkdirSync(outDir, { recursive: true });
@@ -83,7 +91,7 @@ const jsonFile = path.join(outDir, `${stamp}${opts.quick ? "-quick" : ""}.json`)
 const profiles = opts.profile.length ? summarizeProfiles(profileDir, startedAt.getTime()) : [];
 writeFileSync(jsonFile, `${JSON.stringify({ meta, targets, scenarios, failures, profiles }, null, 2)}\n`);
 writeFileSync(jsonFile.replace(/\.json$/, ".md"), markdown);
-const complete = !opts.quick && failures.length === 0 && ALL_SCENARIOS.every((id) => results.has(id)) && opts.runs >= 3;
+const complete = isFullRun({ quick: opts.quick, runs: opts.runs, failures, scenarioIds: [...results.keys()] });
 if (complete) writeFileSync(path.join(repoRoot, "docs", "benchmarks.md"), markdown);
 
 process.stdout.write(`${markdown}\n`);

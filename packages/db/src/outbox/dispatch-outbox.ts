@@ -83,8 +83,7 @@ export async function listTasksThatBelongInRedis(db: Database, horizonMs: number
   // that grew faster than they did, the planner bitmap-scanned and sorted every waiting task
   // (36 ms instead of 4 ms for a page of 2,000 behind 100,000).
   const res = await withTransaction(db.pool, async (client) => {
-    await client.query("SET LOCAL enable_bitmapscan = off");
-    await client.query("SET LOCAL enable_seqscan = off");
+    await client.query("SET LOCAL enable_bitmapscan = off; SET LOCAL enable_seqscan = off");
     return client.query(
       `SELECT t.id AS task_id, t.tenant_id, t.queue_id, t.priority, t.run_at, t.dispatch_generation,
          t.enqueued_generation = t.dispatch_generation AND t.run_at <= now() + $1 * interval '1 millisecond'

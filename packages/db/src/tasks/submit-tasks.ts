@@ -79,7 +79,7 @@ export async function insertTasks(client: pg.PoolClient, tenantId: string, specs
   const ids = specs.map(() => newId("task"));
   const countUsageInline = enforceQuotas && quotas.dailyTaskQuota === null && quotas.maxPendingTasks === null;
   const inserted = await client.query(
-    insertStatement("queue-ids"),
+    INSERT_BY_QUEUE_IDS,
     insertParams(tenantId, ids, specs.map((s) => queueIds.get(s.queue) as string), specs, options, countUsageInline),
   );
   const { tasks, dispatch, insertedCount } = await resolveSubmitted(client, tenantId, specs, ids, inserted.rows);
@@ -91,7 +91,7 @@ export async function insertTasks(client: pg.PoolClient, tenantId: string, specs
 /** submitTasks' one-statement path; null when the tenant has quotas or names a queue it lacks (nothing was written). */
 async function insertTasksIfUncapped(db: Database, tenantId: string, specs: TaskInsert[], options: SubmitOptions): Promise<SubmitResult | null> {
   const ids = specs.map(() => newId("task"));
-  const inserted = await db.pool.query(insertStatement("queue-names"), insertParams(tenantId, ids, specs.map((s) => s.queue), specs, options, true));
+  const inserted = await db.pool.query(INSERT_BY_QUEUE_NAMES, insertParams(tenantId, ids, specs.map((s) => s.queue), specs, options, true));
   if (inserted.rows[0]?.go !== true) return null;
   const { tasks, dispatch } = await resolveSubmitted(db.pool, tenantId, specs, ids, inserted.rows.filter((r) => r.task_id != null));
   return { tasks, dispatch };
@@ -163,6 +163,10 @@ function insertStatement(queues: "queue-ids" | "queue-names"): string {
        -- The new rows whole, so the common case (no idempotent repeat) needs no second read.
        ${byName ? `SELECT g.ok AS go, r.* FROM go g LEFT JOIN (${rows}) r ON true` : rows}`;
 }
+
+// Built once: the text is the same for every submission.
+const INSERT_BY_QUEUE_IDS = insertStatement("queue-ids");
+const INSERT_BY_QUEUE_NAMES = insertStatement("queue-names");
 
 function insertParams(tenantId: string, ids: string[], queueRefs: string[], specs: TaskInsert[], options: SubmitOptions, countUsageInline: boolean): unknown[] {
   return [

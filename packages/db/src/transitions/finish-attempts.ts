@@ -61,12 +61,12 @@ export async function completeAttempts(db: Database, items: Completion[], actor:
   if (items.length === 0) return { accepted: [], refused: [], dispatch: [], workflows: noProgress() };
   const hinted = items.filter((i) => typeof i.workflowId === "string");
   const unhinted = items.filter((i) => typeof i.workflowId !== "string");
-  const plain = unhinted.length > 0 ? await recordCompletions(db.pool, unhinted, actor, horizonMs, "t.workflow_id IS NULL") : { accepted: [], dispatch: [] };
+  const plain = unhinted.length > 0 ? await recordCompletions(db.pool, unhinted, actor, horizonMs, COMPLETE_OUTSIDE_WORKFLOWS) : { accepted: [], dispatch: [] };
   const recorded = new Set(plain.accepted.map((t) => t.id));
   const rest = [...hinted, ...unhinted.filter((i) => !recorded.has(i.taskId))];
   if (rest.length === 0) return { ...plain, refused: [], workflows: noProgress() };
   const inWorkflows = await withTransaction(db.pool, async (client) => {
-    const done = await recordCompletions(client, rest, actor, horizonMs, "TRUE");
+    const done = await recordCompletions(client, rest, actor, horizonMs, COMPLETE_ANY);
     return { ...done, workflows: await advanceWorkflows(client, done.accepted, actor, horizonMs) };
   });
   const accepted = [...plain.accepted, ...inWorkflows.accepted];
@@ -84,14 +84,9 @@ export async function completeAttempts(db: Database, items: Completion[], actor:
  * order (the lock order of cancelWorkflow), each by its own primary-key probe
  * (LATERAL): see startAttemptsByIds for why not a join.
  */
-async function recordCompletions(
-  q: Queryable,
-  items: Completion[],
-  actor: string,
-  horizonMs: number,
-  scope: string,
-): Promise<{ accepted: TaskRecord[]; dispatch: DispatchIntent[] }> {
-  const sql = finishSql(
+/** The completion statement for the rows matching `scope`; built once per scope. */
+function completionSql(scope: string): string {
+  return finishSql(
     `SELECT c.id, c.from_status, c.old_token, i.result
      FROM (SELECT u.id, u.gen, u.result FROM unnest($1::text[], $2::int[], $3::text[]) AS u(id, gen, result) ORDER BY u.id) i
      CROSS JOIN LATERAL (
@@ -104,6 +99,17 @@ async function recordCompletions(
     "$4",
     false,
   );
+}
+const COMPLETE_OUTSIDE_WORKFLOWS = completionSql("t.workflow_id IS NULL");
+const COMPLETE_ANY = completionSql("TRUE");
+
+async function recordCompletions(
+  q: Queryable,
+  items: Completion[],
+  actor: string,
+  horizonMs: number,
+  sql: typeof COMPLETE_OUTSIDE_WORKFLOWS | typeof COMPLETE_ANY,
+): Promise<{ accepted: TaskRecord[]; dispatch: DispatchIntent[] }> {
   const res = await q.query(sql, [
     items.map((i) => i.taskId),
     items.map((i) => i.leaseGeneration),

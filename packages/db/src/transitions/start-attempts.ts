@@ -87,19 +87,21 @@ export async function startAttemptsByIds(db: Database, taskIds: string[], option
   // moment would wait for the reconciler's sweep, seconds late. Waiting for
   // that lock is short, and rows are locked in id order like every other
   // transition that waits.
-  const sql = startSql(
-    `SELECT c.id, c.from_status, i.rand,
-       (CASE WHEN $3::float8 > 0 THEN $3::float8 ELSE c.timeout_seconds * 1000 + $4::float8 END) AS lease_ms
-     FROM (SELECT u.id, u.rand FROM unnest($1::text[], $2::text[]) AS u(id, rand) ORDER BY u.id) i
-     CROSS JOIN LATERAL (
-       SELECT t.id, t.status AS from_status, t.timeout_seconds FROM tasks t
-       WHERE t.id = i.id AND ${RUNNABLE} FOR UPDATE OF t) c`,
-  )
-    .replace("$WORKER", "$5")
-    .replace("$ACTOR", "$6");
-  const res = await db.pool.query(sql, [taskIds, taskIds.map(randomPart), fixedMs, graceMs, options.workerId, options.actor]);
+  const res = await db.pool.query(START_BY_IDS, [taskIds, taskIds.map(randomPart), fixedMs, graceMs, options.workerId, options.actor]);
   return mapStarted(res.rows);
 }
+
+// Built once: the same text for every batch.
+const START_BY_IDS = startSql(
+  `SELECT c.id, c.from_status, i.rand,
+     (CASE WHEN $3::float8 > 0 THEN $3::float8 ELSE c.timeout_seconds * 1000 + $4::float8 END) AS lease_ms
+   FROM (SELECT u.id, u.rand FROM unnest($1::text[], $2::text[]) AS u(id, rand) ORDER BY u.id) i
+   CROSS JOIN LATERAL (
+     SELECT t.id, t.status AS from_status, t.timeout_seconds FROM tasks t
+     WHERE t.id = i.id AND ${RUNNABLE} FOR UPDATE OF t) c`,
+)
+  .replace("$WORKER", "$5")
+  .replace("$ACTOR", "$6");
 
 /**
  * PULL: lease up to `max` runnable tasks of one queue, HIGH before NORMAL

@@ -89,13 +89,8 @@ export class LeasesResource {
    * Each item is fenced by its own token: a refused one (its `code` is
    * CONFLICT, NOT_FOUND or BAD_USER_INPUT) does not affect the others.
    */
-  async completeMany(completions: TaskCompletion[], opts?: CallOptions): Promise<TaskCompletionOutcome[]> {
-    const data = await this.#transport.execute<{ completeTasks: TaskCompletionOutcome[] }>(
-      { operation: "completeTasks", document: COMPLETE_MANY, idempotent: true },
-      { completions: completions.map((c) => ({ taskId: c.taskId, leaseToken: c.leaseToken, result: c.result === undefined ? null : c.result })) },
-      opts,
-    );
-    return data.completeTasks;
+  completeMany(completions: TaskCompletion[], opts?: CallOptions): Promise<TaskCompletionOutcome[]> {
+    return this.#completeTasks<TaskCompletionOutcome>(COMPLETE_MANY, completions, opts);
   }
 
   /**
@@ -103,9 +98,14 @@ export class LeasesResource {
    * `task` is absent): the gateway then skips mapping and serialising a full
    * task per item, which is most of such a call's cost.
    */
-  async settleMany(completions: TaskCompletion[], opts?: CallOptions): Promise<Omit<TaskCompletionOutcome, "task">[]> {
-    const data = await this.#transport.execute<{ completeTasks: Omit<TaskCompletionOutcome, "task">[] }>(
-      { operation: "completeTasks", document: SETTLE_MANY, idempotent: true },
+  settleMany(completions: TaskCompletion[], opts?: CallOptions): Promise<Omit<TaskCompletionOutcome, "task">[]> {
+    return this.#completeTasks<Omit<TaskCompletionOutcome, "task">>(SETTLE_MANY, completions, opts);
+  }
+
+  /** The completeTasks call behind completeMany and settleMany; `document` chooses what each outcome carries. */
+  async #completeTasks<TOutcome>(document: string, completions: TaskCompletion[], opts?: CallOptions): Promise<TOutcome[]> {
+    const data = await this.#transport.execute<{ completeTasks: TOutcome[] }>(
+      { operation: "completeTasks", document, idempotent: true },
       { completions: completions.map((c) => ({ taskId: c.taskId, leaseToken: c.leaseToken, result: c.result === undefined ? null : c.result })) },
       opts,
     );

@@ -216,7 +216,6 @@ export async function drivePaced(system: BenchSystem, plan: PacedPlan): Promise<
   return { sent, acked, errors, maxBacklog, ...(firstError ? { firstError } : {}) };
 }
 
-/** Waits until the probe has seen `count` more handler starts than `baseline` (or the time is up), then takes its samples. */
 export interface CollectedStarts {
   /** The first start of each tracked task. */
   samples: StartSample[];
