@@ -36,7 +36,7 @@ async function leaseParents(n: number): Promise<StartedAttempt[]> {
 
 async function releaseCounts(childId: string) {
   const ev = await dbA.pool.query("SELECT count(*)::int AS n FROM task_events WHERE task_id = $1 AND from_status = 'BLOCKED' AND to_status = 'QUEUED'", [childId]);
-  const ob = await dbA.pool.query("SELECT count(*)::int AS n FROM outbox WHERE task_id = $1 AND kind = 'DISPATCH_TASK'", [childId]);
+  const ob = await dbA.pool.query("SELECT count(*)::int AS n FROM outbox WHERE $1 = ANY(task_ids) AND kind = 'DISPATCH_TASK'", [childId]);
   const st = await dbA.pool.query<{ status: string }>("SELECT status FROM tasks WHERE id = $1", [childId]);
   return { events: ev.rows[0].n as number, outbox: ob.rows[0].n as number, status: st.rows[0]?.status };
 }

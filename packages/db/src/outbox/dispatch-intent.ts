@@ -13,7 +13,7 @@ export interface DispatchIntent {
   priority: Priority;
   runAt: Date;
   dispatchGeneration: number;
-  /** The outbox row to delete once the job is in Redis; absent for reconciler re-adds. */
+  /** The outbox row to delete once the job is in Redis (shared by the tasks one statement wrote); absent for reconciler re-adds. */
   outboxId?: string;
   /** The task's W3C traceparent, where the producing SQL returned it: the dispatch span's parent. */
   traceParent?: string;
@@ -34,16 +34,23 @@ export function mapDispatchRow(r: Record<string, unknown>): DispatchIntent {
 }
 
 /**
- * SQL fragment: an outbox row per updated PUSH task that is due within the
- * horizon. `$HORIZON` is replaced by the caller's parameter reference.
+ * SQL fragment: CTEs `<name>_rows`, the outbox rows for the PUSH tasks of
+ * `source` that are due within the horizon (one row per tenant, listing its
+ * tasks), and `<name>`, those rows as (outbox_id, task_id) pairs. One row per
+ * statement rather than per task: the fast path deletes it right after the
+ * commit, so a row per task cost two writes per task.
  */
-export function dispatchOutboxCte(source: string, horizonParam: string): string {
-  return `INSERT INTO outbox (kind, tenant_id, task_id)
-    SELECT 'DISPATCH_TASK', s.tenant_id, s.id FROM ${source} s
-    JOIN queues dq ON dq.id = s.queue_id
-    WHERE dq.mode = 'PUSH' AND s.status IN ('QUEUED', 'SCHEDULED', 'RETRYING')
-      AND s.run_at <= now() + ${horizonParam} * interval '1 millisecond'
-    RETURNING id AS outbox_id, task_id`;
+export function dispatchOutboxCtes(name: string, source: string, horizonParam: string): string {
+  return `${name}_rows AS (
+      INSERT INTO outbox (kind, tenant_id, task_ids)
+      SELECT 'DISPATCH_TASK', s.tenant_id, array_agg(s.id) FROM ${source} s
+      JOIN queues dq ON dq.id = s.queue_id
+      WHERE dq.mode = 'PUSH' AND s.status IN ('QUEUED', 'SCHEDULED', 'RETRYING')
+        AND s.run_at <= now() + ${horizonParam} * interval '1 millisecond'
+      GROUP BY s.tenant_id
+      RETURNING id, task_ids
+    ),
+    ${name} AS (SELECT r.id AS outbox_id, x.task_id FROM ${name}_rows r CROSS JOIN LATERAL unnest(r.task_ids) AS x(task_id))`;
 }
 
 /** The `released` column of RELEASED_JOIN as dispatch intents. */

@@ -23,15 +23,17 @@ export async function drainDispatchOutbox(
       `DELETE FROM outbox o WHERE o.id IN (
          SELECT id FROM outbox WHERE kind = 'DISPATCH_TASK' AND available_at <= now() - $2 * interval '1 millisecond'
          ORDER BY available_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
-       RETURNING o.id, o.task_id`,
+       RETURNING o.id, o.task_id, o.task_ids`,
       [limit, minAgeMs],
     );
     if (claimed.rowCount === 0) return 0;
+    // A row lists the tasks one statement wrote; rows from before that listed one in task_id.
+    const taskIds = claimed.rows.flatMap((r) => (r.task_ids as string[] | null) ?? [r.task_id as string]);
     const live = await client.query(
       `SELECT t.id AS task_id, t.tenant_id, t.queue_id, t.priority, t.run_at, t.dispatch_generation, t.trace_parent FROM tasks t
        JOIN queues q ON q.id = t.queue_id
        WHERE t.id = ANY($1::text[]) AND t.status IN ('QUEUED', 'SCHEDULED', 'RETRYING') AND q.mode = 'PUSH'`,
-      [claimed.rows.map((r) => r.task_id as string)],
+      [taskIds],
     );
     if (live.rows.length) await enqueue(live.rows.map(mapDispatchRow));
     return claimed.rowCount ?? 0;
@@ -41,7 +43,8 @@ export async function drainDispatchOutbox(
 /** Fast path: the writer enqueued these itself right after its commit. */
 export async function deleteOutboxRows(db: Database, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
-  await db.pool.query("DELETE FROM outbox WHERE id = ANY($1::bigint[])", [ids]);
+  // The intents of one statement share their row.
+  await db.pool.query("DELETE FROM outbox WHERE id = ANY($1::bigint[])", [[...new Set(ids)]]);
 }
 
 /**

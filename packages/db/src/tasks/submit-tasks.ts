@@ -1,7 +1,7 @@
 import { newId, type TaskSpec } from "@tasklane/core";
 import type pg from "pg";
 import { withTransaction, type Database, type Queryable } from "../database.js";
-import { dispatchOutboxCte, mapDispatchRow, type DispatchIntent } from "../outbox/dispatch-intent.js";
+import { dispatchOutboxCtes, mapDispatchRow, type DispatchIntent } from "../outbox/dispatch-intent.js";
 import { chargeQuotas, lookupQueuesAndQuotas } from "./submit-quotas.js";
 import { TASK_COLUMNS, mapTaskRow, taskColumnsOf, type TaskRecord } from "./task-record.js";
 
@@ -151,7 +151,7 @@ function insertStatement(queues: "queue-ids" | "queue-names"): string {
          INSERT INTO task_events (task_id, tenant_id, from_status, to_status, attempt, lease_generation, actor)
          SELECT id, tenant_id, NULL, status, 0, 0, $18 FROM ins
        ),
-       ob AS (${dispatchOutboxCte("ins", "$19::float8")}),
+       ${dispatchOutboxCtes("ob", "ins", "$19::float8")},
        -- Tenants without quotas count today's submissions here, in this session's own usage
        -- row (submit-quotas.ts), saving a round trip; with a quota, chargeQuotas checks it after.
        usage AS (

@@ -1,6 +1,6 @@
 import { MAX_ERROR_LENGTH, type FailureDecision } from "@tasklane/core";
 import { withTransaction, type Database, type Queryable } from "../database.js";
-import { dispatchOutboxCte, mapDispatchRow, mapReleased, type DispatchIntent } from "../outbox/dispatch-intent.js";
+import { dispatchOutboxCtes, mapDispatchRow, mapReleased, type DispatchIntent } from "../outbox/dispatch-intent.js";
 import { mapTaskRow, taskColumnsOf, type TaskRecord } from "../tasks/task-record.js";
 import { RELEASED_JOIN, RETURNING_FOR_CTES, endAttempts, enqueuedGenerationExpr, eventInsert, notifyOutboxInsert, releaseNextInOrder } from "./sql-fragments.js";
 import { advanceWorkflows, noProgress, type WorkflowProgress } from "./workflow-progress.js";
@@ -42,7 +42,7 @@ function finishSql(cand: string, set: string, outcome: string, errorExpr: string
     ev AS (${eventInsert("upd", actorParam)}),
     nt AS (${notifyOutboxInsert("upd")}),
     ${releaseNextInOrder("upd", horizonParam)}
-    ${dispatchRetry ? `, ob AS (${dispatchOutboxCte("upd", horizonParam)})` : ""}
+    ${dispatchRetry ? `, ${dispatchOutboxCtes("ob", "upd", horizonParam)}` : ""}
     SELECT ${taskColumnsOf("upd")}${dispatchRetry ? ", ob.outbox_id" : ""}, released_rows.released FROM upd
     JOIN queues q ON q.id = upd.queue_id ${dispatchRetry ? "LEFT JOIN ob ON ob.task_id = upd.id" : ""}
     ${RELEASED_JOIN}`;

@@ -1,5 +1,5 @@
 import { withTransaction, type Database } from "../database.js";
-import { dispatchOutboxCte, mapDispatchRow, mapReleased, type DispatchIntent } from "../outbox/dispatch-intent.js";
+import { dispatchOutboxCtes, mapDispatchRow, mapReleased, type DispatchIntent } from "../outbox/dispatch-intent.js";
 import { RELEASED_JOIN, RETURNING_FOR_CTES, endAttempts, enqueuedGenerationExpr, eventInsert, notifyOutboxInsert, releaseNextInOrder } from "./sql-fragments.js";
 import { advanceWorkflows } from "./workflow-progress.js";
 
@@ -32,7 +32,7 @@ export async function expireLeases(db: Database, limit: number, horizonMs: numbe
        att AS (${endAttempts("upd", "finished_at = now(), outcome = 'LEASE_EXPIRED', error = 'lease expired'")}),
        ev AS (${eventInsert("upd", "'scheduler:lease-expiry'", "'lease expired'")}),
        nt AS (${notifyOutboxInsert("upd")}),
-       ob AS (${dispatchOutboxCte("upd", "$2::float8")}),
+       ${dispatchOutboxCtes("ob", "upd", "$2::float8")},
        ${releaseNextInOrder("upd", "$2::float8")}
        SELECT upd.id AS task_id, upd.tenant_id, upd.queue_id, upd.priority, upd.run_at, upd.dispatch_generation, ob.outbox_id,
          upd.status, upd.workflow_id, upd.trace_parent, released_rows.released

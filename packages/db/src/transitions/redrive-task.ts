@@ -1,7 +1,7 @@
 import { NotFoundError, isWellFormedId } from "@tasklane/core";
 import { withTransaction, type Database } from "../database.js";
 import { refuseDeadOnly } from "./dead-only-refusal.js";
-import { dispatchOutboxCte, mapDispatchRow, type DispatchIntent } from "../outbox/dispatch-intent.js";
+import { dispatchOutboxCtes, mapDispatchRow, type DispatchIntent } from "../outbox/dispatch-intent.js";
 import { mapTaskRow, taskColumnsOf, type TaskRecord } from "../tasks/task-record.js";
 import { RETURNING_FOR_CTES, enqueuedGenerationExpr, eventInsert } from "./sql-fragments.js";
 
@@ -28,7 +28,7 @@ export async function redriveTask(
          RETURNING ${RETURNING_FOR_CTES}, cand.from_status
        ),
        ev AS (${eventInsert("upd", "$3", "'redrive'")}),
-       ob AS (${dispatchOutboxCte("upd", "$4::float8")})
+       ${dispatchOutboxCtes("ob", "upd", "$4::float8")}
        SELECT ob.outbox_id, ${taskColumnsOf("upd")} FROM upd JOIN queues q ON q.id = upd.queue_id
        LEFT JOIN ob ON ob.task_id = upd.id`,
       [id, tenantId, actor, horizonMs],

@@ -25,7 +25,7 @@ export function endAttempts(source: string, set: string, where = "TRUE"): string
       FROM ${source} s WHERE ${where}))`;
 }
 
-import { dispatchOutboxCte } from "../outbox/dispatch-intent.js";
+import { dispatchOutboxCtes } from "../outbox/dispatch-intent.js";
 
 /**
  * Terminal events notify webhooks and callbacks through the outbox. Only rows
@@ -74,7 +74,7 @@ export function releaseNextInOrder(source: string, horizonParam: string): string
       ) nx WHERE t.id = nx.id
       RETURNING t.*
     ),
-    relob AS (${dispatchOutboxCte("rel", horizonParam)})`;
+    ${dispatchOutboxCtes("relob", "rel", horizonParam)}`;
 }
 
 /** Cross join adding a `released` JSON array of dispatch intents (see releaseNextInOrder). */

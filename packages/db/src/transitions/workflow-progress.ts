@@ -22,7 +22,7 @@
  */
 import type pg from "pg";
 import type { WorkflowStatus } from "@tasklane/core";
-import { dispatchOutboxCte, mapDispatchRow, type DispatchIntent } from "../outbox/dispatch-intent.js";
+import { dispatchOutboxCtes, mapDispatchRow, type DispatchIntent } from "../outbox/dispatch-intent.js";
 import { enqueuedGenerationExpr, eventInsert, notifyOutboxInsert } from "./sql-fragments.js";
 
 /** Statuses a workflow waits on; keep in step with tasks_workflow_unfinished_idx. */
@@ -119,7 +119,7 @@ const ADVANCE_SQL = `WITH RECURSIVE src AS (
     RETURNING t.*, 'BLOCKED'::"TaskStatus" AS from_status
   ),
   relev AS (${eventInsert("rel", "$2", "'workflow dependencies succeeded'")}),
-  relob AS (${dispatchOutboxCte("rel", "$3::float8")}),
+  ${dispatchOutboxCtes("relob", "rel", "$3::float8")},
   fin AS (
     -- now() is this transaction's start; a task finished by a transaction that
     -- committed meanwhile may carry a later time, and the workflow never ends before its last task.

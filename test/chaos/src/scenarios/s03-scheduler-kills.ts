@@ -29,19 +29,19 @@ export const schedulerKills: Scenario = {
           cluster.kill(victim);
           await victim.exited;
           // What the killed scheduler committed but had not enqueued (or not yet deleted): the outbox's job now.
-          const pending = await cluster.database.db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM outbox WHERE kind = 'DISPATCH_TASK'`);
+          const pending = await cluster.database.db.pool.query<{ n: number }>(`SELECT coalesce(sum(coalesce(cardinality(task_ids), 1)), 0)::int AS n FROM outbox WHERE kind = 'DISPATCH_TASK'`);
           leftBehind.push(pending.rows[0]!.n);
         }
         // Not awaited: the next kill may well land while the replacement is still starting.
         void cluster.start("scheduler").catch(() => undefined);
       }
-      ctx.log(`outbox rows pending right after each kill: ${leftBehind.join(", ")}`);
+      ctx.log(`tasks in the outbox right after each kill: ${leftBehind.join(", ")}`);
       const drained = await drain(cluster.database.db, ctx.quick ? 60_000 : 240_000, (left) => ctx.log(`${left} tasks unfinished`));
       await recordFinalState(cluster);
       const hits = leftBehind.filter((n) => n > 0).length;
       return {
         faults: size.kills,
-        notes: [`${size.tasks} tasks due over ${size.spreadS} s beyond a 1 s horizon; ${hits} of ${size.kills} kills left committed outbox rows behind (max ${Math.max(0, ...leftBehind)})`],
+        notes: [`${size.tasks} tasks due over ${size.spreadS} s beyond a 1 s horizon; ${hits} of ${size.kills} kills left committed outbox entries behind (max ${Math.max(0, ...leftBehind)})`],
         claims: [{ claim: "drained before the deadline", holds: drained }],
       };
     });

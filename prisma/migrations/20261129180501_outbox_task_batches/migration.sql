@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "outbox" ADD COLUMN     "task_ids" TEXT[];
