@@ -31,6 +31,16 @@ describe("WeightedFairPicker", () => {
     expect(next.filter((t) => t === "a").length).toBeGreaterThanOrEqual(4);
   });
 
+  it("does not let a tenant that went quiet bank the picks it sat out", () => {
+    const picker = new WeightedFairPicker();
+    const both = [{ tenantId: "a", weight: 1 }, { tenantId: "b", weight: 1 }];
+    share(picker, both, 20);
+    // b's queue runs dry; a alone takes 1,000 picks, then b has work again.
+    share(picker, [{ tenantId: "a", weight: 1 }], 1000);
+    const next = Array.from({ length: 10 }, () => picker.pick(both));
+    expect(next).toEqual(["b", "a", "b", "a", "b", "a", "b", "a", "b", "a"]);
+  });
+
   it("returns null without candidates and treats weight < 1 as 1", () => {
     const picker = new WeightedFairPicker();
     expect(picker.pick([])).toBeNull();
