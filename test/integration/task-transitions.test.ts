@@ -3,6 +3,7 @@ import { normalizeTaskSpec, parseInput, submitTaskInputSchema, type SubmitTaskIn
 import {
   cancelTask,
   completeAttempts,
+  drainDispatchOutbox,
   expireLeases,
   extendLease,
   failAttempt,
@@ -12,6 +13,7 @@ import {
   startAttemptsFromQueue,
   submitTasks,
   type Database,
+  type DispatchIntent,
 } from "@tasklane/db";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
 import { seedPushQueue, seedTenant } from "../helpers/seed.js";
@@ -243,5 +245,36 @@ describe("ordering keys", () => {
     expect(done.dispatch).toHaveLength(1);
     expect(done.dispatch[0]).toMatchObject({ taskId: second.id, dispatchGeneration: 2 });
     expect(done.dispatch[0]!.outboxId).toBeDefined();
+  });
+});
+
+describe("dispatch outbox", () => {
+  it("writes one row per statement listing its PUSH tasks, and the safety net enqueues exactly those still waiting", async () => {
+    // Rows earlier tests left behind are drained first, so this drain sees only this test's row.
+    while ((await drainDispatchOutbox(db, 50, 0, async () => undefined)).rows > 0);
+    const { tenantId } = await seedTenant(db);
+    await seedPushQueue(db, tenantId, "batch", "http://127.0.0.1:9/never");
+    const { tasks, dispatch } = await submitTasks(
+      db,
+      tenantId,
+      [...Array.from({ length: 5 }, (_, i) => spec({ type: `t${i}`, queue: "batch" })), spec({ type: "later", queue: "batch", delaySeconds: 3600 })],
+      { horizonMs: 60_000 },
+    );
+    // The five due tasks share one row; the one beyond the horizon waits for the promoter instead.
+    expect(new Set(dispatch.map((i) => i.outboxId)).size).toBe(1);
+    expect(dispatch.map((i) => i.taskId).sort()).toEqual(tasks.slice(0, 5).map((t) => t.id).sort());
+    const rows = await db.pool.query("SELECT task_id, task_ids FROM outbox WHERE id = $1", [dispatch[0]!.outboxId]);
+    expect(rows.rows[0].task_id).toBeNull();
+    expect([...rows.rows[0].task_ids].sort()).toEqual(tasks.slice(0, 5).map((t) => t.id).sort());
+
+    // The fast path never ran (a crash after commit): the drain hands over what is still waiting.
+    await cancelTask(db, tenantId, tasks[0]!.id, "test");
+    const enqueued: DispatchIntent[] = [];
+    const drained = await drainDispatchOutbox(db, 50, 0, async (intents) => {
+      enqueued.push(...intents);
+    });
+    expect(drained).toEqual({ rows: 1, tasks: 4 });
+    expect(enqueued.map((i) => i.taskId).sort()).toEqual(tasks.slice(1, 5).map((t) => t.id).sort());
+    expect((await db.pool.query("SELECT count(*)::int AS n FROM outbox WHERE kind = 'DISPATCH_TASK' AND tenant_id = $1", [tenantId])).rows[0].n).toBe(0);
   });
 });

@@ -36,7 +36,7 @@ export function createSchedulerMetrics(tenantLabels: boolean): SchedulerMetrics 
   const counter = (name: string, help: string) => new Counter({ name, help, registers: [registry] });
   return {
     registry,
-    outboxDispatched: counter("tasklane_outbox_dispatched_total", "Outbox rows dispatched to Redis by the scheduler's outbox loop"),
+    outboxDispatched: counter("tasklane_outbox_dispatched_total", "Tasks dispatched to Redis by the scheduler's outbox loop (the safety net; writers' own post-commit dispatch is not counted)"),
     leaseExpirations: counter("tasklane_lease_expirations_total", "Leases that expired (attempt outcome LEASE_EXPIRED)"),
     schedulesFired: counter("tasklane_schedules_fired_total", "Cron occurrences materialised as tasks"),
     reconcilerReadded: new Counter({

@@ -2,7 +2,8 @@ import { drainDispatchOutbox } from "@tasklane/db";
 import { withTaskSpans } from "@tasklane/observability";
 import type { SchedulerContext } from "../context.js";
 
-const BATCH = 500;
+/** Rows per claim; a row lists the tasks one statement wrote (up to a whole submission batch). */
+const BATCH_ROWS = 50;
 /**
  * Writers enqueue their own rows right after commit; rows younger than this
  * are theirs to delete, so the dispatcher does not race every fast path. A
@@ -13,10 +14,10 @@ const FAST_PATH_GRACE_MS = 2000;
 
 /** Safety net of the transactional outbox: anything committed reaches Redis. */
 export async function dispatchOutbox(ctx: SchedulerContext): Promise<boolean> {
-  const n = await drainDispatchOutbox(ctx.db, BATCH, FAST_PATH_GRACE_MS, (intents) =>
+  const drained = await drainDispatchOutbox(ctx.db, BATCH_ROWS, FAST_PATH_GRACE_MS, (intents) =>
     withTaskSpans("task.dispatch", intents, () => ctx.dispatcher.dispatch(intents)),
   );
-  ctx.metrics.outboxDispatched.inc(n);
-  if (n > 0) ctx.log.debug({ n }, "outbox rows dispatched");
-  return n === BATCH;
+  ctx.metrics.outboxDispatched.inc(drained.tasks);
+  if (drained.rows > 0) ctx.log.debug(drained, "outbox rows dispatched");
+  return drained.rows === BATCH_ROWS;
 }

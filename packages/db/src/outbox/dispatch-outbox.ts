@@ -2,10 +2,17 @@ import type pg from "pg";
 import { withTransaction, type Database } from "../database.js";
 import { mapDispatchRow, type DispatchIntent } from "./dispatch-intent.js";
 
+/** What one drain did: outbox rows claimed, and the tasks of theirs that were still waiting and got enqueued. */
+export interface DrainedOutbox {
+  rows: number;
+  tasks: number;
+}
+
 /**
  * Claims due DISPATCH_TASK outbox rows (SKIP LOCKED, so any number of
- * dispatchers share the work), hands them to `enqueue`, and deletes them in
- * the same transaction only once enqueue resolved. A crash in between leaves
+ * dispatchers share the work), hands their tasks to `enqueue`, and deletes
+ * them in the same transaction only once enqueue resolved. `limit` counts
+ * rows; a row lists the tasks of one statement (at most a submission batch). A crash in between leaves
  * the rows for the next claim; the repeat is harmless because the job id is
  * derived from (task id, dispatch generation). Rows whose task has moved on
  * (cancelled, already running) are dropped without enqueueing.
@@ -15,7 +22,7 @@ export async function drainDispatchOutbox(
   limit: number,
   minAgeMs: number,
   enqueue: (intents: DispatchIntent[]) => Promise<void>,
-): Promise<number> {
+): Promise<DrainedOutbox> {
   return withTransaction(db.pool, async (client: pg.PoolClient) => {
     const claimed = await client.query(
       // In (kind, available_at, id) order, the index's: the fast path deletes nearly every row
@@ -26,7 +33,7 @@ export async function drainDispatchOutbox(
        RETURNING o.id, o.task_id, o.task_ids`,
       [limit, minAgeMs],
     );
-    if (claimed.rowCount === 0) return 0;
+    if (claimed.rowCount === 0) return { rows: 0, tasks: 0 };
     // A row lists the tasks one statement wrote; rows from before that listed one in task_id.
     const taskIds = claimed.rows.flatMap((r) => (r.task_ids as string[] | null) ?? [r.task_id as string]);
     const live = await client.query(
@@ -36,7 +43,7 @@ export async function drainDispatchOutbox(
       [taskIds],
     );
     if (live.rows.length) await enqueue(live.rows.map(mapDispatchRow));
-    return claimed.rowCount ?? 0;
+    return { rows: claimed.rowCount ?? 0, tasks: live.rows.length };
   });
 }
 
