@@ -9,7 +9,7 @@ import path from "node:path";
 import { cleanupAll } from "./lib/cleanup.js";
 import { ALL_SCENARIOS, parseArgs } from "./lib/cli.js";
 import { renderProfiles, summarizeProfiles } from "./lib/cpu-profile.js";
-import { collectMeta, loadNow, waitForIdle, type RunMeta } from "./lib/meta.js";
+import { collectMeta, gitCommit, loadNow, waitForIdle, type RunMeta } from "./lib/meta.js";
 import { profileDir, repoRoot } from "./lib/processes.js";
 import { elapsedSinceStart, log } from "./lib/progress.js";
 import { renderMarkdown } from "./lib/report.js";
@@ -56,6 +56,7 @@ if (opts.waitForIdleMinutes > 0) await waitForIdle(opts.waitForIdleMinutes);
 await resolveRedisServerPid().catch(() => undefined);
 const startedAt = new Date();
 const loadAtStart = loadNow();
+const commitAtStart = gitCommit();
 const results = new Map<number, ScenarioResult>();
 const failures: string[] = [];
 log(`${opts.quick ? "quick" : "full"} run · scenarios ${opts.scenarios.join(", ")} · ${opts.runs} run(s) each · load average ${loadAtStart}`);
@@ -79,7 +80,7 @@ for (const id of opts.scenarios) {
   if (interrupted) break;
 }
 
-const meta = await collectMeta({ argv: opts.argv, quick: opts.quick, runs: opts.runs, scenarios: opts.scenarios, startedAt, loadAtStart });
+const meta = await collectMeta({ argv: opts.argv, quick: opts.quick, runs: opts.runs, scenarios: opts.scenarios, startedAt, loadAtStart, commitAtStart });
 const scenarios = [...results.values()].sort((a, b) => a.id - b.id);
 const targets = checkTargets(results);
 const markdown = renderReport(meta, scenarios, targets);

@@ -58,7 +58,8 @@ function versionOf(name: string): string {
   return "unknown";
 }
 
-function gitCommit(): string {
+/** The checkout's commit, and whether apps, packages or prisma differ from it. Read when the run starts: edits made while it runs are not what it measured. */
+export function gitCommit(): string {
   try {
     const sha = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: repoRoot, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
     const dirty = execFileSync("git", ["status", "--porcelain", "--", "apps", "packages", "prisma"], { cwd: repoRoot, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
@@ -68,7 +69,15 @@ function gitCommit(): string {
   }
 }
 
-export async function collectMeta(base: { argv: string[]; quick: boolean; runs: number; scenarios: number[]; startedAt: Date; loadAtStart: number }): Promise<RunMeta> {
+export async function collectMeta(base: {
+  argv: string[];
+  quick: boolean;
+  runs: number;
+  scenarios: number[];
+  startedAt: Date;
+  loadAtStart: number;
+  commitAtStart: string;
+}): Promise<RunMeta> {
   const finished = new Date();
   return {
     startedAt: base.startedAt.toISOString(),
@@ -86,7 +95,7 @@ export async function collectMeta(base: { argv: string[]; quick: boolean; runs: 
     redis: await redisVersion().catch(() => "unknown"),
     peers: { bullmq: versionOf("bullmq"), "graphile-worker": versionOf("graphile-worker"), "pg-boss": versionOf("pg-boss") },
     settings: SETTINGS,
-    tasklaneCommit: gitCommit(),
+    tasklaneCommit: base.commitAtStart,
     loadAverage: { start: base.loadAtStart, end: loadNow() },
   };
 }
