@@ -277,4 +277,16 @@ describe("dispatch outbox", () => {
     expect(enqueued.map((i) => i.taskId).sort()).toEqual(tasks.slice(1, 5).map((t) => t.id).sort());
     expect((await db.pool.query("SELECT count(*)::int AS n FROM outbox WHERE kind = 'DISPATCH_TASK' AND tenant_id = $1", [tenantId])).rows[0].n).toBe(0);
   });
+
+  it("still drains a row written before rows listed their tasks (one task in task_id)", async () => {
+    while ((await drainDispatchOutbox(db, 50, 0, async () => undefined)).rows > 0);
+    const { tenantId } = await seedTenant(db);
+    await seedPushQueue(db, tenantId, "legacy", "http://127.0.0.1:9/never");
+    const { tasks } = await submitTasks(db, tenantId, [spec({ type: "old", queue: "legacy" })], { horizonMs: 60_000 });
+    await db.pool.query("DELETE FROM outbox WHERE tenant_id = $1", [tenantId]);
+    await db.pool.query("INSERT INTO outbox (kind, tenant_id, task_id) VALUES ('DISPATCH_TASK', $1, $2)", [tenantId, tasks[0]!.id]);
+    const enqueued: DispatchIntent[] = [];
+    expect(await drainDispatchOutbox(db, 50, 0, async (intents) => void enqueued.push(...intents))).toEqual({ rows: 1, tasks: 1 });
+    expect(enqueued.map((i) => i.taskId)).toEqual([tasks[0]!.id]);
+  });
 });
