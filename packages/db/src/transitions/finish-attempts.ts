@@ -31,7 +31,22 @@ export interface FinishResult {
   workflows: WorkflowProgress;
 }
 
-function finishSql(cand: string, set: string, outcome: string, errorExpr: string, horizonParam: string, actorParam: string, dispatchRetry: boolean): string {
+/**
+ * `releasesOrder` false leaves out the ordering-key release (releaseNextInOrder):
+ * only for candidates that cannot have an ordering key. Those CTEs cost about
+ * half the statement's planning, and their UPDATE fires the tasks counter
+ * trigger a second time, even when it touches no row.
+ */
+function finishSql(
+  cand: string,
+  set: string,
+  outcome: string,
+  errorExpr: string,
+  horizonParam: string,
+  actorParam: string,
+  dispatchRetry: boolean,
+  releasesOrder = true,
+): string {
   return `WITH cand AS (${cand}),
     upd AS (
       UPDATE tasks t SET ${set}, lease_token = NULL, lease_expires_at = NULL, updated_at = now()
@@ -40,12 +55,12 @@ function finishSql(cand: string, set: string, outcome: string, errorExpr: string
     ),
     att AS (${endAttempts("upd", `finished_at = now(), outcome = ${outcome}, error = ${errorExpr}`)}),
     ev AS (${eventInsert("upd", actorParam)}),
-    nt AS (${notifyOutboxInsert("upd")}),
-    ${releaseNextInOrder("upd", horizonParam)}
+    nt AS (${notifyOutboxInsert("upd")})
+    ${releasesOrder ? `, ${releaseNextInOrder("upd", horizonParam)}` : ""}
     ${dispatchRetry ? `, ${dispatchOutboxCtes("ob", "upd", horizonParam)}` : ""}
-    SELECT ${taskColumnsOf("upd")}${dispatchRetry ? ", ob.outbox_id" : ""}, released_rows.released FROM upd
+    SELECT ${taskColumnsOf("upd")}${dispatchRetry ? ", ob.outbox_id" : ""}${releasesOrder ? ", released_rows.released" : ""} FROM upd
     JOIN queues q ON q.id = upd.queue_id ${dispatchRetry ? "LEFT JOIN ob ON ob.task_id = upd.id" : ""}
-    ${RELEASED_JOIN}`;
+    ${releasesOrder ? RELEASED_JOIN : ""}`;
 }
 
 /**
@@ -53,15 +68,21 @@ function finishSql(cand: string, set: string, outcome: string, errorExpr: string
  * completions). Each is accepted only if the task is still RUNNING under the
  * same lease generation.
  *
- * Tasks outside workflows take the hot path: one autocommit statement. The
- * rest (workflow tasks, and stale outcomes, refused again) are recorded in a
+ * Tasks outside workflows take the hot path: one autocommit statement, a
+ * lean one for tasks without an ordering key (nothing to release), then the
+ * one that releases the next task of a key for those it left. The rest
+ * (workflow tasks, and stale outcomes, refused again) are recorded in a
  * transaction that then advances their workflows (workflow-progress.ts).
  */
 export async function completeAttempts(db: Database, items: Completion[], actor: string, horizonMs = DEFAULT_HORIZON_MS): Promise<FinishResult> {
   if (items.length === 0) return { accepted: [], refused: [], dispatch: [], workflows: noProgress() };
   const hinted = items.filter((i) => typeof i.workflowId === "string");
   const unhinted = items.filter((i) => typeof i.workflowId !== "string");
-  const plain = unhinted.length > 0 ? await recordCompletions(db.pool, unhinted, actor, horizonMs, COMPLETE_OUTSIDE_WORKFLOWS) : { accepted: [], dispatch: [] };
+  const unordered = unhinted.length > 0 ? await recordCompletions(db.pool, unhinted, actor, horizonMs, COMPLETE_UNORDERED) : { accepted: [], dispatch: [] };
+  const recordedUnordered = new Set(unordered.accepted.map((t) => t.id));
+  const left = unhinted.filter((i) => !recordedUnordered.has(i.taskId));
+  const ordered = left.length > 0 ? await recordCompletions(db.pool, left, actor, horizonMs, COMPLETE_OUTSIDE_WORKFLOWS) : { accepted: [], dispatch: [] };
+  const plain = { accepted: [...unordered.accepted, ...ordered.accepted], dispatch: [...unordered.dispatch, ...ordered.dispatch] };
   const recorded = new Set(plain.accepted.map((t) => t.id));
   const rest = [...hinted, ...unhinted.filter((i) => !recorded.has(i.taskId))];
   if (rest.length === 0) return { ...plain, refused: [], workflows: noProgress() };
@@ -85,8 +106,8 @@ export async function completeAttempts(db: Database, items: Completion[], actor:
  * (LATERAL): see startAttemptsByIds for why not a join.
  */
 /** The completion statement for the rows matching `scope`; built once per scope. */
-function completionSql(scope: string): string {
-  return finishSql(
+function completionSql(scope: string, releasesOrder = true): CompletionStatement {
+  const text = finishSql(
     `SELECT c.id, c.from_status, c.old_token, i.result
      FROM (SELECT u.id, u.gen, u.result FROM unnest($1::text[], $2::int[], $3::text[]) AS u(id, gen, result) ORDER BY u.id) i
      CROSS JOIN LATERAL (
@@ -98,8 +119,18 @@ function completionSql(scope: string): string {
     "$5::float8",
     "$4",
     false,
+    releasesOrder,
   );
+  // Only the release uses the horizon ($5); a statement must not be sent parameters it does not name.
+  return { text, usesHorizon: releasesOrder };
 }
+
+interface CompletionStatement {
+  text: string;
+  usesHorizon: boolean;
+}
+
+const COMPLETE_UNORDERED = completionSql("t.workflow_id IS NULL AND t.ordering_key IS NULL", false);
 const COMPLETE_OUTSIDE_WORKFLOWS = completionSql("t.workflow_id IS NULL");
 const COMPLETE_ANY = completionSql("TRUE");
 
@@ -108,14 +139,14 @@ async function recordCompletions(
   items: Completion[],
   actor: string,
   horizonMs: number,
-  sql: typeof COMPLETE_OUTSIDE_WORKFLOWS | typeof COMPLETE_ANY,
+  statement: CompletionStatement,
 ): Promise<{ accepted: TaskRecord[]; dispatch: DispatchIntent[] }> {
-  const res = await q.query(sql, [
+  const res = await q.query(statement.text, [
     items.map((i) => i.taskId),
     items.map((i) => i.leaseGeneration),
     items.map((i) => (i.result === undefined ? null : storableJson(JSON.stringify(i.result)))),
     actor,
-    horizonMs,
+    ...(statement.usesHorizon ? [horizonMs] : []),
   ]);
   return { accepted: res.rows.map(mapTaskRow), dispatch: mapReleased(res.rows) };
 }
