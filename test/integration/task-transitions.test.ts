@@ -249,9 +249,13 @@ describe("ordering keys", () => {
 });
 
 describe("dispatch outbox", () => {
-  it("writes one row per statement listing its PUSH tasks, and the safety net enqueues exactly those still waiting", async () => {
-    // Rows earlier tests left behind are drained first, so this drain sees only this test's row.
+  /** Rows earlier tests left behind, drained first so that each test's drain sees only its own. */
+  const drainLeftovers = async () => {
     while ((await drainDispatchOutbox(db, 50, 0, async () => undefined)).rows > 0);
+  };
+
+  it("writes one row per statement listing its PUSH tasks, and the safety net enqueues exactly those still waiting", async () => {
+    await drainLeftovers();
     const { tenantId } = await seedTenant(db);
     await seedPushQueue(db, tenantId, "batch", "http://127.0.0.1:9/never");
     const { tasks, dispatch } = await submitTasks(
@@ -279,7 +283,7 @@ describe("dispatch outbox", () => {
   });
 
   it("still drains a row written before rows listed their tasks (one task in task_id)", async () => {
-    while ((await drainDispatchOutbox(db, 50, 0, async () => undefined)).rows > 0);
+    await drainLeftovers();
     const { tenantId } = await seedTenant(db);
     await seedPushQueue(db, tenantId, "legacy", "http://127.0.0.1:9/never");
     const { tasks } = await submitTasks(db, tenantId, [spec({ type: "old", queue: "legacy" })], { horizonMs: 60_000 });

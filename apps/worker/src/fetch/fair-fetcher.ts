@@ -142,10 +142,10 @@ export class FairFetcher {
    * but fetched concurrently in waves, so a batch costs a few Redis round trips
    * instead of one per job. Waves start at what the last round found (see
    * firstWave) and double while every fetch of a wave succeeds: a nearly empty
-   * queue wastes a handful of calls, a deep one is drained in one or two waves. A queue that came up empty or at a limit
-   * leaves the ready set, so the next wave goes on with the others: a tenant
-   * trickling in one task at a time must not cut every batch of a tenant with
-   * a deep backlog short. Before each fetch the queue's fleet-wide limits
+   * queue wastes a handful of calls, a deep one is drained in one or two
+   * waves. A queue that came up empty or at a limit leaves the ready set, so
+   * the next wave goes on with the others: a tenant trickling in one task at a
+   * time must not cut every batch of a tenant with a deep backlog short. Before each fetch the queue's fleet-wide limits
    * are checked in Redis (tenant and queue concurrency slots, start-rate
    * token); a queue at a limit is skipped for a moment.
    */

@@ -12,10 +12,11 @@ export interface DrainedOutbox {
  * Claims due DISPATCH_TASK outbox rows (SKIP LOCKED, so any number of
  * dispatchers share the work), hands their tasks to `enqueue`, and deletes
  * them in the same transaction only once enqueue resolved. `limit` counts
- * rows; a row lists the tasks of one statement (at most a submission batch). A crash in between leaves
- * the rows for the next claim; the repeat is harmless because the job id is
- * derived from (task id, dispatch generation). Rows whose task has moved on
- * (cancelled, already running) are dropped without enqueueing.
+ * rows; a row lists the tasks of one statement (at most a submission batch).
+ * A crash in between leaves the rows for the next claim; the repeat is
+ * harmless because the job id is derived from (task id, dispatch generation).
+ * Tasks that have moved on (cancelled, already running) are dropped without
+ * enqueueing.
  */
 export async function drainDispatchOutbox(
   db: Database,

@@ -78,13 +78,18 @@ export async function completeAttempts(db: Database, items: Completion[], actor:
   if (items.length === 0) return { accepted: [], refused: [], dispatch: [], workflows: noProgress() };
   const hinted = items.filter((i) => typeof i.workflowId === "string");
   const unhinted = items.filter((i) => typeof i.workflowId !== "string");
-  const unordered = unhinted.length > 0 ? await recordCompletions(db.pool, unhinted, actor, horizonMs, COMPLETE_UNORDERED) : { accepted: [], dispatch: [] };
-  const recordedUnordered = new Set(unordered.accepted.map((t) => t.id));
-  const left = unhinted.filter((i) => !recordedUnordered.has(i.taskId));
-  const ordered = left.length > 0 ? await recordCompletions(db.pool, left, actor, horizonMs, COMPLETE_OUTSIDE_WORKFLOWS) : { accepted: [], dispatch: [] };
-  const plain = { accepted: [...unordered.accepted, ...ordered.accepted], dispatch: [...unordered.dispatch, ...ordered.dispatch] };
-  const recorded = new Set(plain.accepted.map((t) => t.id));
-  const rest = [...hinted, ...unhinted.filter((i) => !recorded.has(i.taskId))];
+  // Each autocommit statement takes what it can; what it leaves goes on to the next.
+  const plain: { accepted: TaskRecord[]; dispatch: DispatchIntent[] } = { accepted: [], dispatch: [] };
+  let pending = unhinted;
+  for (const statement of [COMPLETE_UNORDERED, COMPLETE_OUTSIDE_WORKFLOWS]) {
+    if (pending.length === 0) break;
+    const done = await recordCompletions(db.pool, pending, actor, horizonMs, statement);
+    plain.accepted.push(...done.accepted);
+    plain.dispatch.push(...done.dispatch);
+    const recorded = new Set(done.accepted.map((t) => t.id));
+    pending = pending.filter((i) => !recorded.has(i.taskId));
+  }
+  const rest = [...hinted, ...pending];
   if (rest.length === 0) return { ...plain, refused: [], workflows: noProgress() };
   const inWorkflows = await withTransaction(db.pool, async (client) => {
     const done = await recordCompletions(client, rest, actor, horizonMs, COMPLETE_ANY);
@@ -101,11 +106,10 @@ export async function completeAttempts(db: Database, items: Completion[], actor:
 }
 
 /**
- * One statement over the completions matching `scope`. Rows are locked in id
- * order (the lock order of cancelWorkflow), each by its own primary-key probe
- * (LATERAL): see startAttemptsByIds for why not a join.
+ * The completion statement for the rows matching `scope`, built once per
+ * scope. Rows are locked in id order (the lock order of cancelWorkflow), each
+ * by its own primary-key probe (LATERAL): see startAttemptsByIds for why not a join.
  */
-/** The completion statement for the rows matching `scope`; built once per scope. */
 function completionSql(scope: string, releasesOrder = true): CompletionStatement {
   const text = finishSql(
     `SELECT c.id, c.from_status, c.old_token, i.result
