@@ -55,6 +55,8 @@ export interface TaskRunSettings<TPayload, TResult> {
   leaseSeconds: number;
   heartbeatEveryMs: number;
   report: (error: unknown, context: WorkerErrorContext) => void;
+  /** Called once, when the handler has returned or thrown (before its outcome is reported). */
+  onHandlerSettled: () => void;
 }
 
 type Outcome<TResult> = { ok: true; result: TResult } | { ok: false; error: unknown };
@@ -101,6 +103,7 @@ export class TaskRun<TPayload, TResult> {
       outcome = { ok: false, error };
     } finally {
       this.#stopTimers();
+      this.#settings.onHandlerSettled();
     }
     if (this.#abandoned || this.#leaseGone) return;
     await this.#reportOutcome(outcome);

@@ -195,6 +195,33 @@ describe("Worker", () => {
     expect(Math.max(...fake.leaseRequests.map((r) => r.max))).toBe(2);
   });
 
+  it("a finished handler frees its slot while its outcome is reported, with at most `concurrency` reports outstanding", async () => {
+    const release = deferred();
+    let handled = 0;
+    const fake = new FakePullQueue();
+    fake.holdCompletions = release.promise;
+    const { worker } = await setup(
+      () => {
+        handled++;
+        return null;
+      },
+      { concurrency: 1 },
+      fake,
+    );
+    const ids = Array.from({ length: 3 }, (_, i) => fake.add(i));
+    await worker.start();
+    // The second task runs while the first one's report is held; the third waits for a report.
+    await until(() => handled === 2);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(handled).toBe(2);
+    expect(ids.map((id) => fake.state(id).outcomes.length)).toEqual([0, 0, 0]);
+    expect(worker.activeTasks).toBe(2);
+    release.resolve();
+    await until(() => ids.every((id) => fake.state(id).task.status === "SUCCEEDED"));
+    await worker.stop();
+    expect(handled).toBe(3);
+  });
+
   it("stop() stops leasing at once and waits for in-flight handlers and their reports", async () => {
     const started = deferred();
     const { fake, worker, gateway } = await setup(async () => {

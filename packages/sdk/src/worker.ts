@@ -33,6 +33,8 @@ export interface WorkerSettings<TPayload, TResult> {
   handler: TaskHandler<TPayload, TResult>;
   /**
    * Most handlers running at once; the worker leases only as many tasks as it has free slots.
+   * A handler's slot is free again as soon as it returns: its outcome is reported in the
+   * background (batched with others), with at most this many reports outstanding.
    * @defaultValue 10
    */
   concurrency?: number;
@@ -90,6 +92,8 @@ export class Worker<TPayload = unknown, TResult = unknown> {
   readonly #runs = new Map<TaskRun<TPayload, TResult>, Promise<void>>();
   readonly #completions: CompletionBatcher;
   readonly #stopController = new AbortController();
+  /** Handlers running now; #runs also holds the finished ones whose outcome is still being reported. */
+  #handlersRunning = 0;
   #slotWaiters: Array<() => void> = [];
   #state: WorkerState = "idle";
   #loop: Promise<void> | undefined;
@@ -184,7 +188,10 @@ export class Worker<TPayload = unknown, TResult = unknown> {
     const stopSignal = this.#stopController.signal;
     let failures = 0;
     while (this.#state === "running") {
-      const free = this.concurrency - this.#runs.size;
+      // Leasing the next batch while the last one's outcomes are being recorded keeps the
+      // gateway busy with both calls at once; waiting for the reports left each half idle.
+      // #runs counts both running handlers and outstanding reports: at most `concurrency` of the latter.
+      const free = Math.min(this.concurrency - this.#handlersRunning, 2 * this.concurrency - this.#runs.size);
       if (free <= 0) {
         await this.#waitForSlot();
         continue;
@@ -227,9 +234,14 @@ export class Worker<TPayload = unknown, TResult = unknown> {
         leaseSeconds: this.leaseSeconds,
         heartbeatEveryMs: this.heartbeatEverySeconds * 1000,
         report: (error, context) => this.#report(error, context),
+        onHandlerSettled: () => {
+          this.#handlersRunning--;
+          this.#wakeSlotWaiters();
+        },
       },
       requestedAt,
     );
+    this.#handlersRunning++;
     const done = run.run().finally(() => {
       this.#runs.delete(run);
       this.#wakeSlotWaiters();

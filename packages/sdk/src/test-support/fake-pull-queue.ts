@@ -24,6 +24,8 @@ export class FakePullQueue {
   mode: "PULL" | "PUSH" = "PULL";
   exists = true;
   workflows = new Map<string, unknown>();
+  /** While set, completeTasks calls wait for it before recording anything (a slow gateway). */
+  holdCompletions: Promise<void> | null = null;
   #next = 0;
 
   add(payload: unknown, extra: Partial<Task> = {}): string {
@@ -108,6 +110,7 @@ export class FakePullQueue {
       }
       case "CompleteTasks":
       case "SettleTasks": {
+        await this.holdCompletions;
         const items = v.completions as { taskId: string; leaseToken: string; result: unknown }[];
         return ok({
           completeTasks: items.map((item) => {
