@@ -200,6 +200,18 @@ describe("PULL leases through the API", () => {
     expect(empty.data?.leaseTasks).toEqual([]);
   });
 
+  it("a long poll wakes when a delayed task falls due, though no doorbell rings for it", async () => {
+    // Due between two of the old 200 ms re-checks, whatever their drift.
+    const runAt = Date.now() + 320;
+    await submit({ type: "pull-delayed", queue: "default", runAt: new Date(runAt).toISOString() });
+    const leases = (await api<Leases>(LEASE, { w: "w3", max: 10, wait: 10 })).data!.leaseTasks;
+    const leasedAt = Date.now();
+    expect(leases.map((l) => l.task.type)).toEqual(["pull-delayed"]);
+    expect(leasedAt).toBeGreaterThanOrEqual(runAt);
+    // Re-checking every 200 ms found it over 100 ms late; the poll now sleeps until its due time.
+    expect(leasedAt - runAt).toBeLessThan(80);
+  });
+
   it("failTask(retryable: false) dead-letters; a retryable failure is leased again", async () => {
     await submit({ type: "pull-fail", queue: "default", maxAttempts: 3, backoff: { strategy: "FIXED", delaySeconds: 0.1, jitter: false } });
     const [l1] = (await api<Leases>(LEASE, { w: "w3" })).data!.leaseTasks;

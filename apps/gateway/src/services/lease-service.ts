@@ -4,6 +4,7 @@ import {
   failLease,
   heartbeatLease,
   leaseFromPullQueue,
+  msUntilNextDue,
   type Database,
   type DispatchIntent,
   type LeaseCompletionOutcome,
@@ -45,7 +46,11 @@ export type CompletionOutcome =
   | { taskId: string; task: TaskRecord }
   | { taskId: string; refused: "NOT_FOUND" | "CONFLICT" | "BAD_USER_INPUT"; message: string };
 
-/** Fallback re-check while long-polling: work that becomes due (a retry's backoff ends) rings no bell. */
+/**
+ * Longest sleep between re-checks while long-polling. Work that falls due is
+ * waited for exactly (msUntilNextDue); this bounds what rings no bell and has
+ * no due time to wait for (a task behind a busy ordering key, a resumed queue).
+ */
 const POLL_MS = 200;
 
 /** PULL attempts in the task's trace: the lease (an attempt starts) ... */
@@ -90,8 +95,15 @@ export class LeaseService {
       if (leases.length > 0) traceLeases(leases, args.workerId);
       if (leases.length > 0 || left <= 0) return leases;
       // Unknown queues were refused by leaseFromPullQueue above, so queue is set here.
-      const waitMs = Math.min(left, Math.max(POLL_MS, rateWaitMs));
-      await (rateWaitMs > 0 ? sleep(waitMs, abort) : this.deps.doorbell.wait(queue?.id ?? "", waitMs, abort));
+      const queueId = queue?.id ?? "";
+      if (rateWaitMs > 0) {
+        await sleep(Math.min(left, Math.max(POLL_MS, rateWaitMs)), abort);
+        continue;
+      }
+      const dueInMs = await msUntilNextDue(this.deps.db, queueId);
+      // Rounded up: waking a moment early would find the task not yet due and sleep again.
+      const waitMs = Math.min(left, POLL_MS, dueInMs === null ? POLL_MS : Math.max(1, Math.ceil(dueInMs)));
+      await this.deps.doorbell.wait(queueId, waitMs, abort);
     }
   }
 

@@ -61,6 +61,27 @@ export async function leaseFromPullQueue(db: Database, tenantId: string, req: Le
   });
 }
 
+/**
+ * Milliseconds until the queue's next waiting task falls due, or null when
+ * none is waiting for its time. A long-polling lease sleeps exactly that
+ * long: delayed tasks and retries ring no doorbell, and polling for them on a
+ * fixed interval made them start up to an interval late. Tasks already due
+ * but not leasable (ordering key busy, queue paused) are left to the doorbell.
+ */
+export async function msUntilNextDue(db: Database, queueId: string): Promise<number | null> {
+  const res = await db.pool.query<{ ms: number | null }>(
+    // One index probe per priority lane (tasks_runnable_lane_idx), whatever the backlog.
+    `SELECT (extract(epoch FROM min(l.run_at) - now()) * 1000)::float8 AS ms
+     FROM (VALUES ('HIGH'::"Priority"), ('NORMAL'::"Priority"), ('LOW'::"Priority")) AS p(priority)
+     CROSS JOIN LATERAL (
+       SELECT t.run_at FROM tasks t
+       WHERE t.queue_id = $1 AND t.priority = p.priority AND t.status IN ('QUEUED', 'SCHEDULED', 'RETRYING') AND t.run_at > now()
+       ORDER BY t.run_at LIMIT 1) l`,
+    [queueId],
+  );
+  return res.rows[0]?.ms ?? null;
+}
+
 /** The generation a token names, or the same refusal a stale token gets (no oracle for token shapes). */
 function generationOf(token: string): number {
   const parsed = parseLeaseToken(token);
