@@ -28,7 +28,7 @@ export const delayedScenario: Scenario = {
       id: 3,
       title: this.title,
       method:
-        `${ctx.sizes.latencySeconds} s per run at ${fmt(RATE)} tasks/s (one batch call every 10 ms), each task due ${fmt(DELAY_MS)} ms after the ` +
+        `${ctx.sizes.latencySeconds} s per run at ${fmt(RATE)} tasks/s (one batch call every 10 ms; each system first runs one unrecorded second at the rate), each task due ${fmt(DELAY_MS)} ms after the ` +
         "start of the schedule plus its slot, so due times are spread evenly at 1 per ms; start delay = handler start − runAt " +
         "(handler start timestamped in the PUSH endpoint, the SDK worker's handler, or the peer's handler). Tasklane PUSH and PULL share one platform; " +
         `"Tasklane PUSH at ${LOW_RATE}/s" is the same at a rate it sustains, to separate the mechanism from saturation; ` +

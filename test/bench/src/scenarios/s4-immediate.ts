@@ -42,7 +42,7 @@ export const immediateScenario: Scenario = {
       id: 4,
       title: this.title,
       method:
-        `${ctx.sizes.latencySeconds} s per run at ${fmt(RATE)} tasks/s: every 10 ms one batch call (Tasklane submitTasks, BullMQ addBulk, ` +
+        `${ctx.sizes.latencySeconds} s per run at ${fmt(RATE)} tasks/s, after one unrecorded second at the rate: every 10 ms one batch call (Tasklane submitTasks, BullMQ addBulk, ` +
         "graphile-worker addJobs, pg-boss insert) with the tasks due by then. ack→start = handler start − the moment the client had the " +
         `call's answer; sent→start = handler start − the moment the call was sent. "Tasklane PUSH at ${LOW_RATE}/s" is the same at a rate it sustains.`,
       figures: figures.summaries(),
