@@ -105,6 +105,8 @@ export async function startConsolePlatform(tenantName: string, limits: Record<st
     async open(pathname) {
       await page.goto(`${consoleApp.url}${pathname}`);
       await page.waitForLoadState("domcontentloaded");
+      // The route's loading skeleton streams first; the page proper replaces it once its data is in.
+      await page.getByText("Loading…", { exact: true }).first().waitFor({ state: "detached", timeout: 30_000 });
       if ((await page.getByText("This page could not be shown").count()) > 0) throw new Error(`${pathname} rendered the error boundary`);
     },
     async screenshot(name) {
