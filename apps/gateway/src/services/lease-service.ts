@@ -82,28 +82,31 @@ export class LeaseService {
     const queue = await this.queueOf(tenantId, args.queue);
     for (;;) {
       if (abort?.aborted) return [];
-      let max = args.max;
-      let rateWaitMs = 0;
-      if (queue?.rate) {
-        // The queue's start rate holds for pull leases too (shared bucket with nobody else: PULL queues have no fleet).
-        const tokens = await this.deps.limits.takeStartTokens(tenantId, queue.id, queue.rate.perSecond, queue.rate.burst, args.max);
-        max = tokens.granted;
-        rateWaitMs = tokens.waitMs;
+      const bell = this.deps.doorbell.arm(queue?.id ?? "");
+      try {
+        let max = args.max;
+        let rateWaitMs = 0;
+        if (queue?.rate) {
+          // The queue's start rate holds for pull leases too (shared bucket with nobody else: PULL queues have no fleet).
+          const tokens = await this.deps.limits.takeStartTokens(tenantId, queue.id, queue.rate.perSecond, queue.rate.burst, args.max);
+          max = tokens.granted;
+          rateWaitMs = tokens.waitMs;
+        }
+        const leases = max > 0 ? await leaseFromPullQueue(this.deps.db, tenantId, { ...args, max, agingSeconds: this.deps.agingSeconds }) : [];
+        const left = deadline - Date.now();
+        if (leases.length > 0) traceLeases(leases, args.workerId);
+        if (leases.length > 0 || left <= 0) return leases;
+        if (rateWaitMs > 0) {
+          await sleep(Math.min(left, Math.max(POLL_MS, rateWaitMs)), abort);
+          continue;
+        }
+        // Unknown queues were refused by leaseFromPullQueue above, so queue is set here.
+        const dueInMs = await msUntilNextDue(this.deps.db, queue?.id ?? "");
+        // Rounded up: waking a moment early would find the task not yet due and sleep again.
+        await bell.wait(Math.min(left, POLL_MS, dueInMs === null ? POLL_MS : Math.max(1, Math.ceil(dueInMs))), abort);
+      } finally {
+        bell.disarm();
       }
-      const leases = max > 0 ? await leaseFromPullQueue(this.deps.db, tenantId, { ...args, max, agingSeconds: this.deps.agingSeconds }) : [];
-      const left = deadline - Date.now();
-      if (leases.length > 0) traceLeases(leases, args.workerId);
-      if (leases.length > 0 || left <= 0) return leases;
-      // Unknown queues were refused by leaseFromPullQueue above, so queue is set here.
-      const queueId = queue?.id ?? "";
-      if (rateWaitMs > 0) {
-        await sleep(Math.min(left, Math.max(POLL_MS, rateWaitMs)), abort);
-        continue;
-      }
-      const dueInMs = await msUntilNextDue(this.deps.db, queueId);
-      // Rounded up: waking a moment early would find the task not yet due and sleep again.
-      const waitMs = Math.min(left, POLL_MS, dueInMs === null ? POLL_MS : Math.max(1, Math.ceil(dueInMs)));
-      await this.deps.doorbell.wait(queueId, waitMs, abort);
     }
   }
 

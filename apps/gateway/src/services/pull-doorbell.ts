@@ -1,10 +1,18 @@
 import type { RedisClient } from "@tasklane/queue";
 
+export interface ArmedBell {
+  wait(ms: number, abort?: AbortSignal): Promise<void>;
+  /** Stops listening; call once the bell is no longer waited on. */
+  disarm(): void;
+}
+
 /**
  * Wakes long-polling leaseTasks calls when work arrives in a PULL queue, on
  * any gateway instance: submissions publish the queue id on a Redis channel
- * and every gateway relays it to its local waiters. A missed ring costs at
- * most one poll interval (the waiter re-checks Postgres on a timer anyway).
+ * and every gateway relays it to its local waiters. A lease arms its bell
+ * before it looks for work, so a ring during that look is not lost; one lost
+ * anyway (Redis reconnecting) costs at most one poll interval, after which
+ * the waiter looks in Postgres again.
  */
 export class PullDoorbell {
   private readonly waiters = new Map<string, Set<() => void>>();
@@ -37,22 +45,47 @@ export class PullDoorbell {
     await pipeline.exec();
   }
 
-  /** Resolves on a ring for the queue or after `ms`, whichever comes first. */
-  async wait(queueId: string, ms: number, abort?: AbortSignal): Promise<void> {
-    await this.ensureSubscribed();
-    await new Promise<void>((resolve) => {
-      const set = this.waiters.get(queueId) ?? new Set<() => void>();
-      const done = () => {
-        clearTimeout(timer);
-        set.delete(done);
-        abort?.removeEventListener("abort", done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      abort?.addEventListener("abort", done, { once: true });
-      set.add(done);
-      this.waiters.set(queueId, set);
-    });
+  /**
+   * Starts listening for the queue's ring now. Arm before looking for work:
+   * a ring that arrives while the lease statement runs (for a task committed
+   * after its snapshot) then ends the wait at once instead of being missed.
+   */
+  arm(queueId: string): ArmedBell {
+    const subscribed = this.ensureSubscribed();
+    // Handled here so a lease that never waits leaves no unhandled rejection; wait() still throws it.
+    subscribed.catch(() => undefined);
+    let rung = false;
+    let wake: (() => void) | undefined;
+    const onRing = () => {
+      rung = true;
+      wake?.();
+    };
+    const set = this.waiters.get(queueId) ?? new Set<() => void>();
+    set.add(onRing);
+    this.waiters.set(queueId, set);
+    const disarm = () => {
+      set.delete(onRing);
+      if (set.size === 0 && this.waiters.get(queueId) === set) this.waiters.delete(queueId);
+    };
+    return {
+      disarm,
+      /** Resolves on a ring since arm() or after `ms`, whichever comes first. */
+      wait: async (ms: number, abort?: AbortSignal) => {
+        await subscribed;
+        if (rung || abort?.aborted) return;
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            clearTimeout(timer);
+            abort?.removeEventListener("abort", done);
+            wake = undefined;
+            resolve();
+          };
+          const timer = setTimeout(done, ms);
+          abort?.addEventListener("abort", done, { once: true });
+          wake = done;
+        });
+      },
+    };
   }
 
   close(): void {
