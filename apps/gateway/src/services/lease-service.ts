@@ -14,7 +14,7 @@ import {
 import type { HeartbeatOutcome } from "@tasklane/db";
 import { SpanKind, TaskAttr, endSpan, startTaskSpan, tracingActive } from "@tasklane/observability";
 import type { FleetLimits } from "@tasklane/queue";
-import type { PullDoorbell } from "./pull-doorbell.js";
+import type { ArmedBell, PullDoorbell } from "./pull-doorbell.js";
 
 export interface LeaseArgs {
   queue: string;
@@ -80,9 +80,11 @@ export class LeaseService {
   async lease(tenantId: string, args: LeaseArgs, abort?: AbortSignal): Promise<StartedAttempt[]> {
     const deadline = Date.now() + args.waitSeconds * 1000;
     const queue = await this.queueOf(tenantId, args.queue);
+    // An unknown queue is refused by leaseFromPullQueue below, before anything waits on this id.
+    const queueId = queue?.id ?? "";
     for (;;) {
       if (abort?.aborted) return [];
-      const bell = this.deps.doorbell.arm(queue?.id ?? "");
+      const bell = this.deps.doorbell.arm(queueId);
       try {
         let max = args.max;
         let rateWaitMs = 0;
@@ -100,14 +102,18 @@ export class LeaseService {
           await sleep(Math.min(left, Math.max(POLL_MS, rateWaitMs)), abort);
           continue;
         }
-        // Unknown queues were refused by leaseFromPullQueue above, so queue is set here.
-        const dueInMs = await msUntilNextDue(this.deps.db, queue?.id ?? "");
-        // Rounded up: waking a moment early would find the task not yet due and sleep again.
-        await bell.wait(Math.min(left, POLL_MS, dueInMs === null ? POLL_MS : Math.max(1, Math.ceil(dueInMs))), abort);
+        await this.waitForWork(bell, queueId, left, abort);
       } finally {
         bell.disarm();
       }
     }
+  }
+
+  /** Until the queue's bell rings or its next task falls due; at most POLL_MS and what is left of the call. */
+  private async waitForWork(bell: ArmedBell, queueId: string, leftMs: number, abort?: AbortSignal): Promise<void> {
+    const dueInMs = await msUntilNextDue(this.deps.db, queueId);
+    // Rounded up: waking a moment early would find the task not yet due and sleep again.
+    await bell.wait(Math.min(leftMs, POLL_MS, dueInMs === null ? POLL_MS : Math.max(1, Math.ceil(dueInMs))), abort);
   }
 
   heartbeat(tenantId: string, taskId: string, token: string, extendSeconds: number): Promise<HeartbeatOutcome> {
