@@ -33,7 +33,7 @@ export class WeightedFairPicker {
     let best: FairCandidate | null = null;
     let bestPass = Infinity;
     for (const c of candidates) {
-      const p = Math.max(this.pass.get(c.tenantId) ?? floor, floor);
+      const p = Math.max(this.pass.get(c.tenantId) ?? 0, floor);
       this.pass.set(c.tenantId, p);
       // Ties go to the heavier tenant, then by id, so the order is deterministic.
       if (p < bestPass || (p === bestPass && best !== null && (c.weight > best.weight || (c.weight === best.weight && c.tenantId < best.tenantId)))) {

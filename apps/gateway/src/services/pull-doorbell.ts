@@ -1,6 +1,7 @@
 import type { RedisClient } from "@tasklane/queue";
 
 export interface ArmedBell {
+  /** Resolves on a ring since arm() or after `ms`, whichever comes first. */
   wait(ms: number, abort?: AbortSignal): Promise<void>;
   /** Stops listening; call once the bell is no longer waited on. */
   disarm(): void;
@@ -69,7 +70,6 @@ export class PullDoorbell {
     };
     return {
       disarm,
-      /** Resolves on a ring since arm() or after `ms`, whichever comes first. */
       wait: async (ms: number, abort?: AbortSignal) => {
         await subscribed;
         if (rung || abort?.aborted) return;

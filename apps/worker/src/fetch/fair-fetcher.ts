@@ -145,9 +145,10 @@ export class FairFetcher {
    * queue wastes a handful of calls, a deep one is drained in one or two
    * waves. A queue that came up empty or at a limit leaves the ready set, so
    * the next wave goes on with the others: a tenant trickling in one task at a
-   * time must not cut every batch of a tenant with a deep backlog short. Before each fetch the queue's fleet-wide limits
-   * are checked in Redis (tenant and queue concurrency slots, start-rate
-   * token); a queue at a limit is skipped for a moment.
+   * time must not cut every batch of a tenant with a deep backlog short.
+   * Before each fetch the queue's fleet-wide limits are checked in Redis
+   * (tenant and queue concurrency slots, start-rate token); a queue at a limit
+   * is skipped for a moment.
    */
   private async collect(n: number): Promise<Fetched[]> {
     const out: Fetched[] = [];
