@@ -37,4 +37,4 @@ RUN mkdir -p apps/console/.next/cache && chown -R node:node apps/console/.next
 USER node
 # Gateway 4000, console 3000, METRICS_PORT of the background apps (9464 in infra/).
 EXPOSE 4000 3000 9464
-CMD ["node", "apps/gateway/dist/main.js"]
+CMD ["node", "--max-semi-space-size=64", "apps/gateway/dist/main.js"]

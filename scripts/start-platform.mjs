@@ -5,6 +5,7 @@
 // Node built-ins only: this must run straight after `npm ci && npm run build`.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -12,13 +13,25 @@ import { fileURLToPath } from "node:url";
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
 const STOP_GRACE_MS = 15_000;
 
+/**
+ * The node arguments (V8 flags, then the script) of an app's own start
+ * script, `node [--flag …] <script>`: one place says how an app runs, whichever
+ * way it is started.
+ */
+function nodeArgsOf(cwd) {
+  const { scripts } = JSON.parse(readFileSync(path.join(root, cwd, "package.json"), "utf8"));
+  const [command, ...args] = String(scripts?.start ?? "").trim().split(/\s+/);
+  if (command !== "node" || args.length === 0) throw new Error(`${cwd}: expected a start script "node [flags] <script>", found "${scripts?.start}"`);
+  return args;
+}
+
 const APPS = [
-  { name: "gateway", cwd: "apps/gateway", script: "dist/main.js" },
-  { name: "scheduler", cwd: "apps/scheduler", script: "dist/main.js" },
-  { name: "worker", cwd: "apps/worker", script: "dist/main.js" },
-  { name: "notifier", cwd: "apps/notifier", script: "dist/main.js" },
+  { name: "gateway", cwd: "apps/gateway", args: nodeArgsOf("apps/gateway") },
+  { name: "scheduler", cwd: "apps/scheduler", args: nodeArgsOf("apps/scheduler") },
+  { name: "worker", cwd: "apps/worker", args: nodeArgsOf("apps/worker") },
+  { name: "notifier", cwd: "apps/notifier", args: nodeArgsOf("apps/notifier") },
   // Its start script defaults CONSOLE_PORT to 3000 and fills in next-auth's settings.
-  { name: "console", cwd: "apps/console", script: "scripts/start.mjs" },
+  { name: "console", cwd: "apps/console", args: ["scripts/start.mjs"] },
 ];
 
 // Every child must see the same operator token, so it is generated here once
@@ -35,10 +48,10 @@ let killTimer;
 
 const log = (message) => console.log(`[platform] ${message}`);
 
-function launch(name, cwd, script, { longRunning }) {
+function launch(name, cwd, args, { longRunning }) {
   // detached: each child leads its own process group, so a terminal's Ctrl-C
   // reaches only this script, which then sends exactly one SIGTERM per app.
-  const child = spawn(process.execPath, [script], {
+  const child = spawn(process.execPath, args, {
     cwd: path.join(root, cwd),
     env,
     stdio: ["ignore", "pipe", "pipe"],
@@ -118,7 +131,7 @@ setInterval(() => {
   }
 }, 1000).unref();
 
-const migrated = await launch("migrate", ".", "packages/db/dist/cli/migrate.js", { longRunning: false });
+const migrated = await launch("migrate", ".", ["packages/db/dist/cli/migrate.js"], { longRunning: false });
 if (!stopping) {
   if (migrated !== 0) {
     log(`migrations failed (code ${migrated}); nothing started`);
@@ -127,6 +140,6 @@ if (!stopping) {
   if (generatedToken) {
     console.log(`\nADMIN_TOKEN=${env.ADMIN_TOKEN} (generated; set ADMIN_TOKEN to choose your own)\n`);
   }
-  for (const app of APPS) launch(app.name, app.cwd, app.script, { longRunning: true });
+  for (const app of APPS) launch(app.name, app.cwd, app.args, { longRunning: true });
   log(`started ${APPS.map((app) => app.name).join(", ")}`);
 }

@@ -126,16 +126,26 @@ export const PORT_VARIABLE: Record<Component, string | undefined> = {
   migrate: undefined,
 };
 
+/** The node flags an app's own start script (`… node [--flag …] <script>`) runs it with. */
+export function startFlagsOf(app: (typeof APPS)[number]): string[] {
+  const { scripts } = JSON.parse(readFileSync(path.join(repoRoot, "apps", app, "package.json"), "utf8")) as { scripts: { start: string } };
+  const flags = /\bnode((?:\s+--\S+)*)\s+\S+\s*$/.exec(scripts.start)?.[1];
+  if (flags === undefined) throw new Error(`apps/${app}: start script "${scripts.start}" does not end in node [flags] <script>`);
+  return flags.split(/\s+/).filter(Boolean);
+}
+
 /**
- * The component a container command runs, when the script it names exists in
- * the sources (dist/x.js is built from src/x.ts); undefined otherwise.
+ * The component a container command (`node [--flag …] <script>`) runs, when
+ * the script it names exists in the sources (dist/x.js is built from src/x.ts)
+ * and the flags are the ones the app's own start script uses; undefined otherwise.
  */
 export function componentOfCommand(command: readonly string[]): Component | undefined {
-  if (command[0] !== "node" || command.length !== 2) return undefined;
-  const script = command[1] as string;
+  if (command[0] !== "node" || command.length < 2) return undefined;
+  const script = command[command.length - 1] as string;
+  const flags = command.slice(1, -1);
   const source = script.replace(/\/dist\/(.*)\.js$/, "/src/$1.ts");
   if (!existsSync(path.join(repoRoot, source))) return undefined;
-  if (script === "packages/db/dist/cli/migrate.js") return "migrate";
-  const app = /^apps\/([a-z]+)\//.exec(script)?.[1];
-  return APPS.find((a) => a === app);
+  if (script === "packages/db/dist/cli/migrate.js") return flags.length === 0 ? "migrate" : undefined;
+  const app = APPS.find((a) => a === /^apps\/([a-z]+)\//.exec(script)?.[1]);
+  return app && flags.join(" ") === startFlagsOf(app).join(" ") ? app : undefined;
 }

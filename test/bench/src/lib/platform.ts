@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { TasklaneClient } from "@tasklane/sdk";
 import { log } from "./progress.js";
@@ -126,9 +127,14 @@ export class TasklanePlatform {
     await this.db.drop();
   }
 
+  /** As `npm start -w apps/<name>` runs it: its start script's node flags and script. */
   private startApp(name: AppName): void {
-    const script = path.join(repoRoot, "apps", name, "dist", "main.js");
-    this.apps.set(name, spawnNode(`tasklane-${name}`, script, [], { env: this.env, cpuProfile: this.profile.includes(name) }));
+    const dir = path.join(repoRoot, "apps", name);
+    const { scripts } = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as { scripts: { start: string } };
+    const [command, ...args] = scripts.start.trim().split(/\s+/);
+    const script = args.pop();
+    if (command !== "node" || !script) throw new Error(`apps/${name}: expected a start script "node [flags] <script>", found "${scripts.start}"`);
+    this.apps.set(name, spawnNode(`tasklane-${name}`, path.join(dir, script), [], { env: this.env, nodeFlags: args, cpuProfile: this.profile.includes(name) }));
   }
 }
 

@@ -22,6 +22,8 @@ export interface RunningProcess {
 
 export interface SpawnOptions {
   env?: Record<string, string>;
+  /** V8 / Node flags before the script (an app's own, from its start script). */
+  nodeFlags?: readonly string[];
   /** Run under `node --cpu-prof`; the profile is written on a clean exit. */
   cpuProfile?: boolean;
   /** Open an IPC channel (child_process.fork semantics). */
@@ -30,7 +32,7 @@ export interface SpawnOptions {
 
 /** Starts `node <script> …args` with output captured, registered for cleanup. */
 export function spawnNode(label: string, script: string, args: string[], opts: SpawnOptions = {}): RunningProcess {
-  const nodeArgs: string[] = [];
+  const nodeArgs: string[] = [...(opts.nodeFlags ?? [])];
   if (opts.cpuProfile) {
     mkdirSync(profileDir, { recursive: true });
     nodeArgs.push("--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${label.replace(/\W+/g, "-")}-${Date.now()}.cpuprofile`);
