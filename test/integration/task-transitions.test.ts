@@ -10,6 +10,7 @@ import {
   getTask,
   listAttempts,
   redriveTask,
+  startAttemptsByIds,
   startAttemptsFromQueue,
   submitTasks,
   type Database,
@@ -105,6 +106,19 @@ describe("leases and fencing", () => {
     await submitTasks(db, tenantId, [spec({ type: "new-high", priority: "HIGH" })], { horizonMs: HORIZON });
     const leases = await startAttemptsFromQueue(db, defaultQueueId, 1, 60, { workerId: "w", leaseMs: 30_000, actor: "t" });
     expect(leases.map((l) => l.task.type)).toEqual(["new-high"]);
+  });
+
+  it("gives every lease of a batch its own well-formed token, on both start paths", async () => {
+    const { tenantId, defaultQueueId } = await seedTenant(db);
+    const specs = Array.from({ length: 6 }, (_, i) => spec({ type: `t${i}` }));
+    const { tasks } = await submitTasks(db, tenantId, specs, { horizonMs: HORIZON });
+    const pulled = await startAttemptsFromQueue(db, defaultQueueId, 3, 60, { workerId: "w", leaseMs: 30_000, actor: "t" });
+    const rest = tasks.map((t) => t.id).filter((id) => !pulled.some((l) => l.task.id === id));
+    const pushed = await startAttemptsByIds(db, rest, { workerId: "w", leaseMs: 30_000, actor: "t" });
+    const tokens = [...pulled, ...pushed].map((l) => l.leaseToken);
+    expect(tokens).toHaveLength(6);
+    for (const token of tokens) expect(token).toMatch(/^lt_1_[A-Za-z0-9_-]{22}$/);
+    expect(new Set(tokens.map((t) => t.slice(5))).size).toBe(6);
   });
 
   it("refuses an outcome under a stale generation and accepts the current one", async () => {

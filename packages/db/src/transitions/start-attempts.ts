@@ -21,8 +21,17 @@ export interface StartOptions {
   actor: string;
 }
 
-/** 16 random bytes: the unguessable part of a lease token (`lt_<generation>_<22 chars>`). */
-const randomPart = () => randomBytes(16).toString("base64url");
+const RANDOM_PART_BYTES = 16;
+
+/**
+ * n unguessable parts of lease tokens (`lt_<generation>_<22 chars>`), 16
+ * random bytes each, drawn in one call: a call per token was a tenth of a
+ * lease's CPU in the gateway.
+ */
+function randomParts(n: number): string[] {
+  const bytes = randomBytes(RANDOM_PART_BYTES * n);
+  return Array.from({ length: n }, (_, i) => bytes.toString("base64url", i * RANDOM_PART_BYTES, (i + 1) * RANDOM_PART_BYTES));
+}
 
 /**
  * Starts an attempt on each candidate that is still runnable: status QUEUED,
@@ -89,7 +98,7 @@ export async function startAttemptsByIds(db: Database, taskIds: string[], option
   // moment would wait for the reconciler's sweep, seconds late. Waiting for
   // that lock is short, and rows are locked in id order like every other
   // transition that waits.
-  const res = await db.pool.query(START_BY_IDS, [taskIds, taskIds.map(randomPart), fixedMs, graceMs, options.workerId, options.actor]);
+  const res = await db.pool.query(START_BY_IDS, [taskIds, randomParts(taskIds.length), fixedMs, graceMs, options.workerId, options.actor]);
   return mapStarted(res.rows);
 }
 
@@ -129,7 +138,7 @@ export async function startAttemptsFromQueueIn(
   options: StartOptions,
 ): Promise<StartedAttempt[]> {
   const fixedLease = typeof options.leaseMs === "number" ? options.leaseMs : 0;
-  const rands = Array.from({ length: max }, randomPart);
+  const rands = randomParts(max);
   const res = await q.query(LEASE_FROM_QUEUE, [queueId, max, agingSeconds, options.workerId, options.actor, rands, fixedLease]);
   return mapStarted(res.rows);
 }
