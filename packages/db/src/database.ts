@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "./generated/prisma/client.js";
@@ -48,6 +49,26 @@ export function createDatabase(options: DatabaseOptions): Database {
 }
 
 export type Queryable = Pick<pg.Pool, "query"> | pg.PoolClient;
+
+const statementNames = new Map<string, string>();
+
+/**
+ * A hot-path statement as a named prepared statement: each connection parses,
+ * analyses and rewrites it once, and Postgres's plan cache may then reuse a
+ * generic plan, where an unnamed statement went through all of that, and the
+ * planner, on every call (the lease and completion statements spent more
+ * time planning than executing). The name is a digest of the text, so a
+ * statement built at run time gets one name per distinct text (pg refuses a
+ * name reused for other text).
+ */
+export function prepared(text: string, values: unknown[]): pg.QueryConfig {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `tl_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`;
+    statementNames.set(text, name);
+  }
+  return { name, text, values };
+}
 
 /** Runs fn in one transaction on one client; rolls back on any throw. */
 export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {

@@ -5,6 +5,7 @@ import {
   heartbeatLease,
   leaseFromPullQueue,
   msUntilNextDue,
+  prepared,
   type Database,
   type DispatchIntent,
   type LeaseCompletionOutcome,
@@ -165,8 +166,7 @@ export class LeaseService {
 
   private async queueOf(tenantId: string, name: string): Promise<{ id: string; rate: { perSecond: number; burst: number } | null } | null> {
     const res = await this.deps.db.pool.query<{ id: string; rate_limit_per_second: number | null; rate_limit_burst: number | null }>(
-      "SELECT id, rate_limit_per_second, rate_limit_burst FROM queues WHERE tenant_id = $1 AND name = $2",
-      [tenantId, name],
+      prepared("SELECT id, rate_limit_per_second, rate_limit_burst FROM queues WHERE tenant_id = $1 AND name = $2", [tenantId, name]),
     );
     const row = res.rows[0];
     if (!row) return null;

@@ -7,7 +7,7 @@ import {
   isWellFormedId,
   parseLeaseToken,
 } from "@tasklane/core";
-import { withTransaction, type Database } from "../database.js";
+import { prepared, withTransaction, type Database } from "../database.js";
 import type { DispatchIntent } from "../outbox/dispatch-intent.js";
 import type { TaskRecord } from "../tasks/task-record.js";
 import { completeAttempts, failAttempt, type Completion } from "../transitions/finish-attempts.js";
@@ -31,9 +31,11 @@ export interface LeaseRequest {
  */
 export async function leaseFromPullQueue(db: Database, tenantId: string, req: LeaseRequest): Promise<StartedAttempt[]> {
   const queue = await db.pool.query<{ id: string; mode: string; concurrency: number | null; max_concurrency: number | null }>(
-    `SELECT q.id, q.mode, q.concurrency, t.max_concurrency FROM queues q JOIN tenants t ON t.id = q.tenant_id
-     WHERE q.tenant_id = $1 AND q.name = $2`,
-    [tenantId, req.queue],
+    prepared(
+      `SELECT q.id, q.mode, q.concurrency, t.max_concurrency FROM queues q JOIN tenants t ON t.id = q.tenant_id
+       WHERE q.tenant_id = $1 AND q.name = $2`,
+      [tenantId, req.queue],
+    ),
   );
   const row = queue.rows[0];
   if (!row) throw new NotFoundError("Queue", req.queue);
@@ -71,13 +73,15 @@ export async function leaseFromPullQueue(db: Database, tenantId: string, req: Le
 export async function msUntilNextDue(db: Database, queueId: string): Promise<number | null> {
   const res = await db.pool.query<{ ms: number | null }>(
     // One index probe per priority lane (tasks_runnable_lane_idx), whatever the backlog.
-    `SELECT (extract(epoch FROM min(l.run_at) - now()) * 1000)::float8 AS ms
-     FROM (VALUES ('HIGH'::"Priority"), ('NORMAL'::"Priority"), ('LOW'::"Priority")) AS p(priority)
-     CROSS JOIN LATERAL (
-       SELECT t.run_at FROM tasks t
-       WHERE t.queue_id = $1 AND t.priority = p.priority AND t.status IN ('QUEUED', 'SCHEDULED', 'RETRYING') AND t.run_at > now()
-       ORDER BY t.run_at LIMIT 1) l`,
-    [queueId],
+    prepared(
+      `SELECT (extract(epoch FROM min(l.run_at) - now()) * 1000)::float8 AS ms
+       FROM (VALUES ('HIGH'::"Priority"), ('NORMAL'::"Priority"), ('LOW'::"Priority")) AS p(priority)
+       CROSS JOIN LATERAL (
+         SELECT t.run_at FROM tasks t
+         WHERE t.queue_id = $1 AND t.priority = p.priority AND t.status IN ('QUEUED', 'SCHEDULED', 'RETRYING') AND t.run_at > now()
+         ORDER BY t.run_at LIMIT 1) l`,
+      [queueId],
+    ),
   );
   return res.rows[0]?.ms ?? null;
 }
@@ -146,9 +150,11 @@ export async function completeLeases(
     // A primary-key probe per id. On a table that grew faster than its statistics, `id = ANY(...)`
     // was planned as a scan of the tenant's every task (~5 ms a batch of 50); LIMIT 1 (an id is
     // unique) keeps the planner from flattening the probe back into that join.
-    `SELECT t.id, t.lease_token, t.lease_generation, t.workflow_id, t.worker_id FROM unnest($1::text[]) AS i(id)
-     CROSS JOIN LATERAL (SELECT * FROM tasks t WHERE t.id = i.id AND t.tenant_id = $2 LIMIT 1) t`,
-    [wellFormed.map((i) => i.taskId), tenantId],
+    prepared(
+      `SELECT t.id, t.lease_token, t.lease_generation, t.workflow_id, t.worker_id FROM unnest($1::text[]) AS i(id)
+       CROSS JOIN LATERAL (SELECT * FROM tasks t WHERE t.id = i.id AND t.tenant_id = $2 LIMIT 1) t`,
+      [wellFormed.map((i) => i.taskId), tenantId],
+    ),
   );
   const leases = new Map(res.rows.map((r) => [r.id, r]));
   const refusals = new Map<string, "NOT_FOUND" | "CONFLICT">();

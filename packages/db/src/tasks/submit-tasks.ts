@@ -1,6 +1,6 @@
 import { newId, type TaskSpec } from "@tasklane/core";
 import type pg from "pg";
-import { withTransaction, type Database, type Queryable } from "../database.js";
+import { prepared, withTransaction, type Database, type Queryable } from "../database.js";
 import { dispatchOutboxCtes, mapDispatchRow, type DispatchIntent } from "../outbox/dispatch-intent.js";
 import { chargeQuotas, lookupQueuesAndQuotas } from "./submit-quotas.js";
 import { TASK_COLUMNS, mapTaskRow, taskColumnsOf, type TaskRecord } from "./task-record.js";
@@ -79,8 +79,7 @@ export async function insertTasks(client: pg.PoolClient, tenantId: string, specs
   const ids = specs.map(() => newId("task"));
   const countUsageInline = enforceQuotas && quotas.dailyTaskQuota === null && quotas.maxPendingTasks === null;
   const inserted = await client.query(
-    INSERT_BY_QUEUE_IDS,
-    insertParams(tenantId, ids, specs.map((s) => queueIds.get(s.queue) as string), specs, options, countUsageInline),
+    prepared(INSERT_BY_QUEUE_IDS, insertParams(tenantId, ids, specs.map((s) => queueIds.get(s.queue) as string), specs, options, countUsageInline)),
   );
   const { tasks, dispatch, insertedCount } = await resolveSubmitted(client, tenantId, specs, ids, inserted.rows);
   // Charged last, so the daily usage row stays locked for as short a time as possible.
@@ -91,7 +90,7 @@ export async function insertTasks(client: pg.PoolClient, tenantId: string, specs
 /** submitTasks' one-statement path; null when the tenant has quotas or names a queue it lacks (nothing was written). */
 async function insertTasksIfUncapped(db: Database, tenantId: string, specs: TaskInsert[], options: SubmitOptions): Promise<SubmitResult | null> {
   const ids = specs.map(() => newId("task"));
-  const inserted = await db.pool.query(INSERT_BY_QUEUE_NAMES, insertParams(tenantId, ids, specs.map((s) => s.queue), specs, options, true));
+  const inserted = await db.pool.query(prepared(INSERT_BY_QUEUE_NAMES, insertParams(tenantId, ids, specs.map((s) => s.queue), specs, options, true)));
   if (inserted.rows[0]?.go !== true) return null;
   const { tasks, dispatch } = await resolveSubmitted(db.pool, tenantId, specs, ids, inserted.rows.filter((r) => r.task_id != null));
   return { tasks, dispatch };

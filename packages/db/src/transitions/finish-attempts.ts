@@ -1,5 +1,5 @@
 import { MAX_ERROR_LENGTH, type FailureDecision } from "@tasklane/core";
-import { withTransaction, type Database, type Queryable } from "../database.js";
+import { prepared, withTransaction, type Database, type Queryable } from "../database.js";
 import { dispatchOutboxCtes, mapDispatchRow, mapReleased, type DispatchIntent } from "../outbox/dispatch-intent.js";
 import { mapTaskRow, taskColumnsOf, type TaskRecord } from "../tasks/task-record.js";
 import { RELEASED_JOIN, RETURNING_FOR_CTES, endAttempts, enqueuedGenerationExpr, eventInsert, notifyOutboxInsert, releaseNextInOrder } from "./sql-fragments.js";
@@ -145,13 +145,15 @@ async function recordCompletions(
   horizonMs: number,
   statement: CompletionStatement,
 ): Promise<{ accepted: TaskRecord[]; dispatch: DispatchIntent[] }> {
-  const res = await q.query(statement.text, [
-    items.map((i) => i.taskId),
-    items.map((i) => i.leaseGeneration),
-    items.map((i) => (i.result === undefined ? null : storableJson(JSON.stringify(i.result)))),
-    actor,
-    ...(statement.usesHorizon ? [horizonMs] : []),
-  ]);
+  const res = await q.query(
+    prepared(statement.text, [
+      items.map((i) => i.taskId),
+      items.map((i) => i.leaseGeneration),
+      items.map((i) => (i.result === undefined ? null : storableJson(JSON.stringify(i.result)))),
+      actor,
+      ...(statement.usesHorizon ? [horizonMs] : []),
+    ]),
+  );
   return { accepted: res.rows.map(mapTaskRow), dispatch: mapReleased(res.rows) };
 }
 
@@ -195,15 +197,17 @@ async function recordFailure(q: Queryable, failure: Failure, actor: string, hori
     "$5",
     retry,
   );
-  const res = await q.query(sql, [
-    failure.taskId,
-    failure.leaseGeneration,
-    storableText(failure.error.slice(0, MAX_ERROR_LENGTH)),
-    delayMs,
-    actor,
-    failure.outcome,
-    horizonMs,
-  ]);
+  const res = await q.query(
+    prepared(sql, [
+      failure.taskId,
+      failure.leaseGeneration,
+      storableText(failure.error.slice(0, MAX_ERROR_LENGTH)),
+      delayMs,
+      actor,
+      failure.outcome,
+      horizonMs,
+    ]),
+  );
   const accepted = res.rows.map(mapTaskRow);
   return {
     accepted,

@@ -1,7 +1,32 @@
-import { withTransaction, type Database } from "../database.js";
+import { prepared, withTransaction, type Database } from "../database.js";
 import { dispatchOutboxCtes, mapDispatchRow, mapReleased, type DispatchIntent } from "../outbox/dispatch-intent.js";
 import { RELEASED_JOIN, RETURNING_FOR_CTES, endAttempts, enqueuedGenerationExpr, eventInsert, notifyOutboxInsert, releaseNextInOrder } from "./sql-fragments.js";
 import { advanceWorkflows } from "./workflow-progress.js";
+
+const EXPIRE_LEASES = `WITH cand AS (
+     SELECT t.id, t.status AS from_status, t.lease_token AS old_token FROM tasks t
+     WHERE t.status = 'RUNNING' AND t.lease_expires_at < now()
+     ORDER BY t.lease_expires_at LIMIT $1 FOR UPDATE OF t SKIP LOCKED
+   ),
+   upd AS (
+     UPDATE tasks t SET
+       status = (CASE WHEN t.attempts < t.max_attempts THEN 'QUEUED' ELSE 'DEAD' END)::"TaskStatus",
+       run_at = CASE WHEN t.attempts < t.max_attempts THEN now() ELSE t.run_at END,
+       completed_at = CASE WHEN t.attempts < t.max_attempts THEN NULL ELSE now() END,
+       last_error = 'lease expired', lease_token = NULL, lease_expires_at = NULL,
+       dispatch_generation = t.dispatch_generation + 1, updated_at = now(),
+       enqueued_generation = ${enqueuedGenerationExpr("t.dispatch_generation + 1", "now()", "$2::float8")}
+     FROM cand WHERE t.id = cand.id
+     RETURNING ${RETURNING_FOR_CTES}, cand.from_status, cand.old_token
+   ),
+   att AS (${endAttempts("upd", "finished_at = now(), outcome = 'LEASE_EXPIRED', error = 'lease expired'")}),
+   ev AS (${eventInsert("upd", "'scheduler:lease-expiry'", "'lease expired'")}),
+   nt AS (${notifyOutboxInsert("upd")}),
+   ${dispatchOutboxCtes("ob", "upd", "$2::float8")},
+   ${releaseNextInOrder("upd", "$2::float8")}
+   SELECT upd.id AS task_id, upd.tenant_id, upd.queue_id, upd.priority, upd.run_at, upd.dispatch_generation, ob.outbox_id,
+     upd.status, upd.workflow_id, upd.trace_parent, released_rows.released
+   FROM upd LEFT JOIN ob ON ob.task_id = upd.id ${RELEASED_JOIN}`;
 
 /**
  * Leases that ran out: the executor died or stalled. The attempt counts
@@ -12,33 +37,7 @@ import { advanceWorkflows } from "./workflow-progress.js";
  */
 export async function expireLeases(db: Database, limit: number, horizonMs: number): Promise<{ expired: number; dispatch: DispatchIntent[] }> {
   return withTransaction(db.pool, async (client) => {
-    const res = await client.query(
-      `WITH cand AS (
-         SELECT t.id, t.status AS from_status, t.lease_token AS old_token FROM tasks t
-         WHERE t.status = 'RUNNING' AND t.lease_expires_at < now()
-         ORDER BY t.lease_expires_at LIMIT $1 FOR UPDATE OF t SKIP LOCKED
-       ),
-       upd AS (
-         UPDATE tasks t SET
-           status = (CASE WHEN t.attempts < t.max_attempts THEN 'QUEUED' ELSE 'DEAD' END)::"TaskStatus",
-           run_at = CASE WHEN t.attempts < t.max_attempts THEN now() ELSE t.run_at END,
-           completed_at = CASE WHEN t.attempts < t.max_attempts THEN NULL ELSE now() END,
-           last_error = 'lease expired', lease_token = NULL, lease_expires_at = NULL,
-           dispatch_generation = t.dispatch_generation + 1, updated_at = now(),
-           enqueued_generation = ${enqueuedGenerationExpr("t.dispatch_generation + 1", "now()", "$2::float8")}
-         FROM cand WHERE t.id = cand.id
-         RETURNING ${RETURNING_FOR_CTES}, cand.from_status, cand.old_token
-       ),
-       att AS (${endAttempts("upd", "finished_at = now(), outcome = 'LEASE_EXPIRED', error = 'lease expired'")}),
-       ev AS (${eventInsert("upd", "'scheduler:lease-expiry'", "'lease expired'")}),
-       nt AS (${notifyOutboxInsert("upd")}),
-       ${dispatchOutboxCtes("ob", "upd", "$2::float8")},
-       ${releaseNextInOrder("upd", "$2::float8")}
-       SELECT upd.id AS task_id, upd.tenant_id, upd.queue_id, upd.priority, upd.run_at, upd.dispatch_generation, ob.outbox_id,
-         upd.status, upd.workflow_id, upd.trace_parent, released_rows.released
-       FROM upd LEFT JOIN ob ON ob.task_id = upd.id ${RELEASED_JOIN}`,
-      [limit, horizonMs],
-    );
+    const res = await client.query(prepared(EXPIRE_LEASES, [limit, horizonMs]));
     const dead = res.rows
       .filter((r) => r.status === "DEAD")
       .map((r) => ({ id: r.task_id as string, workflowId: (r.workflow_id as string | null) ?? null }));
@@ -50,25 +49,24 @@ export async function expireLeases(db: Database, limit: number, horizonMs: numbe
   });
 }
 
+const PROMOTE_DUE = `WITH cand AS (
+     SELECT t.id, t.status AS from_status FROM tasks t
+     WHERE t.status IN ('SCHEDULED', 'RETRYING') AND t.run_at <= now() - $2 * interval '1 millisecond'
+     ORDER BY t.run_at LIMIT $1 FOR UPDATE OF t SKIP LOCKED
+   ),
+   upd AS (
+     UPDATE tasks t SET status = 'QUEUED', updated_at = now() FROM cand WHERE t.id = cand.id
+     RETURNING ${RETURNING_FOR_CTES}, cand.from_status
+   ),
+   ev AS (${eventInsert("upd", "'scheduler'")})
+   SELECT count(*)::int AS n FROM upd`;
+
 /**
  * SCHEDULED and RETRYING tasks whose time has come read as QUEUED from here
  * on. Execution does not wait for this (a worker may start a due task in any
  * of the three states); it keeps the reported status honest.
  */
 export async function promoteDueTasks(db: Database, limit: number, graceMs = 0): Promise<number> {
-  const res = await db.pool.query(
-    `WITH cand AS (
-       SELECT t.id, t.status AS from_status FROM tasks t
-       WHERE t.status IN ('SCHEDULED', 'RETRYING') AND t.run_at <= now() - $2 * interval '1 millisecond'
-       ORDER BY t.run_at LIMIT $1 FOR UPDATE OF t SKIP LOCKED
-     ),
-     upd AS (
-       UPDATE tasks t SET status = 'QUEUED', updated_at = now() FROM cand WHERE t.id = cand.id
-       RETURNING ${RETURNING_FOR_CTES}, cand.from_status
-     ),
-     ev AS (${eventInsert("upd", "'scheduler'")})
-     SELECT count(*)::int AS n FROM upd`,
-    [limit, graceMs],
-  );
+  const res = await db.pool.query(prepared(PROMOTE_DUE, [limit, graceMs]));
   return (res.rows[0]?.n as number | undefined) ?? 0;
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { Database, Queryable } from "../database.js";
+import { prepared, type Database, type Queryable } from "../database.js";
 import { mapTaskRow, taskColumnsOf, type TaskRecord } from "../tasks/task-record.js";
 import { eventInsert } from "./sql-fragments.js";
 
@@ -98,7 +98,7 @@ export async function startAttemptsByIds(db: Database, taskIds: string[], option
   // moment would wait for the reconciler's sweep, seconds late. Waiting for
   // that lock is short, and rows are locked in id order like every other
   // transition that waits.
-  const res = await db.pool.query(START_BY_IDS, [taskIds, randomParts(taskIds.length), fixedMs, graceMs, options.workerId, options.actor]);
+  const res = await db.pool.query(prepared(START_BY_IDS, [taskIds, randomParts(taskIds.length), fixedMs, graceMs, options.workerId, options.actor]));
   return mapStarted(res.rows);
 }
 
@@ -139,7 +139,7 @@ export async function startAttemptsFromQueueIn(
 ): Promise<StartedAttempt[]> {
   const fixedLease = typeof options.leaseMs === "number" ? options.leaseMs : 0;
   const rands = randomParts(max);
-  const res = await q.query(LEASE_FROM_QUEUE, [queueId, max, agingSeconds, options.workerId, options.actor, rands, fixedLease]);
+  const res = await q.query(prepared(LEASE_FROM_QUEUE, [queueId, max, agingSeconds, options.workerId, options.actor, rands, fixedLease]));
   return mapStarted(res.rows);
 }
 
