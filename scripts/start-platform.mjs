@@ -5,24 +5,18 @@
 // Node built-ins only: this must run straight after `npm ci && npm run build`.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { appStartCommand } from "./app-start.mjs";
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
 const STOP_GRACE_MS = 15_000;
 
-/**
- * The node arguments (V8 flags, then the script) of an app's own start
- * script, `node [--flag …] <script>`: one place says how an app runs, whichever
- * way it is started.
- */
+/** As the app's own start script runs it: its node flags, then its script. */
 function nodeArgsOf(cwd) {
-  const { scripts } = JSON.parse(readFileSync(path.join(root, cwd, "package.json"), "utf8"));
-  const [command, ...args] = String(scripts?.start ?? "").trim().split(/\s+/);
-  if (command !== "node" || args.length === 0) throw new Error(`${cwd}: expected a start script "node [flags] <script>", found "${scripts?.start}"`);
-  return args;
+  const { flags, script } = appStartCommand(path.join(root, cwd));
+  return [...flags, script];
 }
 
 const APPS = [

@@ -9,6 +9,7 @@ import path from "node:path";
 import { baseEnvSchema, gatewayEnvSchema, notifierEnvSchema, schedulerEnvSchema, workerEnvSchema } from "@tasklane/config";
 import { Registry, collectDefaultMetrics } from "prom-client";
 import { parseAllDocuments } from "yaml";
+import { appStartCommand } from "../../scripts/app-start.mjs";
 import { repoRoot } from "./app-process.js";
 
 export { repoRoot };
@@ -126,12 +127,9 @@ export const PORT_VARIABLE: Record<Component, string | undefined> = {
   migrate: undefined,
 };
 
-/** The node flags an app's own start script (`… node [--flag …] <script>`) runs it with. */
+/** The node flags an app's own start script runs it with. */
 export function startFlagsOf(app: (typeof APPS)[number]): string[] {
-  const { scripts } = JSON.parse(readFileSync(path.join(repoRoot, "apps", app, "package.json"), "utf8")) as { scripts: { start: string } };
-  const flags = /\bnode((?:\s+--\S+)*)\s+\S+\s*$/.exec(scripts.start)?.[1];
-  if (flags === undefined) throw new Error(`apps/${app}: start script "${scripts.start}" does not end in node [flags] <script>`);
-  return flags.split(/\s+/).filter(Boolean);
+  return appStartCommand(path.join(repoRoot, "apps", app)).flags;
 }
 
 /**

@@ -180,10 +180,12 @@ export async function failAttempt(db: Database, failure: Failure, actor: string,
   });
 }
 
-async function recordFailure(q: Queryable, failure: Failure, actor: string, horizonMs: number): Promise<FinishResult> {
-  const retry = failure.decision.kind === "retry";
-  const delayMs = failure.decision.kind === "retry" ? failure.decision.delayMs : 0;
-  const sql = finishSql(
+/**
+ * The failure statement for one outcome: RETRYING after the backoff ($4 ms),
+ * or DEAD. Built once each, like the completion statements.
+ */
+function failureSql(retry: boolean): string {
+  return finishSql(
     `SELECT t.id, t.status AS from_status, t.lease_token AS old_token, $4::float8 AS delay_ms FROM tasks t
      WHERE t.id = $1 AND t.status = 'RUNNING' AND t.lease_generation = $2 FOR UPDATE OF t`,
     retry
@@ -197,8 +199,16 @@ async function recordFailure(q: Queryable, failure: Failure, actor: string, hori
     "$5",
     retry,
   );
+}
+
+const FAIL_TO_RETRY = failureSql(true);
+const FAIL_TO_DEAD = failureSql(false);
+
+async function recordFailure(q: Queryable, failure: Failure, actor: string, horizonMs: number): Promise<FinishResult> {
+  const retry = failure.decision.kind === "retry";
+  const delayMs = failure.decision.kind === "retry" ? failure.decision.delayMs : 0;
   const res = await q.query(
-    prepared(sql, [
+    prepared(retry ? FAIL_TO_RETRY : FAIL_TO_DEAD, [
       failure.taskId,
       failure.leaseGeneration,
       storableText(failure.error.slice(0, MAX_ERROR_LENGTH)),

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import { TasklaneClient } from "@tasklane/sdk";
+import { appStartCommand } from "../../../../scripts/app-start.mjs";
 import { log } from "./progress.js";
 import { createBenchDatabase, type BenchDatabase } from "./postgres.js";
 import { freePort, repoRoot, spawnNode, type RunningProcess } from "./processes.js";
@@ -130,11 +130,8 @@ export class TasklanePlatform {
   /** As `npm start -w apps/<name>` runs it: its start script's node flags and script. */
   private startApp(name: AppName): void {
     const dir = path.join(repoRoot, "apps", name);
-    const { scripts } = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as { scripts: { start: string } };
-    const [command, ...args] = scripts.start.trim().split(/\s+/);
-    const script = args.pop();
-    if (command !== "node" || !script) throw new Error(`apps/${name}: expected a start script "node [flags] <script>", found "${scripts.start}"`);
-    this.apps.set(name, spawnNode(`tasklane-${name}`, path.join(dir, script), [], { env: this.env, nodeFlags: args, cpuProfile: this.profile.includes(name) }));
+    const { flags, script } = appStartCommand(dir);
+    this.apps.set(name, spawnNode(`tasklane-${name}`, path.join(dir, script), [], { env: this.env, nodeFlags: flags, cpuProfile: this.profile.includes(name) }));
   }
 }
 
