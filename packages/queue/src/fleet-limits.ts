@@ -3,10 +3,9 @@ import type { RedisClient } from "./connection.js";
 import type { KeySpace } from "./naming.js";
 import { luaScript } from "./scripts/load-scripts.js";
 
-export type SlotOutcome = { acquired: true; slotId: string } | { acquired: false; reason: "tenant" | "queue" };
 
 interface LimitCommands {
-  tasklaneAcquireSlot(tenantKey: string, queueKey: string, now: number, expiry: number, id: string, tenantLimit: number, queueLimit: number): Promise<number>;
+  tasklaneAcquireSlot(tenantKey: string, queueKey: string, now: number, expiry: number, tenantLimit: number, queueLimit: number, ...ids: string[]): Promise<number>;
   tasklaneTakeToken(bucketKey: string, rate: number, burst: number, want: number): Promise<[number, number]>;
 }
 
@@ -33,26 +32,32 @@ export class FleetLimits {
   private tenantSlots = (tenantId: string) => `${this.keys.prefix}:{${tenantId}}:slots`;
   private queueSlots = (tenantId: string, queueId: string) => `${this.keys.prefix}:{${tenantId}}:slots:${queueId}`;
 
-  async acquire(tenantId: string, queueId: string, limits: { tenant: number | null; queue: number | null }, holdMs: number): Promise<SlotOutcome> {
-    if (limits.tenant === null && limits.queue === null) return { acquired: true, slotId: "" };
-    const slotId = randomUUID();
+  /**
+   * Up to `count` slots of the tenant and the queue at once, as many as both
+   * limits leave room for: the ids of those taken (none at a limit). Without
+   * limits every slot is granted with the id "", which release ignores.
+   */
+  async acquire(tenantId: string, queueId: string, limits: { tenant: number | null; queue: number | null }, holdMs: number, count = 1): Promise<string[]> {
+    if (limits.tenant === null && limits.queue === null) return new Array<string>(count).fill("");
+    const ids = Array.from({ length: count }, () => randomUUID());
     const now = Date.now();
-    const code = await this.redis.tasklaneAcquireSlot(
+    const taken = await this.redis.tasklaneAcquireSlot(
       this.tenantSlots(tenantId),
       this.queueSlots(tenantId, queueId),
       now,
       now + holdMs,
-      slotId,
       limits.tenant ?? -1,
       limits.queue ?? -1,
+      ...ids,
     );
-    if (code === 1) return { acquired: true, slotId };
-    return { acquired: false, reason: code === 0 ? "tenant" : "queue" };
+    return ids.slice(0, taken);
   }
 
-  async release(tenantId: string, queueId: string, slotId: string): Promise<void> {
-    if (!slotId) return;
-    await this.redis.pipeline().zrem(this.tenantSlots(tenantId), slotId).zrem(this.queueSlots(tenantId, queueId), slotId).exec();
+  /** Gives slots back (an attempt finished, or the queue had fewer jobs than slots were taken for). */
+  async release(tenantId: string, queueId: string, ...slotIds: string[]): Promise<void> {
+    const ids = slotIds.filter((id) => id !== "");
+    if (ids.length === 0) return;
+    await this.redis.pipeline().zrem(this.tenantSlots(tenantId), ...ids).zrem(this.queueSlots(tenantId, queueId), ...ids).exec();
   }
 
   /** Moves a held slot's expiry (to the attempt's real lease end, once it is known). */

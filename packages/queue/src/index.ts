@@ -8,4 +8,4 @@ export * from "./fleet-limits.js";
 export * from "./task-events.js";
 export * from "./priority-aging.js";
 export * from "./api-token-bucket.js";
-export * from "./taken-jobs.js";
+export * from "./take-jobs.js";

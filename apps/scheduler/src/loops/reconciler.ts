@@ -85,12 +85,13 @@ export function createReconciler(ctx: SchedulerContext) {
   }
 
   /**
-   * A worker takes a job (BullMQ moves it to active under a lock) and removes
-   * it right after; killed in between, it leaves the job active with a lock
-   * that expires and nobody reclaims — the task stays QUEUED in Postgres with
-   * a job that "exists" (found by the chaos suite: SIGKILLed workers). Taken
-   * (processedOn set) and unlocked means its taker is gone: remove the job so
-   * it can be added again. Its task is still QUEUED, so it never started.
+   * Workers now take and delete a job in one script (take-jobs.lua), but
+   * earlier versions took it with BullMQ's moveToActive (active list, lock)
+   * and removed it in a second call; one killed in between left the job
+   * active with a lock that expires and nobody reclaims, its task QUEUED with
+   * a job that "exists" (found by the chaos suite: SIGKILLed workers). Such
+   * jobs can still be in Redis after an upgrade, so the sweep keeps clearing
+   * them: taken (processedOn set) and unlocked means the taker is gone.
    */
   async function dropOrphans(name: string, orphaned: DispatchIntent[]): Promise<void> {
     const active = `${ctx.keys.prefix}:${name}:active`;

@@ -1,8 +1,6 @@
-import { randomUUID } from "node:crypto";
 import { WeightedFairPicker, type FairCandidate } from "@tasklane/core";
 import { startAttemptsByIds, type StartedAttempt } from "@tasklane/db";
-import { FleetLimits, TakenJobs, type TaskJobData } from "@tasklane/queue";
-import { Worker, type Job } from "bullmq";
+import { FleetLimits, JobTaker, type TakenJob } from "@tasklane/queue";
 import type { WorkerContext } from "../context.js";
 import { ActiveQueues } from "./active-queues.js";
 
@@ -24,27 +22,25 @@ const IDLE_POLL_MS = 1000;
  */
 const MAX_STARTS_IN_FLIGHT = 2;
 const START_FAILURE_BACKOFF_MS = 500;
-const WORKER_IDLE_CLOSE_MS = 60_000;
 
 interface Fetched {
   name: string;
-  job: Job<TaskJobData>;
+  job: TakenJob;
   slotId: string;
 }
 
 /**
  * Pulls jobs from many tenant queues with weighted fair queueing between
- * tenants, then starts them in Postgres in one statement. Jobs are removed
- * from Redis before the Postgres start: a crash in between leaves a QUEUED
- * task without a job, which the reconciler re-adds. (The other order would
- * leave a job locked in BullMQ's active list that nobody ever reclaims.)
+ * tenants, then starts them in Postgres in one statement. Jobs are taken
+ * out of Redis (deleted) before the Postgres start: a crash in between leaves
+ * a QUEUED task without a job, which the reconciler re-adds. (The other order
+ * would need a lock on each job and a second call to remove it.)
  */
 export class FairFetcher {
   private readonly picker = new WeightedFairPicker();
-  private readonly workers = new Map<string, { worker: Worker<TaskJobData>; lastUsed: number }>();
   private readonly active: ActiveQueues;
   private readonly limits: FleetLimits;
-  private readonly taken: TakenJobs;
+  private readonly jobs: JobTaker;
   private inFlight = 0;
   /** Jobs fetched and out of Redis whose start statement has not returned yet: their slots are taken. */
   private starting = 0;
@@ -69,7 +65,7 @@ export class FairFetcher {
   ) {
     this.active = new ActiveQueues(ctx.redis, ctx.keys);
     this.limits = new FleetLimits(ctx.redis, ctx.keys);
-    this.taken = new TakenJobs(ctx.redis, ctx.keys);
+    this.jobs = new JobTaker(ctx.redis, ctx.keys);
   }
 
   start(): void {
@@ -91,7 +87,6 @@ export class FairFetcher {
     this.wake?.();
     await this.loopDone;
     await Promise.all(this.starts);
-    await Promise.all([...this.workers.values()].map((w) => w.worker.close(true)));
   }
 
   private async loop(): Promise<void> {
@@ -101,7 +96,6 @@ export class FairFetcher {
         if (now - this.lastRefresh >= IDLE_POLL_MS) {
           this.lastRefresh = now;
           await this.active.refresh();
-          this.closeIdleWorkers(now);
         }
         if (now < this.backoffUntil) {
           await this.sleep(this.backoffUntil - now);
@@ -139,16 +133,16 @@ export class FairFetcher {
   /**
    * Fetch up to n jobs. Targets are chosen one fair pick at a time (weighted
    * fair queueing between tenants, then a random ready queue of the tenant),
-   * but fetched concurrently in waves, so a batch costs a few Redis round trips
-   * instead of one per job. Waves start at what the last round found (see
-   * firstWave) and double while every fetch of a wave succeeds: a nearly empty
-   * queue wastes a handful of calls, a deep one is drained in one or two
-   * waves. A queue that came up empty or at a limit leaves the ready set, so
+   * and each wave takes its picks with one slot call and one take call per
+   * queue, all queues at once. Waves start at what the last round found (see
+   * firstWave) and double while every pick of a wave got its job: a nearly
+   * empty queue wastes a handful of picks, a deep one is drained in one or two
+   * waves. A queue that came up short or at a limit leaves the ready set, so
    * the next wave goes on with the others: a tenant trickling in one task at a
    * time must not cut every batch of a tenant with a deep backlog short.
-   * Before each fetch the queue's fleet-wide limits are checked in Redis
-   * (tenant and queue concurrency slots, start-rate token); a queue at a limit
-   * is skipped for a moment.
+   * Before each take the queue's fleet-wide limits are checked in Redis
+   * (tenant and queue concurrency slots, start-rate tokens); a queue at a
+   * limit is skipped for a moment.
    */
   private async collect(n: number): Promise<Fetched[]> {
     const out: Fetched[] = [];
@@ -156,17 +150,11 @@ export class FairFetcher {
     for (let round = 0; round < MAX_FETCH_WAVES && out.length < n; round++) {
       const targets = this.pickTargets(Math.min(wave, n - out.length));
       if (targets.length === 0) break;
-      // One lock token per wave: the wave's jobs are then dropped from Redis with one call per queue.
-      const token = randomUUID();
-      const fetched = await Promise.all(targets.map((name) => this.fetchWithinLimits(name, token)));
-      await this.dropTaken(fetched, token);
-      let hits = 0;
-      for (const f of fetched) {
-        if (f) {
-          out.push(f);
-          hits++;
-        }
-      }
+      const picksPerQueue = new Map<string, number>();
+      for (const name of targets) picksPerQueue.set(name, (picksPerQueue.get(name) ?? 0) + 1);
+      const fetched = await Promise.all([...picksPerQueue].map(([name, picks]) => this.takeWithinLimits(name, picks)));
+      const hits = fetched.reduce((sum, jobs) => sum + jobs.length, 0);
+      for (const jobs of fetched) out.push(...jobs);
       if (hits === 0) break;
       if (hits === targets.length) wave *= 2;
     }
@@ -196,59 +184,32 @@ export class FairFetcher {
     return targets;
   }
 
-  /** The wave's jobs leave Redis before their tasks start in Postgres (why: see the class comment). */
-  private async dropTaken(fetched: (Fetched | null)[], token: string): Promise<void> {
-    const byQueue = new Map<string, string[]>();
-    for (const f of fetched) {
-      if (!f) continue;
-      const ids = byQueue.get(f.name) ?? [];
-      ids.push(f.job.id as string);
-      byQueue.set(f.name, ids);
-    }
-    await Promise.all([...byQueue].map(([name, ids]) => this.taken.drop(name, token, ids)));
-  }
-
-  private async fetchWithinLimits(name: string, token: string): Promise<Fetched | null> {
+  /** Up to `want` jobs of one queue, each with a concurrency slot (and a start token when the queue is rate limited). */
+  private async takeWithinLimits(name: string, want: number): Promise<Fetched[]> {
     const { queueId } = this.ctx.keys.parseBullQueueName(name) as { queueId: string };
     const info = this.ctx.directory.get(queueId);
-    if (!info) return null;
-    const slot = await this.limits.acquire(info.tenantId, queueId, { tenant: info.tenantMaxConcurrency, queue: info.concurrency }, FETCH_HOLD_MS);
-    if (!slot.acquired) {
+    if (!info) return [];
+    const { tenantId } = info;
+    const slots = await this.limits.acquire(tenantId, queueId, { tenant: info.tenantMaxConcurrency, queue: info.concurrency }, FETCH_HOLD_MS, want);
+    if (slots.length === 0) {
       this.active.defer(name, Date.now() + CAPPED_RETRY_MS);
-      return null;
+      return [];
     }
     if (info.rateLimit) {
-      const waitMs = await this.limits.takeStartToken(info.tenantId, queueId, info.rateLimit.perSecond, info.rateLimit.burst);
-      if (waitMs > 0) {
-        await this.limits.release(info.tenantId, queueId, slot.slotId);
+      const { granted, waitMs } = await this.limits.takeStartTokens(tenantId, queueId, info.rateLimit.perSecond, info.rateLimit.burst, slots.length);
+      await this.limits.release(tenantId, queueId, ...slots.splice(granted));
+      if (granted === 0) {
         this.active.defer(name, Date.now() + waitMs);
-        return null;
+        return [];
       }
     }
     const rings = this.active.ringsHeard(name);
-    const job = await this.fetchOne(name, token);
-    if (!job) {
-      await this.limits.release(info.tenantId, queueId, slot.slotId);
+    const jobs = await this.jobs.take(name, slots.length);
+    if (jobs.length < slots.length) {
+      await this.limits.release(tenantId, queueId, ...slots.splice(jobs.length));
       await this.active.markEmpty(name, rings);
-      return null;
     }
-    return { name, job, slotId: slot.slotId };
-  }
-
-  private async fetchOne(name: string, token: string): Promise<Job<TaskJobData> | undefined> {
-    let entry = this.workers.get(name);
-    if (!entry) {
-      const worker = new Worker<TaskJobData>(name, null, {
-        connection: this.ctx.redis,
-        prefix: this.ctx.keys.prefix,
-        autorun: false,
-      });
-      worker.on("error", (error) => this.ctx.log.warn({ err: error, queue: name }, "BullMQ worker error"));
-      entry = { worker, lastUsed: 0 };
-      this.workers.set(name, entry);
-    }
-    entry.lastUsed = Date.now();
-    return (await entry.worker.getNextJob(token, { block: false })) as Job<TaskJobData> | undefined;
+    return jobs.map((job, i) => ({ name, job, slotId: slots[i] as string }));
   }
 
   private startInBackground(jobs: Fetched[]): void {
@@ -293,15 +254,6 @@ export class FairFetcher {
           this.inFlight--;
           this.wake?.();
         });
-    }
-  }
-
-  private closeIdleWorkers(now: number): void {
-    for (const [name, entry] of this.workers) {
-      if (now - entry.lastUsed > WORKER_IDLE_CLOSE_MS) {
-        this.workers.delete(name);
-        void entry.worker.close(true).catch(() => undefined);
-      }
     }
   }
 }
