@@ -7,7 +7,7 @@ import { ActiveQueues } from "./active-queues.js";
 /** Seconds a PUSH lease outlives the request timeout before the attempt is presumed dead. */
 const LEASE_GRACE_SECONDS = 15;
 const MAX_FETCH_BATCH = 50;
-/** The first wave of concurrent fetches in a collect round after one that came up short (then 2x per fully successful wave). */
+/** The first wave's picks in a collect round after one that came up short (then 2x per fully successful wave). */
 const INITIAL_FETCH_WAVE = 4;
 const MAX_FETCH_WAVES = 8;
 /** How long a queue at its concurrency cap is left alone before asking again. */
@@ -51,11 +51,11 @@ export class FairFetcher {
   private loopDone: Promise<void> | undefined;
   private lastRefresh = 0;
   /**
-   * Where the next collect round starts: as many fetches as the last round
-   * found jobs. Behind a backlog that is a full batch in one Redis round trip
-   * instead of a doubling series of four (collecting 50 jobs took 40–80 ms on
-   * a loaded machine, and the start statements waited for it); after a lean
-   * round it is back to a few probing fetches.
+   * Where the next collect round starts: as many picks as the last round
+   * found jobs. Behind a backlog that is a full batch in one wave instead of a
+   * doubling series from four (each wave is a Redis round trip, and the start
+   * statements wait for the collect); after a lean round it is back to a few
+   * probing picks.
    */
   private firstWave = INITIAL_FETCH_WAVE;
 
