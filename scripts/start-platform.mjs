@@ -13,17 +13,18 @@ import { appStartCommand } from "./app-start.mjs";
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
 const STOP_GRACE_MS = 15_000;
 
-/** As the app's own start script runs it: its node flags, then its script. */
-function nodeArgsOf(cwd) {
+/** apps/<name>, run as its own start script runs it: its node flags, then its script. */
+function nodeApp(name) {
+  const cwd = `apps/${name}`;
   const { flags, script } = appStartCommand(path.join(root, cwd));
-  return [...flags, script];
+  return { name, cwd, args: [...flags, script] };
 }
 
 const APPS = [
-  { name: "gateway", cwd: "apps/gateway", args: nodeArgsOf("apps/gateway") },
-  { name: "scheduler", cwd: "apps/scheduler", args: nodeArgsOf("apps/scheduler") },
-  { name: "worker", cwd: "apps/worker", args: nodeArgsOf("apps/worker") },
-  { name: "notifier", cwd: "apps/notifier", args: nodeArgsOf("apps/notifier") },
+  nodeApp("gateway"),
+  nodeApp("scheduler"),
+  nodeApp("worker"),
+  nodeApp("notifier"),
   // Its start script defaults CONSOLE_PORT to 3000 and fills in next-auth's settings.
   { name: "console", cwd: "apps/console", args: ["scripts/start.mjs"] },
 ];

@@ -24,7 +24,6 @@ const MAX_STARTS_IN_FLIGHT = 2;
 const START_FAILURE_BACKOFF_MS = 500;
 
 interface Fetched {
-  name: string;
   job: TakenJob;
   slotId: string;
 }
@@ -209,7 +208,7 @@ export class FairFetcher {
       await this.limits.release(tenantId, queueId, ...slots.splice(jobs.length));
       await this.active.markEmpty(name, rings);
     }
-    return jobs.map((job, i) => ({ name, job, slotId: slots[i] as string }));
+    return jobs.map((job, i) => ({ job, slotId: slots[i] as string }));
   }
 
   private startInBackground(jobs: Fetched[]): void {
