@@ -21,11 +21,23 @@ export interface DatabaseOptions {
   applicationName?: string;
 }
 
+/**
+ * Planner settings for every session of the pool. Postgres's default
+ * random_page_cost (4) models spinning disks; a queue's hot tables live in
+ * memory, where an index probe costs little more than a sequential read. With
+ * the default, a plan cached while `tasks` was small (a fresh install, or
+ * statistics behind a fast-growing table) kept hashing a sequential scan of
+ * the whole table into each 50-row start: 35-40 ms per statement at 20,000
+ * rows, against 2 ms with primary-key probes.
+ */
+export const SESSION_PLANNER_OPTIONS = "-c random_page_cost=1.1";
+
 export function createDatabase(options: DatabaseOptions): Database {
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.max ?? 10,
     application_name: options.applicationName ?? "tasklane",
+    options: SESSION_PLANNER_OPTIONS,
     // A lost Postgres must surface as an error quickly, not as a hung request.
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
