@@ -7,15 +7,18 @@ import { failureOutcome } from "./metrics.js";
 import { executePush } from "./push/execute-push.js";
 
 /**
- * Runs one started attempt to its recorded outcome. Every write names the
+ * Runs one started attempt to its recorded outcome, calling `executed` as
+ * soon as the request is over (its concurrency slot is free from then on,
+ * while the outcome is being recorded). Every write names the
  * lease generation it was started under; a refusal means the task moved on
  * (cancelled, lease expired and re-leased) and this attempt's outcome is void.
  */
-export async function runAttempt(ctx: WorkerContext, started: StartedAttempt, cancel: AbortSignal): Promise<void> {
+export async function runAttempt(ctx: WorkerContext, started: StartedAttempt, cancel: AbortSignal, executed: () => void): Promise<void> {
   const { task } = started;
   const info = ctx.directory.get(task.queueId);
   if (!info) {
     // The queue was switched to PULL or deleted after dispatch: hand the task back.
+    executed();
     await recordFailure(ctx, started, { retryable: true, error: "Queue is no longer a PUSH queue", timedOut: false });
     return;
   }
@@ -44,6 +47,7 @@ export async function runAttempt(ctx: WorkerContext, started: StartedAttempt, ca
     ctx.env.ALLOW_PRIVATE_TARGETS,
     cancel,
   );
+  executed();
   ctx.metrics.execution.observe((Date.now() - startedAt) / 1000);
   if (span) endSpan(span, outcome.kind === "failed" ? outcome.error : undefined, { [TaskAttr.outcome]: outcome.kind, ...("status" in outcome && outcome.status !== undefined ? { "http.response.status_code": outcome.status } : {}) });
   // Built only when a line is written: a pino child per task is a measurable cost at thousands of tasks/s.

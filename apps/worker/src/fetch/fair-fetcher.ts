@@ -40,7 +40,16 @@ export class FairFetcher {
   private readonly active: ActiveQueues;
   private readonly limits: FleetLimits;
   private readonly jobs: JobTaker;
+  /** Attempts started and not yet finished with: executing, or their outcome being recorded. */
   private inFlight = 0;
+  /**
+   * Attempts whose request is still out: what WORKER_CONCURRENCY bounds. An
+   * attempt leaves as soon as its response is in, not when its outcome is
+   * recorded: recording waits up to the completion batch window and a
+   * statement, ~15 ms in which a slot did no work, and a tenant trickling in
+   * tasks behind another's backlog waited for slots freed that late.
+   */
+  private executing = 0;
   /** Jobs fetched and out of Redis whose start statement has not returned yet: their slots are taken. */
   private starting = 0;
   private readonly starts = new Set<Promise<void>>();
@@ -60,7 +69,8 @@ export class FairFetcher {
 
   constructor(
     private readonly ctx: WorkerContext,
-    private readonly run: (started: StartedAttempt) => Promise<void>,
+    /** Runs an attempt to its recorded outcome, calling `executed` once its request is over. */
+    private readonly run: (started: StartedAttempt, executed: () => void) => Promise<void>,
   ) {
     this.active = new ActiveQueues(ctx.redis, ctx.keys);
     this.limits = new FleetLimits(ctx.redis, ctx.keys);
@@ -100,7 +110,10 @@ export class FairFetcher {
           await this.sleep(this.backoffUntil - now);
           continue;
         }
-        const free = this.ctx.env.WORKER_CONCURRENCY - this.inFlight - this.starting;
+        const concurrency = this.ctx.env.WORKER_CONCURRENCY;
+        // Outcomes waiting to be recorded are bounded too (by another WORKER_CONCURRENCY),
+        // so a slow Postgres holds fetching back instead of piling up completions.
+        const free = Math.min(concurrency - this.executing, 2 * concurrency - this.inFlight) - this.starting;
         const canStart = this.starts.size < MAX_STARTS_IN_FLIGHT;
         const jobs = free > 0 && canStart ? await this.collect(Math.min(free, MAX_FETCH_BATCH)) : [];
         if (jobs.length > 0) {
@@ -241,15 +254,29 @@ export class FairFetcher {
     const slotOf = new Map(jobs.map((j) => [j.job.data.taskId, j.slotId]));
     for (const attempt of started) {
       this.inFlight++;
+      this.executing++;
+      const { tenantId, queueId } = attempt.task;
       const slotId = slotOf.get(attempt.task.id) ?? "";
+      let executing = true;
+      // The fleet-wide slot goes back with the local one: queue and tenant concurrency
+      // bound the requests an endpoint is serving, and this one is over.
+      const executed = () => {
+        if (!executing) return;
+        executing = false;
+        this.executing--;
+        this.limits
+          .release(tenantId, queueId, slotId)
+          .catch((error: unknown) => this.ctx.log.warn({ err: error }, "could not release a concurrency slot; it expires with the lease"));
+        this.wake?.();
+      };
       void this.limits
-        .extend(attempt.task.tenantId, attempt.task.queueId, slotId, (attempt.task.timeoutSeconds + LEASE_GRACE_SECONDS) * 1000)
+        .extend(tenantId, queueId, slotId, (attempt.task.timeoutSeconds + LEASE_GRACE_SECONDS) * 1000)
         // Without Redis the slot just keeps its short expiry; the attempt still runs.
         .catch(() => undefined)
-        .then(() => this.run(attempt))
-        .finally(() => this.limits.release(attempt.task.tenantId, attempt.task.queueId, slotId))
-        .catch((error: unknown) => this.ctx.log.warn({ err: error }, "could not release a concurrency slot; it expires with the lease"))
+        .then(() => this.run(attempt, executed))
+        .catch((error: unknown) => this.ctx.log.error({ err: error, taskId: attempt.task.id }, "attempt failed outside its handler"))
         .finally(() => {
+          executed();
           this.inFlight--;
           this.wake?.();
         });
