@@ -2,7 +2,7 @@ import { NotFoundError, isWellFormedId } from "@tasklane/core";
 import { withTransaction, type Database } from "../database.js";
 import { refuseDeadOnly } from "./dead-only-refusal.js";
 import { mapTaskRow, taskColumnsOf, type TaskRecord } from "../tasks/task-record.js";
-import { RETURNING_FOR_CTES, eventInsert } from "./sql-fragments.js";
+import { RETURNING_FOR_CTES, eventInsert, sameId } from "./sql-fragments.js";
 
 /**
  * DEAD -> CANCELLED: the tenant gives up on a dead task, so it leaves the
@@ -20,7 +20,7 @@ export async function discardTask(db: Database, tenantId: string, id: string, ac
        ),
        upd AS (
          UPDATE tasks t SET status = 'CANCELLED', updated_at = now()
-         FROM cand WHERE t.id = cand.id
+         FROM cand WHERE ${sameId("t", "cand")}
          RETURNING ${RETURNING_FOR_CTES}, cand.from_status
        ),
        ev AS (${eventInsert("upd", "$3", "'discard'")})

@@ -2,7 +2,7 @@ import { MAX_ERROR_LENGTH, type FailureDecision } from "@tasklane/core";
 import { prepared, withTransaction, type Database, type Queryable } from "../database.js";
 import { dispatchOutboxCtes, mapDispatchRow, mapReleased, type DispatchIntent } from "../outbox/dispatch-intent.js";
 import { mapTaskRow, taskColumnsOf, type TaskRecord } from "../tasks/task-record.js";
-import { RELEASED_JOIN, RETURNING_FOR_CTES, endAttempts, enqueuedGenerationExpr, eventInsert, notifyOutboxInsert, releaseNextInOrder } from "./sql-fragments.js";
+import { RELEASED_JOIN, RETURNING_FOR_CTES, endAttempts, enqueuedGenerationExpr, eventInsert, lockById, notifyOutboxInsert, releaseNextInOrder, sameId } from "./sql-fragments.js";
 import { advanceWorkflows, noProgress, type WorkflowProgress } from "./workflow-progress.js";
 import { storableJson, storableText } from "../pg-text.js";
 
@@ -50,7 +50,7 @@ function finishSql(
   return `WITH cand AS (${cand}),
     upd AS (
       UPDATE tasks t SET ${set}, lease_token = NULL, lease_expires_at = NULL, updated_at = now()
-      FROM cand WHERE t.id = cand.id
+      FROM cand WHERE ${sameId("t", "cand")}
       RETURNING ${RETURNING_FOR_CTES}, cand.from_status, cand.old_token
     ),
     att AS (${endAttempts("upd", `finished_at = now(), outcome = ${outcome}, error = ${errorExpr}`)}),
@@ -112,11 +112,10 @@ export async function completeAttempts(db: Database, items: Completion[], actor:
  */
 function completionSql(scope: string, releasesOrder = true): CompletionStatement {
   const text = finishSql(
-    `SELECT c.id, c.from_status, c.old_token, i.result
+    `SELECT t.id, t.status AS from_status, t.lease_token AS old_token, i.result
      FROM (SELECT u.id, u.gen, u.result FROM unnest($1::text[], $2::int[], $3::text[]) AS u(id, gen, result) ORDER BY u.id) i
-     CROSS JOIN LATERAL (
-       SELECT t.id, t.status AS from_status, t.lease_token AS old_token FROM tasks t
-       WHERE t.id = i.id AND t.status = 'RUNNING' AND t.lease_generation = i.gen AND ${scope} FOR UPDATE OF t) c`,
+     CROSS JOIN LATERAL ${lockById("i.id", "l.id, l.status, l.lease_generation, l.lease_token, l.workflow_id, l.ordering_key")} t
+     WHERE t.status = 'RUNNING' AND t.lease_generation = i.gen AND ${scope}`,
     `status = 'SUCCEEDED', result = cand.result::jsonb, completed_at = now()`,
     `'SUCCEEDED'`,
     "NULL",
@@ -186,8 +185,9 @@ export async function failAttempt(db: Database, failure: Failure, actor: string,
  */
 function failureSql(retry: boolean): string {
   return finishSql(
-    `SELECT t.id, t.status AS from_status, t.lease_token AS old_token, $4::float8 AS delay_ms FROM tasks t
-     WHERE t.id = $1 AND t.status = 'RUNNING' AND t.lease_generation = $2 FOR UPDATE OF t`,
+    `SELECT t.id, t.status AS from_status, t.lease_token AS old_token, $4::float8 AS delay_ms
+     FROM ${lockById("$1", "l.id, l.status, l.lease_generation, l.lease_token")} t
+     WHERE t.status = 'RUNNING' AND t.lease_generation = $2`,
     retry
       ? `status = 'RETRYING', run_at = now() + cand.delay_ms * interval '1 millisecond', last_error = $3,
          dispatch_generation = t.dispatch_generation + 1,

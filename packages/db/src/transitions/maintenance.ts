@@ -1,6 +1,6 @@
 import { prepared, withTransaction, type Database } from "../database.js";
 import { dispatchOutboxCtes, mapDispatchRow, mapReleased, type DispatchIntent } from "../outbox/dispatch-intent.js";
-import { RELEASED_JOIN, RETURNING_FOR_CTES, endAttempts, enqueuedGenerationExpr, eventInsert, notifyOutboxInsert, releaseNextInOrder } from "./sql-fragments.js";
+import { RELEASED_JOIN, RETURNING_FOR_CTES, endAttempts, enqueuedGenerationExpr, eventInsert, notifyOutboxInsert, releaseNextInOrder, sameId } from "./sql-fragments.js";
 import { advanceWorkflows } from "./workflow-progress.js";
 
 const EXPIRE_LEASES = `WITH cand AS (
@@ -16,7 +16,7 @@ const EXPIRE_LEASES = `WITH cand AS (
        last_error = 'lease expired', lease_token = NULL, lease_expires_at = NULL,
        dispatch_generation = t.dispatch_generation + 1, updated_at = now(),
        enqueued_generation = ${enqueuedGenerationExpr("t.dispatch_generation + 1", "now()", "$2::float8")}
-     FROM cand WHERE t.id = cand.id
+     FROM cand WHERE ${sameId("t", "cand")}
      RETURNING ${RETURNING_FOR_CTES}, cand.from_status, cand.old_token
    ),
    att AS (${endAttempts("upd", "finished_at = now(), outcome = 'LEASE_EXPIRED', error = 'lease expired'")}),
@@ -55,7 +55,7 @@ const PROMOTE_DUE = `WITH cand AS (
      ORDER BY t.run_at LIMIT $1 FOR UPDATE OF t SKIP LOCKED
    ),
    upd AS (
-     UPDATE tasks t SET status = 'QUEUED', updated_at = now() FROM cand WHERE t.id = cand.id
+     UPDATE tasks t SET status = 'QUEUED', updated_at = now() FROM cand WHERE ${sameId("t", "cand")}
      RETURNING ${RETURNING_FOR_CTES}, cand.from_status
    ),
    ev AS (${eventInsert("upd", "'scheduler'")})

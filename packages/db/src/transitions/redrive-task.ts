@@ -3,7 +3,7 @@ import { withTransaction, type Database } from "../database.js";
 import { refuseDeadOnly } from "./dead-only-refusal.js";
 import { dispatchOutboxCtes, mapDispatchRow, type DispatchIntent } from "../outbox/dispatch-intent.js";
 import { mapTaskRow, taskColumnsOf, type TaskRecord } from "../tasks/task-record.js";
-import { RETURNING_FOR_CTES, enqueuedGenerationExpr, eventInsert } from "./sql-fragments.js";
+import { RETURNING_FOR_CTES, enqueuedGenerationExpr, eventInsert, sameId } from "./sql-fragments.js";
 
 /** DEAD -> QUEUED with a fresh attempt budget (attempts back to 0; history kept). */
 export async function redriveTask(
@@ -24,7 +24,7 @@ export async function redriveTask(
          UPDATE tasks t SET status = 'QUEUED', attempts = 0, run_at = now(), completed_at = NULL, result = NULL,
            dispatch_generation = t.dispatch_generation + 1, updated_at = now(),
            enqueued_generation = ${enqueuedGenerationExpr("t.dispatch_generation + 1", "now()", "$4::float8")}
-         FROM cand WHERE t.id = cand.id
+         FROM cand WHERE ${sameId("t", "cand")}
          RETURNING ${RETURNING_FOR_CTES}, cand.from_status
        ),
        ev AS (${eventInsert("upd", "$3", "'redrive'")}),

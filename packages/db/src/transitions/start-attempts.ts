@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { prepared, type Database, type Queryable } from "../database.js";
 import { mapTaskRow, taskColumnsOf, type TaskRecord } from "../tasks/task-record.js";
-import { eventInsert } from "./sql-fragments.js";
+import { eventInsert, lockById, sameId } from "./sql-fragments.js";
 
 export interface StartedAttempt {
   task: TaskRecord;
@@ -41,21 +41,22 @@ function randomParts(n: number): string[] {
  * match again (fencing).
  */
 function startSql(candidates: string): string {
+  // Candidates carry `ord`, the order the caller gets the started tasks in (lease order for PULL).
   return `WITH cand AS (${candidates}),
     upd AS (
       UPDATE tasks t SET status = 'RUNNING', attempts = t.attempts + 1, lease_generation = t.lease_generation + 1,
         lease_token = 'lt_' || (t.lease_generation + 1) || '_' || cand.rand,
         lease_expires_at = now() + cand.lease_ms * interval '1 millisecond',
         started_at = COALESCE(t.started_at, now()), worker_id = $WORKER, updated_at = now()
-      FROM cand WHERE t.id = cand.id
-      RETURNING t.*, cand.from_status
+      FROM cand WHERE ${sameId("t", "cand")}
+      RETURNING t.*, cand.from_status, cand.ord
     ),
     att AS (
       INSERT INTO task_attempts (task_id, tenant_id, number, worker_id, lease_token, started_at)
       SELECT id, tenant_id, attempts, worker_id, lease_token, now() FROM upd
     ),
     ev AS (${eventInsert("upd", "$ACTOR")})
-    SELECT ${taskColumnsOf("u")}, ${PARENT_RESULTS} FROM upd u JOIN queues q ON q.id = u.queue_id`;
+    SELECT ${taskColumnsOf("u")}, ${PARENT_RESULTS} FROM upd u JOIN queues q ON q.id = u.queue_id ORDER BY u.ord`;
 }
 
 /**
@@ -102,19 +103,12 @@ export async function startAttemptsByIds(db: Database, taskIds: string[], option
   return mapStarted(res.rows);
 }
 
-// Built once: the same text for every batch. The probe locks by primary key
-// alone and the runnable test runs on the row it locked: OFFSET 0 keeps the
-// test out of the probe, where the planner could serve `id = $1` from a partial
-// index whose predicate the test implies, e.g. tasks_runnable_lane_idx with id
-// as its fourth column, a walk over every waiting task per id (0.5 ms each at
-// 20,000 waiting) that looked cheap while the table was small.
+// Built once: the same text for every batch.
 const START_BY_IDS = startSql(
-  `SELECT t.id, t.status AS from_status, i.rand,
+  `SELECT t.id, t.status AS from_status, i.rand, i.ord,
      (CASE WHEN $3::float8 > 0 THEN $3::float8 ELSE t.timeout_seconds * 1000 + $4::float8 END) AS lease_ms
-   FROM (SELECT u.id, u.rand FROM unnest($1::text[], $2::text[]) AS u(id, rand) ORDER BY u.id) i
-   CROSS JOIN LATERAL (
-     SELECT l.id, l.tenant_id, l.queue_id, l.status, l.run_at, l.ordering_key, l.timeout_seconds FROM tasks l
-     WHERE l.id = i.id OFFSET 0 FOR UPDATE OF l) t
+   FROM (SELECT u.id, u.rand, u.ord FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(id, rand, ord) ORDER BY u.id) i
+   CROSS JOIN LATERAL ${lockById("i.id", "l.id, l.tenant_id, l.queue_id, l.status, l.run_at, l.ordering_key, l.timeout_seconds")} t
    WHERE ${RUNNABLE}`,
 )
   .replace("$WORKER", "$5")
@@ -160,8 +154,9 @@ export async function startAttemptsFromQueueIn(
  * picked are released when the statement commits.
  */
 const LEASE_FROM_QUEUE = startSql(
-  `SELECT p.id, p.from_status, ($6::text[])[row_number() OVER ()] AS rand, p.lease_ms FROM (
-     SELECT w.id, w.from_status, w.lease_ms
+  `SELECT p.id, p.from_status, ($6::text[])[p.ord] AS rand, p.lease_ms, p.ord FROM (
+     SELECT w.id, w.from_status, w.lease_ms,
+       row_number() OVER (ORDER BY GREATEST(1, l.lane - floor(extract(epoch FROM now() - w.run_at) / $3::float8)), w.run_at, w.id) AS ord
      FROM (VALUES ('HIGH'::"Priority", 1), ('NORMAL'::"Priority", 2), ('LOW'::"Priority", 3)) AS l(priority, lane)
      CROSS JOIN LATERAL (
        SELECT t.id, t.status AS from_status, t.run_at,
@@ -173,7 +168,7 @@ const LEASE_FROM_QUEUE = startSql(
      -- Checked once for the whole statement, not per row (which also spoils the lane estimates).
      WHERE NOT (SELECT pq.paused FROM queues pq WHERE pq.id = $1)
      -- Aging: each PRIORITY_AGING_SECONDS of waiting counts one lane higher (LOW reaches HIGH after two).
-     ORDER BY GREATEST(1, l.lane - floor(extract(epoch FROM now() - w.run_at) / $3::float8)), w.run_at, w.id
+     ORDER BY ord
      LIMIT $2) p`,
 )
   .replace("$WORKER", "$4")
