@@ -22,15 +22,18 @@ export interface DatabaseOptions {
 }
 
 /**
- * Planner settings for every session of the pool. Postgres's default
- * random_page_cost (4) models spinning disks; a queue's hot tables live in
- * memory, where an index probe costs little more than a sequential read. With
- * the default, a plan cached while `tasks` was small (a fresh install, or
- * statistics behind a fast-growing table) kept hashing a sequential scan of
- * the whole table into each 50-row start: 35-40 ms per statement at 20,000
- * rows, against 2 ms with primary-key probes.
+ * Planner settings for every session of the pool.
+ * - random_page_cost 1.1: Postgres's default (4) models spinning disks; a
+ *   queue's hot tables live in memory, where an index probe costs little more
+ *   than a sequential read. With the default, plans cached while `tasks` was
+ *   small (a fresh install, or statistics behind a fast-growing table) kept
+ *   scanning the whole table for each task of a start or completion.
+ * - jit off: every statement here is an OLTP statement of a few ms. When a
+ *   misestimate pushed one past the JIT cost threshold it compiled on every
+ *   execution: 60 ms for a 16-task start, 2 s for a lease-expiry sweep that
+ *   found nothing.
  */
-export const SESSION_PLANNER_OPTIONS = "-c random_page_cost=1.1";
+export const SESSION_PLANNER_OPTIONS = "-c random_page_cost=1.1 -c jit=off";
 
 export function createDatabase(options: DatabaseOptions): Database {
   const pool = new pg.Pool({
