@@ -302,7 +302,12 @@ describe("dispatch outbox", () => {
     await seedPushQueue(db, tenantId, "legacy", "http://127.0.0.1:9/never");
     const { tasks } = await submitTasks(db, tenantId, [spec({ type: "old", queue: "legacy" })], { horizonMs: 60_000 });
     await db.pool.query("DELETE FROM outbox WHERE tenant_id = $1", [tenantId]);
-    await db.pool.query("INSERT INTO outbox (kind, tenant_id, task_id) VALUES ('DISPATCH_TASK', $1, $2)", [tenantId, tasks[0]!.id]);
+    // available_at is stored to the millisecond, rounded: written at now() it can lie up to
+    // half a millisecond ahead of a drain that follows at once, which would not see it yet.
+    await db.pool.query("INSERT INTO outbox (kind, tenant_id, task_id, available_at) VALUES ('DISPATCH_TASK', $1, $2, now() - interval '1 second')", [
+      tenantId,
+      tasks[0]!.id,
+    ]);
     const enqueued: DispatchIntent[] = [];
     expect(await drainDispatchOutbox(db, 50, 0, async (intents) => void enqueued.push(...intents))).toEqual({ rows: 1, tasks: 1 });
     expect(enqueued.map((i) => i.taskId)).toEqual([tasks[0]!.id]);
