@@ -263,12 +263,12 @@ export class FairFetcher {
       this.executing++;
       const { tenantId, queueId } = attempt.task;
       const slotId = slotOf.get(attempt.task.id) ?? "";
-      let executing = true;
+      let requestOut = true;
       // The fleet-wide slot goes back with the local one: queue and tenant concurrency
       // bound the requests an endpoint is serving, and this one is over.
       const executed = () => {
-        if (!executing) return;
-        executing = false;
+        if (!requestOut) return;
+        requestOut = false;
         this.executing--;
         this.limits
           .release(tenantId, queueId, slotId)
