@@ -128,3 +128,21 @@ describe("plans cached while tasks was small", () => {
     }
   });
 });
+
+describe("session planner settings", () => {
+  const settingsOf = async (url: string) => {
+    const db = createDatabase({ url, max: 1, applicationName: "tasklane-test" });
+    try {
+      return (await db.pool.query("SELECT current_setting('random_page_cost') AS rpc, current_setting('jit') AS jit, current_setting('statement_timeout') AS st")).rows[0];
+    } finally {
+      await db.close();
+    }
+  };
+
+  it("apply to every pooled session; options in DATABASE_URL come after them, so they add to them or override them", async () => {
+    expect(await settingsOf(t.url)).toEqual({ rpc: "1.1", jit: "off", st: "0" });
+    const withOptions = new URL(t.url);
+    withOptions.searchParams.set("options", "-c statement_timeout=1234 -c random_page_cost=2");
+    expect(await settingsOf(withOptions.toString())).toEqual({ rpc: "2", jit: "off", st: "1234ms" });
+  });
+});

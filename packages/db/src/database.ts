@@ -35,12 +35,24 @@ export interface DatabaseOptions {
  */
 export const SESSION_PLANNER_OPTIONS = "-c random_page_cost=1.1 -c jit=off";
 
+/**
+ * The connection string without its own `options`, and the session options:
+ * ours, then the URL's, which come later and so win. pg lets `options` in the
+ * URL replace the pool's outright, which would silently drop ours.
+ */
+export function sessionConnection(url: string): { connectionString: string; options: string } {
+  const parsed = new URL(url);
+  const own = parsed.searchParams.get("options");
+  if (own === null) return { connectionString: url, options: SESSION_PLANNER_OPTIONS };
+  parsed.searchParams.delete("options");
+  return { connectionString: parsed.toString(), options: `${SESSION_PLANNER_OPTIONS} ${own}` };
+}
+
 export function createDatabase(options: DatabaseOptions): Database {
   const pool = new pg.Pool({
-    connectionString: options.url,
+    ...sessionConnection(options.url),
     max: options.max ?? 10,
     application_name: options.applicationName ?? "tasklane",
-    options: SESSION_PLANNER_OPTIONS,
     // A lost Postgres must surface as an error quickly, not as a hung request.
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
