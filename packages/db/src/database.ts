@@ -33,14 +33,14 @@ export interface DatabaseOptions {
  *   execution: 60 ms for a 16-task start, 2 s for a lease-expiry sweep that
  *   found nothing.
  */
-export const SESSION_PLANNER_OPTIONS = "-c random_page_cost=1.1 -c jit=off";
+const SESSION_PLANNER_OPTIONS = "-c random_page_cost=1.1 -c jit=off";
 
 /**
  * The connection string without its own `options`, and the session options:
  * ours, then the URL's, which come later and so win. pg lets `options` in the
  * URL replace the pool's outright, which would silently drop ours.
  */
-export function sessionConnection(url: string): { connectionString: string; options: string } {
+function sessionConnection(url: string): { connectionString: string; options: string } {
   const parsed = new URL(url);
   const own = parsed.searchParams.get("options");
   if (own === null) return { connectionString: url, options: SESSION_PLANNER_OPTIONS };

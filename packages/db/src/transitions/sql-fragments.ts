@@ -100,7 +100,7 @@ export function releaseNextInOrder(source: string, horizonParam: string): string
         WHERE s.ordering_key IS NOT NULL AND s.status IN ('SUCCEEDED', 'DEAD', 'CANCELLED', 'SKIPPED')
           AND o.status IN ('QUEUED', 'SCHEDULED', 'RETRYING')
         ORDER BY o.tenant_id, o.ordering_key, o.id
-      ) nx WHERE t.id = nx.id
+      ) nx WHERE ${sameId("t", "nx")}
       RETURNING t.*
     ),
     ${dispatchOutboxCtes("relob", "rel", horizonParam)}`;

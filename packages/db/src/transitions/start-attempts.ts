@@ -91,14 +91,11 @@ export async function startAttemptsByIds(db: Database, taskIds: string[], option
   if (taskIds.length === 0) return [];
   const fixedMs = typeof options.leaseMs === "number" ? options.leaseMs : 0;
   const graceMs = typeof options.leaseMs === "number" ? 0 : options.leaseMs.timeoutPlusMs;
-  // One primary-key probe per id (LATERAL): a join the planner may turn into
-  // a bitmap scan over every RUNNING or queued row when its statistics lag
-  // behind a fast-growing table, which cost more than the update itself.
-  // No SKIP LOCKED: these jobs are already out of Redis, so a task skipped
-  // because the scheduler was promoting it (SCHEDULED -> QUEUED) at that
-  // moment would wait for the reconciler's sweep, seconds late. Waiting for
-  // that lock is short, and rows are locked in id order like every other
-  // transition that waits.
+  // One primary-key probe per id (lockById). No SKIP LOCKED: these jobs are
+  // already out of Redis, so a task skipped because the scheduler was
+  // promoting it (SCHEDULED -> QUEUED) at that moment would wait for the
+  // reconciler's sweep, seconds late. Waiting for that lock is short, and rows
+  // are locked in id order like every other transition that waits.
   const res = await db.pool.query(prepared(START_BY_IDS, [taskIds, randomParts(taskIds.length), fixedMs, graceMs, options.workerId, options.actor]));
   return mapStarted(res.rows);
 }

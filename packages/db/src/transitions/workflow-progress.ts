@@ -23,7 +23,7 @@
 import type pg from "pg";
 import type { WorkflowStatus } from "@tasklane/core";
 import { dispatchOutboxCtes, mapDispatchRow, type DispatchIntent } from "../outbox/dispatch-intent.js";
-import { enqueuedGenerationExpr, eventInsert, notifyOutboxInsert } from "./sql-fragments.js";
+import { enqueuedGenerationExpr, eventInsert, notifyOutboxInsert, sameId } from "./sql-fragments.js";
 
 /** Statuses a workflow waits on; keep in step with tasks_workflow_unfinished_idx. */
 export const UNFINISHED_TASK_STATUSES = "('SCHEDULED', 'BLOCKED', 'QUEUED', 'RUNNING', 'RETRYING')";
@@ -115,7 +115,7 @@ const ADVANCE_SQL = `WITH RECURSIVE src AS (
     UPDATE tasks t SET status = 'QUEUED', run_at = now(), updated_at = now(),
       dispatch_generation = t.dispatch_generation + 1,
       enqueued_generation = ${enqueuedGenerationExpr("t.dispatch_generation + 1", "now()", "$3::float8")}
-    FROM ready WHERE t.id = ready.id AND t.status = 'BLOCKED'
+    FROM ready WHERE ${sameId("t", "ready")} AND t.status = 'BLOCKED'
     RETURNING t.*, 'BLOCKED'::"TaskStatus" AS from_status
   ),
   relev AS (${eventInsert("rel", "$2", "'workflow dependencies succeeded'")}),
