@@ -160,11 +160,14 @@ describe("taskUpdated across gateway processes", () => {
   });
 
   it("filters by taskId and by queue", async () => {
-    const watched = await submit(keyA, "default");
-    const byTask = subscribe(gateways.b, keyA, `subscription ($id: ID) { taskUpdated(taskId: $id) { ${EVENT} } }`, { id: watched });
-    const byQueue = subscribe(gateways.b, keyA, taskUpdated(`(queue: "default")`));
     const everything = subscribe(gateways.b, keyA, taskUpdated());
     await live(everything, keyA);
+    const watched = await submit(keyA, "default");
+    // Subscribed only once the watched task's own QUEUED event has gone by: the relay publishes
+    // after the commit, and a subscription opened in between would rightly receive it.
+    await everything.until("watched task queued", seen(everything, watched, "QUEUED"));
+    const byTask = subscribe(gateways.b, keyA, `subscription ($id: ID) { taskUpdated(taskId: $id) { ${EVENT} } }`, { id: watched });
+    const byQueue = subscribe(gateways.b, keyA, taskUpdated(`(queue: "default")`));
     await live(byQueue, keyA);
 
     const pushTask = await submit(keyA, "hooks");
