@@ -52,7 +52,7 @@ const fetcher = new FairFetcher(ctx, async (started, executed) => {
   // Both instants come from Postgres (one clock); a lease expiry restart has runAt = its requeue time.
   ctx.metrics.startDelay.observe(Math.max(0, (started.task.startedAt ?? new Date()).getTime() - started.task.runAt.getTime()) / 1000);
   try {
-    await runAttempt(ctx, started, controller.signal, executed);
+    await runAttempt(ctx, started, controller, executed);
   } catch (error) {
     // The outcome could not be recorded (Postgres down?): the lease will expire and the task runs again.
     log.error({ err: error, taskId: started.task.id, tenantId: started.task.tenantId, attempt: started.task.attempts }, "could not record attempt outcome");

@@ -12,8 +12,9 @@ import { executePush } from "./push/execute-push.js";
  * while the outcome is being recorded). Every write names the
  * lease generation it was started under; a refusal means the task moved on
  * (cancelled, lease expired and re-leased) and this attempt's outcome is void.
+ * `controller` is the attempt's: a cancellation aborts it.
  */
-export async function runAttempt(ctx: WorkerContext, started: StartedAttempt, cancel: AbortSignal, executed: () => void): Promise<void> {
+export async function runAttempt(ctx: WorkerContext, started: StartedAttempt, controller: AbortController, executed: () => void): Promise<void> {
   const { task } = started;
   const info = ctx.directory.get(task.queueId);
   if (!info) {
@@ -45,7 +46,7 @@ export async function runAttempt(ctx: WorkerContext, started: StartedAttempt, ca
     },
     ctx.agent,
     ctx.env.ALLOW_PRIVATE_TARGETS,
-    cancel,
+    controller,
   );
   executed();
   ctx.metrics.execution.observe((Date.now() - startedAt) / 1000);

@@ -32,13 +32,20 @@ function parseResult(text: string): unknown {
   }
 }
 
+/** The abort reason of an attempt that ran out of time (any other abort is a cancellation). */
+const TIMED_OUT = Symbol("timed out");
+
 /**
  * POSTs one attempt to the queue's endpoint, signed per Standard Webhooks.
  * The outcome classification is the contract's: 2xx success; 408/429/5xx,
  * timeouts and network errors retryable (Retry-After honoured); other 4xx and
- * redirects permanent. `cancel` aborts the request when the task is cancelled.
+ * redirects permanent. `controller` is the attempt's own: the task's
+ * cancellation aborts it, and so does its timeout, armed here. One controller
+ * and one timer per request: `AbortSignal.timeout` plus `AbortSignal.any`
+ * cost ~30 µs of CPU per request (a local no-op endpoint, undici), over half
+ * again the request itself.
  */
-export async function executePush(target: PushTarget, agent: Agent, allowPrivate: boolean, cancel: AbortSignal): Promise<PushOutcome> {
+export async function executePush(target: PushTarget, agent: Agent, allowPrivate: boolean, controller: AbortController): Promise<PushOutcome> {
   const check = checkOutboundUrl(target.endpointUrl, { allowPrivate });
   if (!check.ok) return { kind: "failed", retryable: false, timedOut: false, error: `Endpoint refused: ${check.reason}` };
   const body = buildPushBody({
@@ -56,8 +63,9 @@ export async function executePush(target: PushTarget, agent: Agent, allowPrivate
     ...signatureHeaders(target.signingSecrets, `${target.taskId}_${target.attempt}`, timestamp, body),
     ...(target.traceParent !== undefined ? { traceparent: target.traceParent } : {}),
   };
-  const timeout = AbortSignal.timeout(target.timeoutSeconds * 1000);
-  const signal = AbortSignal.any([timeout, cancel]);
+  const { signal } = controller;
+  if (signal.aborted) return { kind: "aborted" };
+  const timer = setTimeout(() => controller.abort(TIMED_OUT), target.timeoutSeconds * 1000);
   try {
     const res = await request(check.url, { method: "POST", headers, body, dispatcher: agent, signal });
     const text = await readBoundedBody(res.body, MAX_RESULT_BYTES);
@@ -73,12 +81,14 @@ export async function executePush(target: PushTarget, agent: Agent, allowPrivate
       ...(retryAfter !== undefined ? { retryAfterSeconds: retryAfter } : {}),
     };
   } catch (error) {
-    if (cancel.aborted) return { kind: "aborted" };
-    if (timeout.aborted) return { kind: "failed", retryable: true, timedOut: true, error: `Timed out after ${target.timeoutSeconds} s` };
+    if (signal.reason === TIMED_OUT) return { kind: "failed", retryable: true, timedOut: true, error: `Timed out after ${target.timeoutSeconds} s` };
+    if (signal.aborted) return { kind: "aborted" };
     if (error instanceof BodyTooLargeError) return { kind: "failed", retryable: false, timedOut: false, error: error.message };
     const cause = error instanceof Error && error.cause instanceof PrivateTargetError ? error.cause : error;
     if (cause instanceof PrivateTargetError) return { kind: "failed", retryable: false, timedOut: false, error: cause.message };
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     return { kind: "failed", retryable: true, timedOut: false, error: `Network error: ${message}` };
+  } finally {
+    clearTimeout(timer);
   }
 }
