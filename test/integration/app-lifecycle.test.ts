@@ -85,7 +85,6 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  await dispatcher?.close();
   redis?.disconnect();
   await testRedis?.cleanup();
   await schedulerRedis?.cleanup();

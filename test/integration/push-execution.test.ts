@@ -73,7 +73,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(apps.map((a) => a.stop()));
-  await dispatcher?.close();
   redis?.disconnect();
   await receiver?.close();
   await tdb?.drop();

@@ -157,7 +157,6 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
       // Apollo's drain plugins stop accepting, let in-flight requests finish, and close sockets.
       await apollo.stop();
       await backlog.close();
-      await dispatcher.close();
       hub.close();
       doorbell.close();
       // quit() waits for a connection that may never come (Redis down): only a ready client gets a polite QUIT.

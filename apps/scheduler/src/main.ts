@@ -72,7 +72,6 @@ async function shutdown(signal: string): Promise<void> {
     process.exit(1);
   }, SHUTDOWN_TIMEOUT_MS).unref();
   await Promise.all(loops.map((l) => l.stop()));
-  await ctx.dispatcher.close();
   await aging.close();
   redis.disconnect();
   await db.close();

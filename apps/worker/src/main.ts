@@ -101,7 +101,6 @@ async function shutdown(signal: string): Promise<void> {
   while (fetcher.running > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   await ctx.completions.flush();
   directory.stop();
-  await ctx.dispatcher.close();
   subscriber.disconnect();
   redis.disconnect();
   // close() would wait for requests abandoned after the grace period; destroy() cuts them.

@@ -1,0 +1,106 @@
+/**
+ * The task dispatcher (packages/queue) writes jobs with its own script
+ * (scripts/add-jobs.lua) in BullMQ's layout. Here, against real Redis, its
+ * jobs are compared field by field with the same jobs added by BullMQ's
+ * addBulk, read and re-prioritized through BullMQ's Queue, and taken by the
+ * worker's JobTaker: a BullMQ release that moves the layout fails here.
+ */
+import { randomBytes } from "node:crypto";
+import { Priority } from "@tasklane/core";
+import type { DispatchIntent } from "@tasklane/db";
+import { createKeySpace, createRedis, createTaskDispatcher, JobTaker, jobIdFor } from "@tasklane/queue";
+import { Queue } from "bullmq";
+import { afterAll, describe, expect, it } from "vitest";
+
+describe("task dispatcher (add-jobs.lua)", () => {
+  const redis = createRedis("redis://127.0.0.1:6379/0", "add-jobs-test");
+  const keys = createKeySpace(`tl-add-${randomBytes(4).toString("hex")}`);
+  const tenantId = "ten_add";
+  const ours = keys.bullQueueName(tenantId, "que_ours");
+  const theirs = keys.bullQueueName(tenantId, "que_theirs");
+  const bull = new Queue(theirs, { connection: redis, prefix: keys.prefix });
+  const oursViaBull = new Queue(ours, { connection: redis, prefix: keys.prefix });
+  const dispatcher = createTaskDispatcher(redis, keys);
+  const taker = new JobTaker(redis, keys);
+
+  const intent = (taskId: string, priority: Priority, runAt: Date): DispatchIntent => ({ taskId, tenantId, queueId: "que_ours", priority, runAt, dispatchGeneration: 1 });
+  const rank = { [Priority.HIGH]: 1, [Priority.NORMAL]: 2, [Priority.LOW]: 3 } as Record<Priority, number>;
+  /** The job BullMQ's addBulk would write for the same intent, in the other queue. */
+  const bullJob = (i: DispatchIntent, now: number) => ({
+    name: "task",
+    data: { taskId: i.taskId, tenantId, queueId: "que_ours", dispatchGeneration: 1, lane: rank[i.priority] },
+    opts: { jobId: jobIdFor(i.taskId, 1), priority: rank[i.priority], delay: Math.max(0, i.runAt.getTime() - now), removeOnComplete: true, removeOnFail: true, attempts: 1 },
+  });
+  const zset = (queue: string, set: string) => redis.zrange(`${keys.prefix}:${queue}:${set}`, 0, -1, "WITHSCORES");
+
+  afterAll(async () => {
+    for (const q of [bull, oursViaBull]) {
+      await q.obliterate({ force: true });
+      await q.close();
+    }
+    await redis.del(keys.activeQueues);
+    redis.disconnect();
+  });
+
+  it("writes each job as BullMQ's addBulk does: the same hash fields, the same scores", async () => {
+    const now = Date.now();
+    const intents = [intent("t-normal", Priority.NORMAL, new Date(now - 5)), intent("t-high", Priority.HIGH, new Date(now)), intent("t-later", Priority.LOW, new Date(now + 60_000))];
+    await dispatcher.dispatch(intents);
+    await bull.addBulk(intents.map((i) => bullJob(i, now)));
+
+    for (const i of intents) {
+      const id = jobIdFor(i.taskId, 1);
+      const mine = await redis.hgetall(keys.jobKey(ours, id));
+      const bulls = await redis.hgetall(keys.jobKey(theirs, id));
+      const { timestamp: myTimestamp, opts: myOpts, delay: myDelay, ...myRest } = mine;
+      const { timestamp: bullTimestamp, opts: bullOpts, delay: bullDelay, ...bullRest } = bulls;
+      expect(myRest).toEqual(bullRest);
+      expect(JSON.parse(myOpts as string)).toEqual({ ...JSON.parse(bullOpts as string), delay: Number(myDelay) });
+      // Both stamp the job with the adding client's clock; the delay is the same instant seen from each.
+      expect(Number(myTimestamp) + Number(myDelay)).toBe(i.runAt.getTime() > now ? i.runAt.getTime() : Number(myTimestamp));
+      expect(Math.abs(Number(myTimestamp) + Number(myDelay) - (Number(bullTimestamp) + Number(bullDelay)))).toBeLessThan(1000);
+    }
+    // Due jobs: priority * 2^32 + the queue's counter, in the order given.
+    expect(await zset(ours, "prioritized")).toEqual(await zset(theirs, "prioritized"));
+    const [laterId, laterScore] = await zset(ours, "delayed");
+    expect(laterId).toBe(jobIdFor("t-later", 1));
+    expect(Math.floor(Number(laterScore) / 0x1000)).toBe(now + 60_000);
+    expect(await redis.sismember(keys.activeQueues, ours)).toBe(1);
+  });
+
+  it("is read, counted and re-prioritized by BullMQ's own Queue", async () => {
+    expect(await oursViaBull.getJobCounts("prioritized", "delayed", "wait")).toEqual({ prioritized: 2, delayed: 1, wait: 0 });
+    const later = await oursViaBull.getJob(jobIdFor("t-later", 1));
+    expect(later?.data).toEqual({ taskId: "t-later", tenantId, queueId: "que_ours", dispatchGeneration: 1, lane: 3 });
+    expect(later?.opts.priority).toBe(3);
+    const normal = await oursViaBull.getJob(jobIdFor("t-normal", 1));
+    await normal?.changePriority({ priority: 1 });
+    expect((await taker.take(ours, 10)).map((j) => j.data.taskId)).toEqual(["t-high", "t-normal"]);
+  });
+
+  it("adds nothing for a generation that is already there, and keeps same-millisecond delayed jobs in order", async () => {
+    const due = Date.now() + 50;
+    const batch = Array.from({ length: 5 }, (_, n) => intent(`t-same-${n}`, Priority.NORMAL, new Date(due)));
+    await dispatcher.dispatch(batch);
+    const delayedBefore = await zset(ours, "delayed");
+    const counterBefore = await redis.get(`${keys.prefix}:${ours}:pc`);
+    await dispatcher.dispatch([...batch, intent("t-later", Priority.LOW, new Date(due + 60_000))]);
+    expect(await zset(ours, "delayed")).toEqual(delayedBefore);
+    expect(await redis.get(`${keys.prefix}:${ours}:pc`)).toBe(counterBefore);
+
+    const taken = await taker.take(ours, 10, due + 1);
+    expect(taken.map((j) => j.data.taskId)).toEqual(batch.map((i) => i.taskId));
+    expect(await oursViaBull.getJobCounts("prioritized", "delayed")).toEqual({ prioritized: 0, delayed: 1 });
+  });
+
+  it("splits a large dispatch over several calls and adds every job once", async () => {
+    const now = Date.now();
+    const many = Array.from({ length: 2_345 }, (_, n) => intent(`t-many-${n}`, Priority.LOW, new Date(now)));
+    await dispatcher.dispatch(many);
+    const taken = await taker.take(ours, 5_000);
+    expect(taken).toHaveLength(many.length);
+    expect(new Set(taken.map((j) => j.data.taskId)).size).toBe(many.length);
+    expect(taken[0]?.data.taskId).toBe("t-many-0");
+    expect(taken.at(-1)?.data.taskId).toBe("t-many-2344");
+  });
+});
