@@ -8,6 +8,7 @@ import type { WorkerContext } from "./context.js";
 import { FairFetcher } from "./fetch/fair-fetcher.js";
 import { QueueDirectory } from "./fetch/queue-directory.js";
 import { createWorkerMetrics } from "./metrics.js";
+import { AttemptAbort } from "./push/attempt-abort.js";
 import { createOutboundAgent } from "@tasklane/outbound";
 import { runAttempt } from "./task-runner.js";
 
@@ -43,16 +44,16 @@ const ctx: WorkerContext = {
 };
 
 /** Attempts in flight, by task id, so a cancellation can abort the request. */
-const inFlight = new Map<string, AbortController>();
+const inFlight = new Map<string, AttemptAbort>();
 const fetcher = new FairFetcher(ctx, async (started, executed) => {
-  const controller = new AbortController();
-  inFlight.set(started.task.id, controller);
+  const abort = new AttemptAbort();
+  inFlight.set(started.task.id, abort);
   ctx.metrics.starts.inc();
   ctx.metrics.inFlight.inc();
   // Both instants come from Postgres (one clock); a lease expiry restart has runAt = its requeue time.
   ctx.metrics.startDelay.observe(Math.max(0, (started.task.startedAt ?? new Date()).getTime() - started.task.runAt.getTime()) / 1000);
   try {
-    await runAttempt(ctx, started, controller, executed);
+    await runAttempt(ctx, started, abort, executed);
   } catch (error) {
     // The outcome could not be recorded (Postgres down?): the lease will expire and the task runs again.
     log.error({ err: error, taskId: started.task.id, tenantId: started.task.tenantId, attempt: started.task.attempts }, "could not record attempt outcome");

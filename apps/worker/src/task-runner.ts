@@ -4,6 +4,7 @@ import { SpanKind, TaskAttr, endSpan, outboundTraceParent, startTaskSpan, withTa
 import { dispatchAfterCommit } from "@tasklane/queue";
 import type { WorkerContext } from "./context.js";
 import { failureOutcome } from "./metrics.js";
+import type { AttemptAbort } from "./push/attempt-abort.js";
 import { executePush } from "./push/execute-push.js";
 
 /**
@@ -12,9 +13,9 @@ import { executePush } from "./push/execute-push.js";
  * while the outcome is being recorded). Every write names the
  * lease generation it was started under; a refusal means the task moved on
  * (cancelled, lease expired and re-leased) and this attempt's outcome is void.
- * `controller` is the attempt's: a cancellation aborts it.
+ * `abort` is the attempt's: a cancellation aborts it.
  */
-export async function runAttempt(ctx: WorkerContext, started: StartedAttempt, controller: AbortController, executed: () => void): Promise<void> {
+export async function runAttempt(ctx: WorkerContext, started: StartedAttempt, abort: AttemptAbort, executed: () => void): Promise<void> {
   const { task } = started;
   const info = ctx.directory.get(task.queueId);
   if (!info) {
@@ -46,7 +47,7 @@ export async function runAttempt(ctx: WorkerContext, started: StartedAttempt, co
     },
     ctx.agent,
     ctx.env.ALLOW_PRIVATE_TARGETS,
-    controller,
+    abort,
   );
   executed();
   ctx.metrics.execution.observe((Date.now() - startedAt) / 1000);

@@ -1,6 +1,7 @@
 import { MAX_RESULT_BYTES, buildPushBody, checkOutboundUrl, classifyHttpStatus, parseRetryAfter, signatureHeaders } from "@tasklane/core";
 import { request, type Agent } from "undici";
 import { BodyTooLargeError, PrivateTargetError, readBoundedBody } from "@tasklane/outbound";
+import type { AttemptAbort } from "./attempt-abort.js";
 
 export interface PushTarget {
   taskId: string;
@@ -39,13 +40,12 @@ const TIMED_OUT = Symbol("timed out");
  * POSTs one attempt to the queue's endpoint, signed per Standard Webhooks.
  * The outcome classification is the contract's: 2xx success; 408/429/5xx,
  * timeouts and network errors retryable (Retry-After honoured); other 4xx and
- * redirects permanent. `controller` is the attempt's own: the task's
- * cancellation aborts it, and so does its timeout, armed here. One controller
- * and one timer per request: `AbortSignal.timeout` plus `AbortSignal.any`
- * cost ~30 µs of CPU per request (a local no-op endpoint, undici), over half
- * again the request itself.
+ * redirects permanent. `abort` is the attempt's own: the task's cancellation
+ * aborts it, and so does its timeout, armed here. One timer per request:
+ * `AbortSignal.timeout` plus `AbortSignal.any` cost ~30 µs of CPU per
+ * request (a local no-op endpoint, undici), over half again the request itself.
  */
-export async function executePush(target: PushTarget, agent: Agent, allowPrivate: boolean, controller: AbortController): Promise<PushOutcome> {
+export async function executePush(target: PushTarget, agent: Agent, allowPrivate: boolean, abort: AttemptAbort): Promise<PushOutcome> {
   const check = checkOutboundUrl(target.endpointUrl, { allowPrivate });
   if (!check.ok) return { kind: "failed", retryable: false, timedOut: false, error: `Endpoint refused: ${check.reason}` };
   const body = buildPushBody({
@@ -63,11 +63,10 @@ export async function executePush(target: PushTarget, agent: Agent, allowPrivate
     ...signatureHeaders(target.signingSecrets, `${target.taskId}_${target.attempt}`, timestamp, body),
     ...(target.traceParent !== undefined ? { traceparent: target.traceParent } : {}),
   };
-  const { signal } = controller;
-  if (signal.aborted) return { kind: "aborted" };
-  const timer = setTimeout(() => controller.abort(TIMED_OUT), target.timeoutSeconds * 1000);
+  if (abort.aborted) return { kind: "aborted" };
+  const timer = setTimeout(() => abort.abort(TIMED_OUT), target.timeoutSeconds * 1000);
   try {
-    const res = await request(check.url, { method: "POST", headers, body, dispatcher: agent, signal });
+    const res = await request(check.url, { method: "POST", headers, body, dispatcher: agent, signal: abort });
     const text = await readBoundedBody(res.body, MAX_RESULT_BYTES);
     const kind = classifyHttpStatus(res.statusCode);
     if (kind === "success") return { kind: "succeeded", result: parseResult(text), status: res.statusCode };
@@ -81,8 +80,8 @@ export async function executePush(target: PushTarget, agent: Agent, allowPrivate
       ...(retryAfter !== undefined ? { retryAfterSeconds: retryAfter } : {}),
     };
   } catch (error) {
-    if (signal.reason === TIMED_OUT) return { kind: "failed", retryable: true, timedOut: true, error: `Timed out after ${target.timeoutSeconds} s` };
-    if (signal.aborted) return { kind: "aborted" };
+    if (abort.reason === TIMED_OUT) return { kind: "failed", retryable: true, timedOut: true, error: `Timed out after ${target.timeoutSeconds} s` };
+    if (abort.aborted) return { kind: "aborted" };
     if (error instanceof BodyTooLargeError) return { kind: "failed", retryable: false, timedOut: false, error: error.message };
     const cause = error instanceof Error && error.cause instanceof PrivateTargetError ? error.cause : error;
     if (cause instanceof PrivateTargetError) return { kind: "failed", retryable: false, timedOut: false, error: cause.message };

@@ -1,0 +1,70 @@
+/**
+ * executePush against a real HTTP server on 127.0.0.1: how an attempt ends
+ * early, by its timeout or by its AttemptAbort (a cancellation).
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { generateSigningSecret } from "@tasklane/core";
+import { createOutboundAgent } from "@tasklane/outbound";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AttemptAbort } from "./attempt-abort.js";
+import { executePush, type PushTarget } from "./execute-push.js";
+
+describe("executePush", () => {
+  let server: Server;
+  let url = "";
+  const agent = createOutboundAgent(true, 5_000);
+  const requests: string[] = [];
+
+  beforeAll(async () => {
+    // "/hang" never answers; anything else answers 200 with a JSON result.
+    server = createServer((req, res) => {
+      requests.push(req.url ?? "");
+      if (req.url === "/hang") return;
+      res.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await agent.close();
+  });
+
+  const target = (path: string, timeoutSeconds = 30): PushTarget => ({
+    taskId: "tsk_1",
+    type: "t",
+    payload: {},
+    attempt: 1,
+    endpointUrl: `${url}${path}`,
+    timeoutSeconds,
+    signingSecrets: [generateSigningSecret()],
+  });
+
+  it("succeeds with the endpoint's JSON answer", async () => {
+    expect(await executePush(target("/ok"), agent, true, new AttemptAbort())).toEqual({ kind: "succeeded", result: { ok: true }, status: 200 });
+  });
+
+  it("fails retryably as timed out when the endpoint outlasts timeoutSeconds", async () => {
+    const outcome = await executePush(target("/hang", 1), agent, true, new AttemptAbort());
+    expect(outcome).toEqual({ kind: "failed", retryable: true, timedOut: true, error: "Timed out after 1 s" });
+  });
+
+  it("is aborted, not failed, when its AttemptAbort fires mid-request", async () => {
+    const hangsBefore = requests.filter((r) => r === "/hang").length;
+    const abort = new AttemptAbort();
+    const pending = executePush(target("/hang"), agent, true, abort);
+    while (requests.filter((r) => r === "/hang").length === hangsBefore) await new Promise((r) => setTimeout(r, 10));
+    abort.abort(new Error("cancelled"));
+    expect(await pending).toEqual({ kind: "aborted" });
+  });
+
+  it("sends nothing for an attempt aborted before it began", async () => {
+    const before = requests.length;
+    const abort = new AttemptAbort();
+    abort.abort(new Error("cancelled"));
+    expect(await executePush(target("/ok"), agent, true, abort)).toEqual({ kind: "aborted" });
+    expect(requests.length).toBe(before);
+  });
+});
