@@ -3,6 +3,7 @@ import { normalizeTaskSpec, parseInput, submitTaskInputSchema, type SubmitTaskIn
 import {
   cancelTask,
   completeAttempts,
+  completeAttemptsQuietly,
   drainDispatchOutbox,
   expireLeases,
   extendLease,
@@ -137,6 +138,34 @@ describe("leases and fencing", () => {
     expect(attempts).toHaveLength(1);
     expect(attempts[0]).toMatchObject({ number: 1, outcome: "SUCCEEDED", workerId: "w1" });
     expect(await statuses(task.id)).toEqual(["->QUEUED", "QUEUED>RUNNING", "RUNNING>SUCCEEDED"]);
+  });
+
+  it("records outcomes quietly (the PUSH worker's call) as completeAttempts does, refusing stale ones and releasing an ordering key", async () => {
+    const { tenantId } = await seedTenant(db);
+    const queueId = await seedPushQueue(db, tenantId, "quiet", "http://127.0.0.1:9/never");
+    const plain = await submitOne(tenantId, { type: "plain", queue: "quiet" });
+    const keyed = await submitOne(tenantId, { type: "keyed", queue: "quiet", orderingKey: "k" });
+    const next = await submitOne(tenantId, { type: "next", queue: "quiet", orderingKey: "k" });
+    const started = await startAttemptsByIds(db, [plain.id, keyed.id], { workerId: "w1", leaseMs: 30_000, actor: "test" });
+    expect(started.map((a) => a.task.id).sort()).toEqual([plain.id, keyed.id].sort());
+    const gen = (id: string) => started.find((a) => a.task.id === id)!.task.leaseGeneration;
+
+    const done = await completeAttemptsQuietly(
+      db,
+      [
+        { taskId: plain.id, leaseGeneration: gen(plain.id), result: { n: 1 } },
+        { taskId: keyed.id, leaseGeneration: gen(keyed.id), result: "k" },
+        { taskId: next.id, leaseGeneration: 0, result: null },
+      ],
+      "w1",
+    );
+    expect(done.refused).toEqual([next.id]);
+    expect(done.dispatch.map((d) => d.taskId)).toEqual([next.id]);
+    expect(await getTask(db, tenantId, plain.id)).toMatchObject({ status: "SUCCEEDED", result: { n: 1 } });
+    expect(await getTask(db, tenantId, keyed.id)).toMatchObject({ status: "SUCCEEDED", result: "k" });
+    expect((await listAttempts(db, [plain.id])).get(plain.id)![0]).toMatchObject({ number: 1, outcome: "SUCCEEDED" });
+    expect(await statuses(plain.id)).toEqual(["->QUEUED", "QUEUED>RUNNING", "RUNNING>SUCCEEDED"]);
+    expect((await completeAttemptsQuietly(db, [{ taskId: plain.id, leaseGeneration: gen(plain.id), result: 2 }], "w1")).refused).toEqual([plain.id]);
   });
 
   it("expires a lease: the attempt counts, the old token is void, the next lease has a higher generation", async () => {

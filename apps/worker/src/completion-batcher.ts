@@ -1,4 +1,4 @@
-import { completeAttempts, type Completion, type Database, type DispatchIntent } from "@tasklane/db";
+import { completeAttemptsQuietly, type Completion, type Database, type DispatchIntent } from "@tasklane/db";
 
 /**
  * Groups successful outcomes into one UPDATE: a completion statement has a
@@ -41,7 +41,7 @@ export class CompletionBatcher {
     this.pending = [];
     if (batch.length === 0) return;
     try {
-      const { refused, dispatch } = await completeAttempts(this.db, batch.map((b) => b.item), this.actor, this.horizonMs);
+      const { refused, dispatch } = await completeAttemptsQuietly(this.db, batch.map((b) => b.item), this.actor, this.horizonMs);
       const refusedSet = new Set(refused);
       for (const b of batch) b.resolve(!refusedSet.has(b.item.taskId));
       await this.onReleased(dispatch);
