@@ -263,6 +263,28 @@ describe("PULL leases through the API", () => {
     expect((await read(b.task.id))!.status).toBe("SUCCEEDED");
   });
 
+  it("completeTasks without `task` in the selection records the same (the statement then answers with ids only)", async () => {
+    const SETTLE_MANY = `mutation ($c: [TaskCompletionInput!]!) { completeTasks(completions: $c) { taskId accepted code } }`;
+    type Settled = { completeTasks: { taskId: string; accepted: boolean; code: string | null }[] };
+    for (let i = 0; i < 2; i++) await submit({ type: `settle-${i}`, queue: "default" });
+    const [a, b] = (await api<Leases>(LEASE, { w: "ws", max: 2 })).data!.leaseTasks as [Leases["leaseTasks"][0], Leases["leaseTasks"][0]];
+    const res = await api<Settled>(SETTLE_MANY, {
+      c: [
+        { taskId: a.task.id, leaseToken: a.leaseToken, result: { settled: true } },
+        { taskId: b.task.id, leaseToken: b.leaseToken.replace(/.$/, (ch) => (ch === "A" ? "B" : "A")) },
+      ],
+    });
+    expect(res.data?.completeTasks).toEqual([
+      { taskId: a.task.id, accepted: true, code: null },
+      { taskId: b.task.id, accepted: false, code: "CONFLICT" },
+    ]);
+    expect(await read(a.task.id)).toMatchObject({ status: "SUCCEEDED", result: { settled: true } });
+    expect((await read(b.task.id))!.status).toBe("RUNNING");
+    const again = await api<Settled>(SETTLE_MANY, { c: [{ taskId: a.task.id, leaseToken: a.leaseToken }, { taskId: b.task.id, leaseToken: b.leaseToken }] });
+    expect(again.data?.completeTasks.map((o) => o.code)).toEqual(["CONFLICT", null]);
+    expect((await read(b.task.id))!.status).toBe("SUCCEEDED");
+  });
+
   it("refuses to lease from a PUSH queue and answers NOT_FOUND for an unknown one", async () => {
     expect(codeOf(await api(`mutation { leaseTasks(queue: "hooks", workerId: "w") { leaseToken } }`))).toBe("BAD_USER_INPUT");
     expect(codeOf(await api(`mutation { leaseTasks(queue: "nope", workerId: "w") { leaseToken } }`))).toBe("NOT_FOUND");

@@ -44,7 +44,7 @@ const sleep = (ms: number, abort?: AbortSignal) =>
   });
 
 export type CompletionOutcome =
-  | { taskId: string; task: TaskRecord }
+  | { taskId: string; task?: TaskRecord }
   | { taskId: string; refused: "NOT_FOUND" | "CONFLICT" | "BAD_USER_INPUT"; message: string };
 
 /**
@@ -126,15 +126,15 @@ export class LeaseService {
       throw new BadUserInputError(`result exceeds ${MAX_RESULT_BYTES} bytes`, [{ path: "result", message: `at most ${MAX_RESULT_BYTES} bytes` }]);
     }
     const [outcome] = await this.completeMany(tenantId, [{ taskId, token, result }]);
-    if (outcome && "task" in outcome) return outcome.task;
-    throw outcome?.refused === "NOT_FOUND" ? new NotFoundError("Task", taskId) : new StaleLeaseError();
+    if (outcome && !("refused" in outcome) && outcome.task) return outcome.task;
+    throw outcome && "refused" in outcome && outcome.refused === "NOT_FOUND" ? new NotFoundError("Task", taskId) : new StaleLeaseError();
   }
 
   /**
    * completeTasks: many outcomes in one call. An item whose result is too large
    * is refused on its own (BAD_USER_INPUT) so the rest of the batch still lands.
    */
-  async completeMany(tenantId: string, items: { taskId: string; token: string; result: unknown }[]): Promise<CompletionOutcome[]> {
+  async completeMany(tenantId: string, items: { taskId: string; token: string; result: unknown }[], { withTasks = true } = {}): Promise<CompletionOutcome[]> {
     const oversized = new Set(items.filter((i) => i.result !== undefined && jsonByteLength(i.result) > MAX_RESULT_BYTES).map((i) => i.taskId));
     const startedAt = Date.now();
     const { outcomes, dispatch, releasedQueueIds } = await completeLeases(
@@ -142,15 +142,17 @@ export class LeaseService {
       tenantId,
       items.filter((i) => !oversized.has(i.taskId)).map((i) => ({ ...i, result: i.result ?? null })),
       this.deps.horizonMs,
+      // An outcome's span needs its task (trace context, attempt).
+      withTasks || tracingActive(),
     );
-    for (const o of outcomes) if ("task" in o) traceOutcome("task.complete", o.task, startedAt);
+    for (const o of outcomes) if ("task" in o && o.task !== undefined) traceOutcome("task.complete", o.task, startedAt);
     await this.deps.dispatch(dispatch);
     if (releasedQueueIds.length > 0) await this.deps.doorbell.ring(releasedQueueIds).catch(() => undefined);
     const byId = new Map(outcomes.map((o) => [o.taskId, o]));
     return items.map((i): CompletionOutcome => {
       if (oversized.has(i.taskId)) return { taskId: i.taskId, refused: "BAD_USER_INPUT", message: `result exceeds ${MAX_RESULT_BYTES} bytes` };
       const o = byId.get(i.taskId) as LeaseCompletionOutcome;
-      if ("task" in o) return o;
+      if (!("refused" in o)) return o;
       return { taskId: i.taskId, refused: o.refused, message: o.refused === "NOT_FOUND" ? new NotFoundError("Task").message : new StaleLeaseError().message };
     });
   }

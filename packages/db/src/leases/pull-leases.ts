@@ -10,7 +10,7 @@ import {
 import { prepared, withTransaction, type Database } from "../database.js";
 import type { DispatchIntent } from "../outbox/dispatch-intent.js";
 import type { TaskRecord } from "../tasks/task-record.js";
-import { completeAttempts, failAttempt, type Completion } from "../transitions/finish-attempts.js";
+import { completeAttempts, completeAttemptsQuietly, failAttempt, type Completion, type FinishResult } from "../transitions/finish-attempts.js";
 import { extendLease, type HeartbeatOutcome } from "../transitions/heartbeat.js";
 import { startAttemptsFromQueue, startAttemptsFromQueueIn, type StartedAttempt } from "../transitions/start-attempts.js";
 
@@ -130,8 +130,11 @@ export interface LeaseCompletion {
   result: unknown;
 }
 
-/** One item of completeLeases: the recorded task, or why it was refused (as completeLease would have thrown). */
-export type LeaseCompletionOutcome = { taskId: string; task: TaskRecord } | { taskId: string; refused: "NOT_FOUND" | "CONFLICT" };
+/**
+ * One item of completeLeases: recorded (with the task as it is now, when
+ * asked for), or why it was refused (as completeLease would have thrown).
+ */
+export type LeaseCompletionOutcome = { taskId: string; task?: TaskRecord } | { taskId: string; refused: "NOT_FOUND" | "CONFLICT" };
 
 /**
  * completeTask for many leases at once: one lookup and one completion
@@ -144,6 +147,8 @@ export async function completeLeases(
   tenantId: string,
   items: LeaseCompletion[],
   horizonMs: number,
+  /** Whether recorded outcomes carry their task; without, the statement answers with ids only. */
+  withTasks = true,
 ): Promise<{ outcomes: LeaseCompletionOutcome[]; dispatch: DispatchIntent[]; releasedQueueIds: string[] }> {
   const wellFormed = items.filter((i) => isWellFormedId(IdPrefix.task, i.taskId));
   const res = await db.pool.query<{ id: string; lease_token: string | null; lease_generation: number; workflow_id: string | null; worker_id: string | null }>(
@@ -171,18 +176,27 @@ export async function completeLeases(
       byActor.set(actor, list);
     }
   }
-  const recorded = new Map<string, TaskRecord>();
+  const recorded = new Map<string, TaskRecord | undefined>();
   const dispatch: DispatchIntent[] = [];
   const releasedQueueIds: string[] = [];
   for (const [actor, completions] of byActor) {
-    const done = await completeAttempts(db, completions, actor, horizonMs);
-    for (const task of done.accepted) recorded.set(task.id, task);
+    let done: Omit<FinishResult, "accepted">;
+    if (withTasks) {
+      const full = await completeAttempts(db, completions, actor, horizonMs);
+      for (const task of full.accepted) recorded.set(task.id, task);
+      done = full;
+    } else {
+      done = await completeAttemptsQuietly(db, completions, actor, horizonMs);
+      const refused = new Set(done.refused);
+      for (const c of completions) if (!refused.has(c.taskId)) recorded.set(c.taskId, undefined);
+    }
     dispatch.push(...done.dispatch);
     releasedQueueIds.push(...done.workflows.releasedQueueIds);
   }
   const outcomes = items.map((item): LeaseCompletionOutcome => {
+    if (!recorded.has(item.taskId)) return { taskId: item.taskId, refused: refusals.get(item.taskId) ?? "CONFLICT" };
     const task = recorded.get(item.taskId);
-    return task ? { taskId: item.taskId, task } : { taskId: item.taskId, refused: refusals.get(item.taskId) ?? "CONFLICT" };
+    return task ? { taskId: item.taskId, task } : { taskId: item.taskId };
   });
   return { outcomes, dispatch, releasedQueueIds: [...new Set(releasedQueueIds)] };
 }

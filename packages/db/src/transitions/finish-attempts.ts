@@ -112,8 +112,9 @@ export async function completeAttempts(db: Database, items: Completion[], actor:
 
 /**
  * completeAttempts for a caller that only needs to know which outcomes were
- * refused (the PUSH worker): the hot-path statement answers with ids, not the
- * task rows the worker used to parse for nothing (a twentieth of its CPU, with
+ * refused (the PUSH worker, a PULL worker's completeTasks without `task`): the
+ * hot-path statement answers with ids, not the task rows the worker used to
+ * parse for nothing (a twentieth of its CPU, with
  * the queue join they needed). What that statement cannot take (an ordering
  * key to release, a workflow, a stale lease) goes through completeAttempts.
  */
@@ -122,7 +123,7 @@ export async function completeAttemptsQuietly(
   items: Completion[],
   actor: string,
   horizonMs = DEFAULT_HORIZON_MS,
-): Promise<Pick<FinishResult, "refused" | "dispatch">> {
+): Promise<Omit<FinishResult, "accepted">> {
   const unhinted = items.filter((i) => typeof i.workflowId !== "string");
   let recorded = new Set<string>();
   if (unhinted.length > 0) {
@@ -130,9 +131,9 @@ export async function completeAttemptsQuietly(
     recorded = new Set(res.rows.map((r) => r.id));
   }
   const rest = items.filter((i) => !recorded.has(i.taskId));
-  if (rest.length === 0) return { refused: [], dispatch: [] };
-  const { refused, dispatch } = await completeAttempts(db, rest, actor, horizonMs);
-  return { refused, dispatch };
+  if (rest.length === 0) return { refused: [], dispatch: [], workflows: noProgress() };
+  const { refused, dispatch, workflows } = await completeAttempts(db, rest, actor, horizonMs);
+  return { refused, dispatch, workflows };
 }
 
 /**

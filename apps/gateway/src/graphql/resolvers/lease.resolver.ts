@@ -1,11 +1,13 @@
 /** Pull-mode worker calls: leases fenced by tokens, heartbeats, outcomes. */
 import { parseInput } from "@tasklane/core";
-import { Arg, Ctx, Float, ID, Int, Mutation, Resolver } from "type-graphql";
+import type { GraphQLResolveInfo } from "graphql";
+import { Arg, Ctx, Float, ID, Info, Int, Mutation, Resolver } from "type-graphql";
 import { requireTenant } from "../../auth/guards.js";
 import { Permission } from "../../auth/scopes.js";
 import type { GatewayContext } from "../context.js";
 import { completionsSchema, extendSecondsSchema, failErrorSchema, leaseArgsSchema, leaseTokenArgsSchema } from "../input-schemas.js";
 import { toTask } from "../mappers.js";
+import { selectsField } from "../selection.js";
 import { JSONScalar } from "../types/scalars.js";
 import { HeartbeatResult, Lease, Task, TaskCompletionInput, TaskCompletionOutcome } from "../types/task.js";
 
@@ -56,17 +58,20 @@ export class LeaseResolver {
   async completeTasks(
     @Arg("completions", () => [TaskCompletionInput]) completions: TaskCompletionInput[],
     @Ctx() ctx: GatewayContext,
+    @Info() info: GraphQLResolveInfo,
   ): Promise<TaskCompletionOutcome[]> {
     const caller = requireTenant(ctx.principal, Permission.WORK);
     const items = parseInput(completionsSchema, completions);
     const outcomes = await ctx.services.leases.completeMany(
       caller.tenantId,
       items.map((i) => ({ taskId: i.taskId, token: i.leaseToken, result: i.result })),
+      // A worker asks only whether each outcome landed (the SDK's Worker does): no task rows to read back.
+      { withTasks: selectsField(info, "task") },
     );
     return outcomes.map((o) =>
-      "task" in o
-        ? { taskId: o.taskId, accepted: true, task: toTask(o.task), code: null, message: null }
-        : { taskId: o.taskId, accepted: false, task: null, code: o.refused, message: o.message },
+      "refused" in o
+        ? { taskId: o.taskId, accepted: false, task: null, code: o.refused, message: o.message }
+        : { taskId: o.taskId, accepted: true, task: o.task ? toTask(o.task) : null, code: null, message: null },
     );
   }
 
