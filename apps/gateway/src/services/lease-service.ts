@@ -126,8 +126,9 @@ export class LeaseService {
       throw new BadUserInputError(`result exceeds ${MAX_RESULT_BYTES} bytes`, [{ path: "result", message: `at most ${MAX_RESULT_BYTES} bytes` }]);
     }
     const [outcome] = await this.completeMany(tenantId, [{ taskId, token, result }]);
-    if (outcome && !("refused" in outcome) && outcome.task) return outcome.task;
-    throw outcome && "refused" in outcome && outcome.refused === "NOT_FOUND" ? new NotFoundError("Task", taskId) : new StaleLeaseError();
+    if (outcome !== undefined && "refused" in outcome && outcome.refused === "NOT_FOUND") throw new NotFoundError("Task", taskId);
+    if (outcome === undefined || "refused" in outcome || outcome.task === undefined) throw new StaleLeaseError();
+    return outcome.task;
   }
 
   /**
@@ -145,7 +146,7 @@ export class LeaseService {
       // An outcome's span needs its task (trace context, attempt).
       withTasks || tracingActive(),
     );
-    for (const o of outcomes) if ("task" in o && o.task !== undefined) traceOutcome("task.complete", o.task, startedAt);
+    for (const o of outcomes) if (!("refused" in o) && o.task !== undefined) traceOutcome("task.complete", o.task, startedAt);
     await this.deps.dispatch(dispatch);
     if (releasedQueueIds.length > 0) await this.deps.doorbell.ring(releasedQueueIds).catch(() => undefined);
     const byId = new Map(outcomes.map((o) => [o.taskId, o]));
