@@ -113,10 +113,10 @@ export async function completeAttempts(db: Database, items: Completion[], actor:
 /**
  * completeAttempts for a caller that only needs to know which outcomes were
  * refused (the PUSH worker, a PULL worker's completeTasks without `task`): the
- * hot-path statement answers with ids, not the task rows the worker used to
- * parse for nothing (a twentieth of its CPU, with
- * the queue join they needed). What that statement cannot take (an ordering
- * key to release, a workflow, a stale lease) goes through completeAttempts.
+ * hot-path statement answers with ids, without the queue join, instead of
+ * task rows the worker parsed for nothing (about a twentieth of its CPU).
+ * What that statement cannot take (an ordering key to release, a workflow, a
+ * stale lease) goes through completeAttempts.
  */
 export async function completeAttemptsQuietly(
   db: Database,
