@@ -1,6 +1,6 @@
 /**
  * Group commit for submissions. Each submission costs a transaction, an
- * insert statement and an addBulk whatever its size, so a tenant sending many
+ * insert statement and a dispatch call whatever its size, so a tenant sending many
  * small submissions at once (submitTask one at a time, 32 in flight) spends
  * nearly all of it on per-statement overhead. Submissions of one tenant and
  * actor that arrive while that lane already has its statements in flight wait

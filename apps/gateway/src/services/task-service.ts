@@ -63,7 +63,7 @@ export function createTaskService({ db, dispatcher, log, announceCancel, horizon
         log.warn({ err: error, count: intents.length }, "post-commit dispatch failed; the outbox will deliver"),
       ),
     );
-  // Insert and post-commit dispatch together: merged submissions share the addBulk as well.
+  // Insert and post-commit dispatch together: merged submissions share the dispatch call as well.
   const coalescer = new SubmitCoalescer(async (tenantId, specs, actor) => {
     const result = await submitTasks(db, tenantId, specs, { horizonMs, actor });
     await dispatch(result.dispatch);

@@ -36,7 +36,7 @@ export function createReconciler(ctx: SchedulerContext) {
   }
 
   /**
-   * Pages are read one after another (keyset), but their addBulk calls overlap
+   * Pages are read one after another (keyset), but their dispatch calls overlap
    * with the next reads, up to REBUILD_IN_FLIGHT at once: Postgres, this
    * process and Redis then work at the same time instead of taking turns.
    */
