@@ -10,7 +10,7 @@ import {
 import { prepared, withTransaction, type Database } from "../database.js";
 import type { DispatchIntent } from "../outbox/dispatch-intent.js";
 import type { TaskRecord } from "../tasks/task-record.js";
-import { completeAttempts, completeAttemptsQuietly, failAttempt, type Completion, type FinishResult } from "../transitions/finish-attempts.js";
+import { completeAttempts, completeAttemptsQuietly, failAttempt, type Completion } from "../transitions/finish-attempts.js";
 import { extendLease, type HeartbeatOutcome } from "../transitions/heartbeat.js";
 import { startAttemptsFromQueue, startAttemptsFromQueueIn, type StartedAttempt } from "../transitions/start-attempts.js";
 
@@ -180,16 +180,12 @@ export async function completeLeases(
   const dispatch: DispatchIntent[] = [];
   const releasedQueueIds: string[] = [];
   for (const [actor, completions] of byActor) {
-    let done: Omit<FinishResult, "accepted">;
-    if (withTasks) {
-      const full = await completeAttempts(db, completions, actor, horizonMs);
-      for (const task of full.accepted) recorded.set(task.id, task);
-      done = full;
-    } else {
-      done = await completeAttemptsQuietly(db, completions, actor, horizonMs);
-      const refused = new Set(done.refused);
-      for (const c of completions) if (!refused.has(c.taskId)) recorded.set(c.taskId, undefined);
-    }
+    const done = withTasks
+      ? await completeAttempts(db, completions, actor, horizonMs)
+      : { accepted: [], ...(await completeAttemptsQuietly(db, completions, actor, horizonMs)) };
+    const refused = new Set(done.refused);
+    for (const c of completions) if (!refused.has(c.taskId)) recorded.set(c.taskId, undefined);
+    for (const task of done.accepted) recorded.set(task.id, task);
     dispatch.push(...done.dispatch);
     releasedQueueIds.push(...done.workflows.releasedQueueIds);
   }

@@ -79,44 +79,15 @@ function finishSql(
  * (workflow tasks, and stale outcomes, refused again) are recorded in a
  * transaction that then advances their workflows (workflow-progress.ts).
  */
-export async function completeAttempts(db: Database, items: Completion[], actor: string, horizonMs = DEFAULT_HORIZON_MS): Promise<FinishResult> {
-  if (items.length === 0) return { accepted: [], refused: [], dispatch: [], workflows: noProgress() };
-  const hinted = items.filter((i) => typeof i.workflowId === "string");
-  const unhinted = items.filter((i) => typeof i.workflowId !== "string");
-  // Each autocommit statement takes what it can; what it leaves goes on to the next.
-  const plain: { accepted: TaskRecord[]; dispatch: DispatchIntent[] } = { accepted: [], dispatch: [] };
-  let pending = unhinted;
-  for (const statement of [COMPLETE_UNORDERED, COMPLETE_OUTSIDE_WORKFLOWS]) {
-    if (pending.length === 0) break;
-    const done = await recordCompletions(db.pool, pending, actor, horizonMs, statement);
-    plain.accepted.push(...done.accepted);
-    plain.dispatch.push(...done.dispatch);
-    const recorded = new Set(done.accepted.map((t) => t.id));
-    pending = pending.filter((i) => !recorded.has(i.taskId));
-  }
-  const rest = [...hinted, ...pending];
-  if (rest.length === 0) return { ...plain, refused: [], workflows: noProgress() };
-  const inWorkflows = await withTransaction(db.pool, async (client) => {
-    const done = await recordCompletions(client, rest, actor, horizonMs, COMPLETE_ANY);
-    return { ...done, workflows: await advanceWorkflows(client, done.accepted, actor, horizonMs) };
-  });
-  const accepted = [...plain.accepted, ...inWorkflows.accepted];
-  const ok = new Set(accepted.map((t) => t.id));
-  return {
-    accepted,
-    refused: items.filter((i) => !ok.has(i.taskId)).map((i) => i.taskId),
-    dispatch: [...plain.dispatch, ...inWorkflows.dispatch, ...inWorkflows.workflows.dispatch],
-    workflows: inWorkflows.workflows,
-  };
+export function completeAttempts(db: Database, items: Completion[], actor: string, horizonMs = DEFAULT_HORIZON_MS): Promise<FinishResult> {
+  return completeThrough(db, items, actor, horizonMs, COMPLETE_UNORDERED);
 }
 
 /**
  * completeAttempts for a caller that only needs to know which outcomes were
  * refused (the PUSH worker, a PULL worker's completeTasks without `task`): the
- * hot-path statement answers with ids, without the queue join, instead of
- * task rows the worker parsed for nothing (about a twentieth of its CPU).
- * What that statement cannot take (an ordering key to release, a workflow, a
- * stale lease) goes through completeAttempts.
+ * lean statement answers with ids, without the queue join, instead of task
+ * rows the worker parsed for nothing (about a twentieth of its CPU).
  */
 export async function completeAttemptsQuietly(
   db: Database,
@@ -124,16 +95,41 @@ export async function completeAttemptsQuietly(
   actor: string,
   horizonMs = DEFAULT_HORIZON_MS,
 ): Promise<Omit<FinishResult, "accepted">> {
-  const unhinted = items.filter((i) => typeof i.workflowId !== "string");
-  let recorded = new Set<string>();
-  if (unhinted.length > 0) {
-    const res = await db.pool.query<{ id: string }>(prepared(COMPLETE_UNORDERED_QUIETLY.text, completionParams(unhinted, actor, horizonMs, COMPLETE_UNORDERED_QUIETLY)));
-    recorded = new Set(res.rows.map((r) => r.id));
-  }
-  const rest = items.filter((i) => !recorded.has(i.taskId));
-  if (rest.length === 0) return { refused: [], dispatch: [], workflows: noProgress() };
-  const { refused, dispatch, workflows } = await completeAttempts(db, rest, actor, horizonMs);
+  const { refused, dispatch, workflows } = await completeThrough(db, items, actor, horizonMs, COMPLETE_UNORDERED_QUIETLY);
   return { refused, dispatch, workflows };
+}
+
+/** The walk both share; `accepted` holds the tasks of the statements that answer with tasks. */
+async function completeThrough(db: Database, items: Completion[], actor: string, horizonMs: number, lean: CompletionStatement): Promise<FinishResult> {
+  if (items.length === 0) return { accepted: [], refused: [], dispatch: [], workflows: noProgress() };
+  const hinted = items.filter((i) => typeof i.workflowId === "string");
+  const unhinted = items.filter((i) => typeof i.workflowId !== "string");
+  // Each autocommit statement takes what it can; what it leaves goes on to the next.
+  const accepted: TaskRecord[] = [];
+  const dispatch: DispatchIntent[] = [];
+  const recorded = new Set<string>();
+  let pending = unhinted;
+  for (const statement of [lean, COMPLETE_OUTSIDE_WORKFLOWS]) {
+    if (pending.length === 0) break;
+    const done = await recordCompletions(db.pool, pending, actor, horizonMs, statement);
+    accepted.push(...done.accepted);
+    dispatch.push(...done.dispatch);
+    for (const id of done.ids) recorded.add(id);
+    pending = pending.filter((i) => !recorded.has(i.taskId));
+  }
+  const rest = [...hinted, ...pending];
+  if (rest.length === 0) return { accepted, refused: [], dispatch, workflows: noProgress() };
+  const inWorkflows = await withTransaction(db.pool, async (client) => {
+    const done = await recordCompletions(client, rest, actor, horizonMs, COMPLETE_ANY);
+    return { ...done, workflows: await advanceWorkflows(client, done.accepted, actor, horizonMs) };
+  });
+  for (const id of inWorkflows.ids) recorded.add(id);
+  return {
+    accepted: [...accepted, ...inWorkflows.accepted],
+    refused: items.filter((i) => !recorded.has(i.taskId)).map((i) => i.taskId),
+    dispatch: [...dispatch, ...inWorkflows.dispatch, ...inWorkflows.workflows.dispatch],
+    workflows: inWorkflows.workflows,
+  };
 }
 
 /**
@@ -157,12 +153,13 @@ function completionSql(scope: string, releasesOrder = true, answersWithTasks = t
     answersWithTasks,
   );
   // Only the release uses the horizon ($5); a statement must not be sent parameters it does not name.
-  return { text, usesHorizon: releasesOrder };
+  return { text, usesHorizon: releasesOrder, answersWithTasks };
 }
 
 interface CompletionStatement {
   text: string;
   usesHorizon: boolean;
+  answersWithTasks: boolean;
 }
 
 const COMPLETE_UNORDERED = completionSql("t.workflow_id IS NULL AND t.ordering_key IS NULL", false);
@@ -170,25 +167,27 @@ const COMPLETE_OUTSIDE_WORKFLOWS = completionSql("t.workflow_id IS NULL");
 const COMPLETE_ANY = completionSql("TRUE");
 const COMPLETE_UNORDERED_QUIETLY = completionSql("t.workflow_id IS NULL AND t.ordering_key IS NULL", false, false);
 
-function completionParams(items: Completion[], actor: string, horizonMs: number, statement: CompletionStatement): unknown[] {
-  return [
-    items.map((i) => i.taskId),
-    items.map((i) => i.leaseGeneration),
-    items.map((i) => (i.result === undefined ? null : storableJson(JSON.stringify(i.result)))),
-    actor,
-    ...(statement.usesHorizon ? [horizonMs] : []),
-  ];
-}
-
 async function recordCompletions(
   q: Queryable,
   items: Completion[],
   actor: string,
   horizonMs: number,
   statement: CompletionStatement,
-): Promise<{ accepted: TaskRecord[]; dispatch: DispatchIntent[] }> {
-  const res = await q.query(prepared(statement.text, completionParams(items, actor, horizonMs, statement)));
-  return { accepted: res.rows.map(mapTaskRow), dispatch: mapReleased(res.rows) };
+): Promise<{ ids: string[]; accepted: TaskRecord[]; dispatch: DispatchIntent[] }> {
+  const res = await q.query<Record<string, unknown>>(
+    prepared(statement.text, [
+      items.map((i) => i.taskId),
+      items.map((i) => i.leaseGeneration),
+      items.map((i) => (i.result === undefined ? null : storableJson(JSON.stringify(i.result)))),
+      actor,
+      ...(statement.usesHorizon ? [horizonMs] : []),
+    ]),
+  );
+  return {
+    ids: res.rows.map((r) => r.id as string),
+    accepted: statement.answersWithTasks ? res.rows.map(mapTaskRow) : [],
+    dispatch: mapReleased(res.rows),
+  };
 }
 
 export interface Failure {
