@@ -111,7 +111,7 @@ describe("plans cached while tasks was small", () => {
     const toStart = grown.slice(0, 50).sort();
     const toComplete = started.slice(180);
     expect([...toStart, ...toComplete.map((a) => a.task.id)].every((id) => /^task_[0-9a-f]+$/.test(id))).toBe(true);
-    const startPlan = await planOf(start!.name, `${list(toStart, "text")}, ${list(toStart.map(() => "r"), "text")}, 0, 30000, 'w', 'test'`);
+    const startPlan = await planOf(start!.name, `${list(toStart, "text")}, ${list(toStart.map(() => "r"), "text")}, 0, 30000, 'w', 'test', 0`);
     const completionArgs = `${list(toComplete.map((a) => a.task.id), "text")}, ${list(toComplete.map((a) => a.task.leaseGeneration), "int")}, ${list(toComplete.map(() => "null"), "text")}, 'test'`;
     const completePlan = await planOf(complete!.name, completionArgs);
     const quietPlan = await planOf(quiet!.name, completionArgs);

@@ -16,6 +16,7 @@ import {
   submitTasks,
   type Database,
   type DispatchIntent,
+  type TaskRecord,
 } from "@tasklane/db";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
 import { seedPushQueue, seedTenant } from "../helpers/seed.js";
@@ -222,6 +223,36 @@ describe("leases and fencing", () => {
       HORIZON,
     );
     expect(await leaseOne(defaultQueueId)).toBeUndefined();
+  });
+
+  it("starts a PUSH task ahead of its runAt only within startAheadMs, counting the attempt and its lease from runAt", async () => {
+    const { tenantId } = await seedTenant(db);
+    await seedPushQueue(db, tenantId, "ahead", "https://example.com/hook");
+    const [soon, later, due] = (
+      await submitTasks(
+        db,
+        tenantId,
+        [spec({ type: "soon", queue: "ahead", delaySeconds: 2 }), spec({ type: "later", queue: "ahead", delaySeconds: 60 }), spec({ type: "due", queue: "ahead" })],
+        { horizonMs: HORIZON },
+      )
+    ).tasks as [TaskRecord, TaskRecord, TaskRecord];
+    const options = { workerId: "w1", leaseMs: { timeoutPlusMs: 15_000 }, actor: "test" };
+    // Without a look-ahead only the due task starts.
+    expect((await startAttemptsByIds(db, [soon.id, later.id], options)).map((a) => a.task.id)).toEqual([]);
+
+    const started = await startAttemptsByIds(db, [soon.id, later.id, due.id], { ...options, startAheadMs: 10_000 });
+    expect(started.map((a) => a.task.type).sort()).toEqual(["due", "soon"]);
+    const held = started.find((a) => a.task.id === soon.id)!;
+    const now = started.find((a) => a.task.id === due.id)!;
+    // Held until runAt by the database's clock, never longer than the time left.
+    expect(held.holdMs).toBeGreaterThan(0);
+    expect(held.holdMs).toBeLessThanOrEqual(2_000);
+    expect(now.holdMs).toBe(0);
+    expect(held.task.startedAt).toEqual(soon.runAt);
+    expect(held.leaseExpiresAt.getTime()).toBe(soon.runAt.getTime() + (soon.timeoutSeconds + 15) * 1000);
+    const [attempt] = (await listAttempts(db, [soon.id])).get(soon.id)!;
+    expect(attempt!.startedAt).toEqual(soon.runAt);
+    expect((await getTask(db, tenantId, later.id))!.status).toBe("SCHEDULED");
   });
 });
 

@@ -9,6 +9,7 @@ import { FairFetcher } from "./fetch/fair-fetcher.js";
 import { QueueDirectory } from "./fetch/queue-directory.js";
 import { createWorkerMetrics } from "./metrics.js";
 import { AttemptAbort } from "./push/attempt-abort.js";
+import { CancelMemory } from "./push/cancel-memory.js";
 import { createOutboundAgent } from "@tasklane/outbound";
 import { runAttempt } from "./task-runner.js";
 
@@ -45,9 +46,16 @@ const ctx: WorkerContext = {
 
 /** Attempts in flight, by task id, so a cancellation can abort the request. */
 const inFlight = new Map<string, AttemptAbort>();
+/**
+ * Cancellations heard for tasks with no attempt here yet: the cancel can land
+ * between the start statement's commit and the attempt's registration, and a
+ * task started ahead of its runAt would otherwise still be sent at runAt.
+ */
+const recentCancels = new CancelMemory();
 const fetcher = new FairFetcher(ctx, async (started, executed) => {
   const abort = new AttemptAbort();
   inFlight.set(started.task.id, abort);
+  if (recentCancels.take(started.task.id)) abort.abort(new Error("cancelled"));
   ctx.metrics.starts.inc();
   ctx.metrics.inFlight.inc();
   // Both instants come from Postgres (one clock); a lease expiry restart has runAt = its requeue time.
@@ -66,7 +74,11 @@ const fetcher = new FairFetcher(ctx, async (started, executed) => {
 await subscriber.subscribe(keys.doorbellChannel, keys.cancelChannel);
 subscriber.on("message", (channel: string, message: string) => {
   if (channel === keys.doorbellChannel) fetcher.ring(message);
-  else if (channel === keys.cancelChannel) inFlight.get(message)?.abort(new Error("cancelled"));
+  else if (channel === keys.cancelChannel) {
+    const attempt = inFlight.get(message);
+    if (attempt) attempt.abort(new Error("cancelled"));
+    else recentCancels.remember(message);
+  }
 });
 fetcher.start();
 const ops =

@@ -82,6 +82,12 @@ export const schedulerEnvSchema = baseEnvSchema.extend({
 
 export const workerEnvSchema = baseEnvSchema.extend({
   WORKER_CONCURRENCY: z.coerce.number().int().positive().max(10_000).default(100),
+  /**
+   * Delayed and retrying tasks are started this many ms before their runAt and
+   * their request is sent at runAt, so the fetch and the start statement are
+   * not part of how late they run. 0 starts nothing before it is due.
+   */
+  WORKER_START_AHEAD_MS: z.coerce.number().int().min(0).max(1_000).default(50),
   WORKER_ID: z.string().optional(),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
 });

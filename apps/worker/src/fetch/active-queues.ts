@@ -15,6 +15,8 @@ export class ActiveQueues {
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: KeySpace,
+    /** A delayed job counts as ready this long before it is due (WORKER_START_AHEAD_MS). */
+    private readonly aheadMs = 0,
   ) {}
 
   async refresh(): Promise<void> {
@@ -57,7 +59,7 @@ export class ActiveQueues {
     const score = earliest[1];
     if (score !== undefined) {
       // BullMQ scores delayed jobs as timestamp * 0x1000 + a counter.
-      this.emptyUntil.set(name, Math.floor(Number(score) / 0x1000));
+      this.emptyUntil.set(name, Math.floor(Number(score) / 0x1000) - this.aheadMs);
       return;
     }
     this.emptyUntil.set(name, Number.POSITIVE_INFINITY);

@@ -78,7 +78,7 @@ export class FairFetcher {
     /** Runs an attempt to its recorded outcome, calling `executed` once its request is over. */
     private readonly run: (started: StartedAttempt, executed: () => void) => Promise<void>,
   ) {
-    this.active = new ActiveQueues(ctx.redis, ctx.keys);
+    this.active = new ActiveQueues(ctx.redis, ctx.keys, ctx.env.WORKER_START_AHEAD_MS);
     this.limits = new FleetLimits(ctx.redis, ctx.keys);
     this.jobs = new JobTaker(ctx.redis, ctx.keys);
   }
@@ -222,7 +222,7 @@ export class FairFetcher {
       }
     }
     const rings = this.active.ringsHeard(name);
-    const jobs = await this.jobs.take(name, slots.length);
+    const jobs = await this.jobs.take(name, slots.length, Date.now() + this.ctx.env.WORKER_START_AHEAD_MS);
     if (jobs.length < slots.length) {
       await this.limits.release(tenantId, queueId, ...slots.splice(jobs.length));
       await this.active.markEmpty(name, rings);
@@ -250,7 +250,15 @@ export class FairFetcher {
     const started = await startAttemptsByIds(
       this.ctx.db,
       jobs.map((j) => j.job.data.taskId),
-      { workerId: this.ctx.workerId, leaseMs: { timeoutPlusMs: LEASE_GRACE_SECONDS * 1000 }, actor: this.ctx.workerId },
+      {
+        workerId: this.ctx.workerId,
+        leaseMs: { timeoutPlusMs: LEASE_GRACE_SECONDS * 1000 },
+        actor: this.ctx.workerId,
+        // Jobs were taken by this process's clock, the statement goes by the database's: twice the
+        // look-ahead, so a clock up to that far ahead of the database's does not get tasks refused
+        // whose jobs are already out of Redis (they would wait for the reconciler's sweep).
+        startAheadMs: 2 * this.ctx.env.WORKER_START_AHEAD_MS,
+      },
     );
     const startedIds = new Set(started.map((a) => a.task.id));
     // Jobs whose task was no longer runnable (cancelled, ordering key busy) give their slot back.

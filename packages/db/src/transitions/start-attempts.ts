@@ -9,6 +9,12 @@ export interface StartedAttempt {
   leaseExpiresAt: Date;
   /** Workflow tasks only: each parent's result by workflow key (`{}` for a root), for the PUSH body and the lease. */
   parents?: Record<string, unknown>;
+  /**
+   * Milliseconds from the statement's answer until the task's runAt, by the
+   * database's clock: a PUSH task started ahead of time (startAheadMs) runs
+   * this much later. 0 for a task that was due.
+   */
+  holdMs: number;
 }
 
 export interface StartOptions {
@@ -19,6 +25,16 @@ export interface StartOptions {
    */
   leaseMs: number | { timeoutPlusMs: number };
   actor: string;
+}
+
+export interface StartByIdsOptions extends StartOptions {
+  /**
+   * Also start tasks due within this many ms (PUSH only): the worker then holds
+   * each until its runAt (holdMs), so the start statement's round trip is off
+   * a delayed task's critical path. The attempt, its lease and startedAt count
+   * from runAt.
+   */
+  startAheadMs?: number;
 }
 
 const RANDOM_PART_BYTES = 16;
@@ -46,17 +62,21 @@ function startSql(candidates: string): string {
     upd AS (
       UPDATE tasks t SET status = 'RUNNING', attempts = t.attempts + 1, lease_generation = t.lease_generation + 1,
         lease_token = 'lt_' || (t.lease_generation + 1) || '_' || cand.rand,
-        lease_expires_at = now() + cand.lease_ms * interval '1 millisecond',
-        started_at = COALESCE(t.started_at, now()), worker_id = $WORKER, updated_at = now()
+        lease_expires_at = GREATEST(now(), t.run_at) + cand.lease_ms * interval '1 millisecond',
+        started_at = COALESCE(t.started_at, GREATEST(now(), t.run_at)), worker_id = $WORKER, updated_at = now()
       FROM cand WHERE ${sameId("t", "cand")}
       RETURNING t.*, cand.from_status, cand.ord
     ),
     att AS (
       INSERT INTO task_attempts (task_id, tenant_id, number, worker_id, lease_token, started_at)
-      SELECT id, tenant_id, attempts, worker_id, lease_token, now() FROM upd
+      SELECT id, tenant_id, attempts, worker_id, lease_token, GREATEST(now(), run_at) FROM upd
     ),
     ev AS (${eventInsert("upd", "$ACTOR")})
-    SELECT ${taskColumnsOf("u")}, ${PARENT_RESULTS} FROM upd u JOIN queues q ON q.id = u.queue_id ORDER BY u.ord`;
+    SELECT ${taskColumnsOf("u")}, ${PARENT_RESULTS},
+      -- From when the rows are returned (clock_timestamp), not from the statement's start (now()):
+      -- the time the statement itself took is already waited.
+      GREATEST(0, ceil(extract(epoch FROM u.run_at - clock_timestamp()) * 1000))::int AS hold_ms
+    FROM upd u JOIN queues q ON q.id = u.queue_id ORDER BY u.ord`;
 }
 
 /**
@@ -69,25 +89,30 @@ const PARENT_RESULTS = `CASE WHEN u.workflow_id IS NULL THEN NULL ELSE COALESCE(
     JOIN tasks p ON p.workflow_id = e.workflow_id AND p.workflow_key = e.parent_key
     WHERE e.workflow_id = u.workflow_id AND e.child_key = u.workflow_key), '{}'::jsonb) END AS parents`;
 
-/** Waiting, due, and no earlier task of the same ordering key unfinished. */
-const DUE_AND_UNBLOCKED = `t.status IN ('QUEUED', 'SCHEDULED', 'RETRYING') AND t.run_at <= now()
+/** Waiting, due by `dueBy`, and no earlier task of the same ordering key unfinished. */
+const dueAndUnblocked = (dueBy: string) => `t.status IN ('QUEUED', 'SCHEDULED', 'RETRYING') AND t.run_at <= ${dueBy}
   AND (t.ordering_key IS NULL OR NOT EXISTS (
     SELECT 1 FROM tasks o WHERE o.tenant_id = t.tenant_id AND o.ordering_key = t.ordering_key AND o.id < t.id
       AND o.status NOT IN ('SUCCEEDED', 'DEAD', 'CANCELLED', 'SKIPPED')))`;
 
-const RUNNABLE = `${DUE_AND_UNBLOCKED}
-  AND NOT EXISTS (SELECT 1 FROM queues pq WHERE pq.id = t.queue_id AND pq.paused)`;
+const DUE_AND_UNBLOCKED = dueAndUnblocked("now()");
 
 function mapStarted(rows: Record<string, unknown>[]): StartedAttempt[] {
   return rows.map((row) => {
     const task = mapTaskRow(row);
     const parents = row.parents as Record<string, unknown> | null;
-    return { task, leaseToken: task.leaseToken as string, leaseExpiresAt: task.leaseExpiresAt as Date, ...(parents !== null ? { parents } : {}) };
+    return {
+      task,
+      leaseToken: task.leaseToken as string,
+      leaseExpiresAt: task.leaseExpiresAt as Date,
+      holdMs: row.hold_ms as number,
+      ...(parents !== null ? { parents } : {}),
+    };
   });
 }
 
 /** PUSH: start the given tasks (picked from Redis). Those no longer runnable are left out. */
-export async function startAttemptsByIds(db: Database, taskIds: string[], options: StartOptions): Promise<StartedAttempt[]> {
+export async function startAttemptsByIds(db: Database, taskIds: string[], options: StartByIdsOptions): Promise<StartedAttempt[]> {
   if (taskIds.length === 0) return [];
   const fixedMs = typeof options.leaseMs === "number" ? options.leaseMs : 0;
   const graceMs = typeof options.leaseMs === "number" ? 0 : options.leaseMs.timeoutPlusMs;
@@ -96,7 +121,9 @@ export async function startAttemptsByIds(db: Database, taskIds: string[], option
   // promoting it (SCHEDULED -> QUEUED) at that moment would wait for the
   // reconciler's sweep, seconds late. Waiting for that lock is short, and rows
   // are locked in id order like every other transition that waits.
-  const res = await db.pool.query(prepared(START_BY_IDS, [taskIds, randomParts(taskIds.length), fixedMs, graceMs, options.workerId, options.actor]));
+  const res = await db.pool.query(
+    prepared(START_BY_IDS, [taskIds, randomParts(taskIds.length), fixedMs, graceMs, options.workerId, options.actor, options.startAheadMs ?? 0]),
+  );
   return mapStarted(res.rows);
 }
 
@@ -106,7 +133,8 @@ const START_BY_IDS = startSql(
      (CASE WHEN $3::float8 > 0 THEN $3::float8 ELSE t.timeout_seconds * 1000 + $4::float8 END) AS lease_ms
    FROM (SELECT u.id, u.rand, u.ord FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(id, rand, ord) ORDER BY u.id) i
    CROSS JOIN LATERAL ${lockById("i.id", "l.id, l.tenant_id, l.queue_id, l.status, l.run_at, l.ordering_key, l.timeout_seconds")} t
-   WHERE ${RUNNABLE}`,
+   WHERE ${dueAndUnblocked("now() + $7::float8 * interval '1 millisecond'")}
+     AND NOT EXISTS (SELECT 1 FROM queues pq WHERE pq.id = t.queue_id AND pq.paused)`,
 )
   .replace("$WORKER", "$5")
   .replace("$ACTOR", "$6");
