@@ -90,6 +90,36 @@ describe("SDK pull worker end to end", () => {
     expect(task.attemptHistory[0]?.error).toBe("transient failure on attempt 1");
   });
 
+  it("startAheadMs: leaseTasks leases a task due within it, with startInMs; the Worker starts its handler at runAt", async () => {
+    const client = await tenantClient();
+    const runAt = new Date(Date.now() + 1_500);
+    const submitted = await client.tasks.submit({ type: "ahead", runAt: runAt.toISOString() });
+    expect(await client.leases.lease({ queue: "default", workerId: "w", max: 5, waitSeconds: 0 })).toEqual([]);
+    expect(await client.leases.lease({ queue: "default", workerId: "w", max: 5, waitSeconds: 0, startAheadMs: 200 })).toEqual([]);
+    // A long poll with a look-ahead answers once the task is that close to its runAt, not at it.
+    const [lease] = await client.leases.lease({ queue: "default", workerId: "w", max: 5, waitSeconds: 5, startAheadMs: 1_000 });
+    const answeredAt = Date.now();
+    expect(lease?.task.id).toBe(submitted.id);
+    expect(answeredAt).toBeLessThan(runAt.getTime());
+    expect(lease!.startInMs).toBeGreaterThan(0);
+    expect(lease!.startInMs).toBeLessThanOrEqual(1_000);
+    // The attempt and the lease count from runAt.
+    expect(lease!.task.startedAt).toBe(runAt.toISOString());
+    expect(new Date(lease!.leaseExpiresAt).getTime()).toBe(runAt.getTime() + 30_000);
+    await client.leases.complete(submitted.id, lease!.leaseToken, null);
+
+    const started: number[] = [];
+    const worker = new Worker({ client, queue: "default", pollWaitSeconds: 1, startAheadMs: 1_000, handler: () => void started.push(Date.now()) });
+    workers.push(worker);
+    await worker.start();
+    const later = new Date(Date.now() + 1_500);
+    const second = await client.tasks.submit({ type: "ahead", runAt: later.toISOString() });
+    expect((await client.tasks.waitFor(second.id, { timeoutMs: 30_000 })).status).toBe("SUCCEEDED");
+    await worker.stop();
+    expect(started).toHaveLength(1);
+    expect(started[0]).toBeGreaterThanOrEqual(later.getTime());
+  });
+
   it("cancellation: cancelTask reaches the running handler's AbortSignal", async () => {
     const client = await tenantClient();
     const { task, abortReason } = await cancelRunningTask(client);

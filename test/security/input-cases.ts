@@ -152,6 +152,11 @@ export const BAD_NUMBERS: Array<{ label: string; query: string; vars: Record<str
     vars: { n },
   })),
   ...[-1, 1e9].map((n) => ({ label: `waitSeconds ${n}`, query: `mutation ($n: Float) { leaseTasks(queue: "default", workerId: "w", waitSeconds: $n) { leaseToken } }`, vars: { n } })),
+  ...[-1, 1_001, 2_147_483_647].map((n) => ({
+    label: `startAheadMs ${n}`,
+    query: `mutation ($n: Int) { leaseTasks(queue: "default", workerId: "w", startAheadMs: $n) { leaseToken } }`,
+    vars: { n },
+  })),
   ...[-1, 0, 1e6, 2_147_483_647].map((n) => ({ label: `workflows first ${n}`, query: `query ($n: Int) { workflows(first: $n) { id } }`, vars: { n } })),
   ...(["weight", "apiBurst", "maxPendingTasks", "dailyTaskQuota", "maxConcurrency"] as const).map((field) => ({
     label: `tenant ${field} -1`,

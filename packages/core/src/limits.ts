@@ -47,6 +47,8 @@ export const DEFAULT_LEASE_SECONDS = 30;
 export const MAX_LEASE_BATCH = 100;
 /** Longest long-poll in leaseTasks, below common proxy idle timeouts. */
 export const MAX_WAIT_SECONDS = 20;
+/** leaseTasks(startAheadMs): how far ahead of their runAt tasks may be leased (and held by the worker). */
+export const MAX_START_AHEAD_MS = 1_000;
 /** Every tenant starts with a PULL queue of this name (contract convention). */
 export const DEFAULT_QUEUE_NAME = "default";
 /**

@@ -146,6 +146,11 @@ export interface Lease<TPayload = unknown> {
   /** Changes with every lease; a stale token is refused. */
   leaseToken: string;
   leaseExpiresAt: DateTimeString;
+  /**
+   * Milliseconds from the answer until the task's runAt: run it no sooner.
+   * 0 unless it was leased ahead (LeaseRequest.startAheadMs); the lease counts from runAt.
+   */
+  startInMs: number;
 }
 
 export interface HeartbeatResult {
@@ -163,6 +168,12 @@ export interface LeaseRequest {
   leaseSeconds?: number;
   /** Long-poll: return as soon as one task can be leased, or empty when the wait ends (at most 20). */
   waitSeconds?: number;
+  /**
+   * Also lease tasks due within this many ms (at most 1,000), each with its startInMs:
+   * holding them until then takes the lease call's round trip off their start.
+   * @defaultValue 0
+   */
+  startAheadMs?: number;
 }
 
 // ---------------------------------------------------------------- queues

@@ -7,6 +7,7 @@
 import type { TasklaneClient } from "./client.js";
 import type { CompletionBatcher } from "./completion-batcher.js";
 import { ErrorCode, NonRetryableError, TaskAbortedError, isTasklaneError, type TaskAbortReason } from "./errors.js";
+import { delay } from "./delay.js";
 import type { Lease, Task } from "./types.js";
 
 export interface TaskContext {
@@ -89,6 +90,9 @@ export class TaskRun<TPayload, TResult> {
     this.#scheduleHeartbeat();
     let outcome: Outcome<TResult>;
     try {
+      // Leased ahead of its runAt (Worker.startAheadMs): the handler starts no sooner, and not at
+      // all when the task was aborted meanwhile (lease lost, shutdown), which reports as it would mid-run.
+      if (this.#lease.startInMs > 0 && !(await delay(this.#lease.startInMs, this.#controller.signal))) throw this.#controller.signal.reason;
       const parents = this.#lease.task.workflowId === null ? undefined : await this.#loadParents(this.#lease.task.workflowId);
       const ctx: TaskContext = {
         signal: this.#controller.signal,

@@ -2,7 +2,7 @@
  * zod schemas for arguments that core has no schema for (gateway-only
  * operations). Everything else is parsed with core's schemas.
  */
-import { DEFAULT_LEASE_SECONDS, MAX_PAGE_SIZE, MAX_LEASE_BATCH, MAX_LEASE_SECONDS, MAX_WAIT_SECONDS, nonBlankString, queueNameSchema } from "@tasklane/core";
+import { DEFAULT_LEASE_SECONDS, MAX_PAGE_SIZE, MAX_LEASE_BATCH, MAX_LEASE_SECONDS, MAX_START_AHEAD_MS, MAX_WAIT_SECONDS, nonBlankString, queueNameSchema } from "@tasklane/core";
 import { z } from "zod";
 import { API_KEY_SCOPES, ApiKeyScope } from "../auth/scopes.js";
 
@@ -28,6 +28,7 @@ export const leaseArgsSchema = z.object({
   max: z.number().int().min(1).max(MAX_LEASE_BATCH).nullish().transform((v) => v ?? 1),
   leaseSeconds: z.number().int().min(1).max(MAX_LEASE_SECONDS).nullish().transform((v) => v ?? DEFAULT_LEASE_SECONDS),
   waitSeconds: z.number().min(0).max(MAX_WAIT_SECONDS).nullish().transform((v) => v ?? 0),
+  startAheadMs: z.number().int().min(0).max(MAX_START_AHEAD_MS).nullish().transform((v) => v ?? 0),
 });
 
 export const leaseTokenArgsSchema = z.object({

@@ -23,6 +23,8 @@ export interface LeaseArgs {
   max: number;
   leaseSeconds: number;
   waitSeconds: number;
+  /** Also lease tasks due within this many ms (held by the worker until their runAt). */
+  startAheadMs: number;
 }
 
 export interface LeaseServiceDeps {
@@ -103,7 +105,7 @@ export class LeaseService {
           await sleep(Math.min(left, Math.max(POLL_MS, rateWaitMs)), abort);
           continue;
         }
-        await this.waitForWork(bell, queueId, left, abort);
+        await this.waitForWork(bell, queueId, left, args.startAheadMs, abort);
       } finally {
         bell.disarm();
       }
@@ -111,8 +113,8 @@ export class LeaseService {
   }
 
   /** Until the queue's bell rings or its next task falls due; at most POLL_MS and what is left of the call. */
-  private async waitForWork(bell: ArmedBell, queueId: string, leftMs: number, abort?: AbortSignal): Promise<void> {
-    const dueInMs = await msUntilNextDue(this.deps.db, queueId);
+  private async waitForWork(bell: ArmedBell, queueId: string, leftMs: number, startAheadMs: number, abort?: AbortSignal): Promise<void> {
+    const dueInMs = await msUntilNextDue(this.deps.db, queueId, startAheadMs);
     // Rounded up: waking a moment early would find the task not yet due and sleep again.
     await bell.wait(Math.min(leftMs, POLL_MS, dueInMs === null ? POLL_MS : Math.max(1, Math.ceil(dueInMs))), abort);
   }

@@ -20,6 +20,8 @@ export interface LeaseRequest {
   max: number;
   leaseSeconds: number;
   agingSeconds: number;
+  /** Also lease tasks due within this many ms; the worker holds each until its runAt (StartedAttempt.holdMs). */
+  startAheadMs?: number;
 }
 
 /**
@@ -40,7 +42,7 @@ export async function leaseFromPullQueue(db: Database, tenantId: string, req: Le
   const row = queue.rows[0];
   if (!row) throw new NotFoundError("Queue", req.queue);
   if (row.mode !== "PULL") throw new BadUserInputError(`Queue "${req.queue}" is a PUSH queue; only PULL queues are leased`);
-  const options = { workerId: req.workerId, leaseMs: req.leaseSeconds * 1000, actor: `worker:${req.workerId}` };
+  const options = { workerId: req.workerId, leaseMs: req.leaseSeconds * 1000, actor: `worker:${req.workerId}`, startAheadMs: req.startAheadMs ?? 0 };
   if (row.concurrency === null && row.max_concurrency === null) {
     return startAttemptsFromQueue(db, row.id, req.max, req.agingSeconds, options);
   }
@@ -64,23 +66,25 @@ export async function leaseFromPullQueue(db: Database, tenantId: string, req: Le
 }
 
 /**
- * Milliseconds until the queue's next waiting task falls due, or null when
+ * Milliseconds until the queue's next waiting task falls due (less
+ * `startAheadMs`: when it can be leased ahead), or null when
  * none is waiting for its time. A long-polling lease sleeps exactly that
  * long: delayed tasks and retries ring no doorbell, and polling for them on a
  * fixed interval made them start up to an interval late. Tasks already due
  * but not leasable (ordering key busy, queue paused) are left to the doorbell.
  */
-export async function msUntilNextDue(db: Database, queueId: string): Promise<number | null> {
+export async function msUntilNextDue(db: Database, queueId: string, startAheadMs = 0): Promise<number | null> {
   const res = await db.pool.query<{ ms: number | null }>(
     // One index probe per priority lane (tasks_runnable_lane_idx), whatever the backlog.
     prepared(
-      `SELECT (extract(epoch FROM min(l.run_at) - now()) * 1000)::float8 AS ms
+      `SELECT (extract(epoch FROM min(l.run_at) - now()) * 1000)::float8 - $2::float8 AS ms
        FROM (VALUES ('HIGH'::"Priority"), ('NORMAL'::"Priority"), ('LOW'::"Priority")) AS p(priority)
        CROSS JOIN LATERAL (
          SELECT t.run_at FROM tasks t
-         WHERE t.queue_id = $1 AND t.priority = p.priority AND t.status IN ('QUEUED', 'SCHEDULED', 'RETRYING') AND t.run_at > now()
+         WHERE t.queue_id = $1 AND t.priority = p.priority AND t.status IN ('QUEUED', 'SCHEDULED', 'RETRYING')
+           AND t.run_at > now() + $2::float8 * interval '1 millisecond'
          ORDER BY t.run_at LIMIT 1) l`,
-      [queueId],
+      [queueId, startAheadMs],
     ),
   );
   return res.rows[0]?.ms ?? null;

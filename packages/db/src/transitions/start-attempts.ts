@@ -27,12 +27,12 @@ export interface StartOptions {
   actor: string;
 }
 
-export interface StartByIdsOptions extends StartOptions {
+export interface StartAheadOptions extends StartOptions {
   /**
-   * Also start tasks due within this many ms (PUSH only): the worker then holds
-   * each until its runAt (holdMs), so the start statement's round trip is off
-   * a delayed task's critical path. The attempt, its lease and startedAt count
-   * from runAt.
+   * Also start tasks due within this many ms: the PUSH worker or the SDK
+   * Worker then holds each until its runAt (holdMs), so the start statement's
+   * round trip is off a delayed task's critical path. The attempt, its lease
+   * and startedAt count from runAt.
    */
   startAheadMs?: number;
 }
@@ -95,7 +95,6 @@ const dueAndUnblocked = (dueBy: string) => `t.status IN ('QUEUED', 'SCHEDULED', 
     SELECT 1 FROM tasks o WHERE o.tenant_id = t.tenant_id AND o.ordering_key = t.ordering_key AND o.id < t.id
       AND o.status NOT IN ('SUCCEEDED', 'DEAD', 'CANCELLED', 'SKIPPED')))`;
 
-const DUE_AND_UNBLOCKED = dueAndUnblocked("now()");
 
 function mapStarted(rows: Record<string, unknown>[]): StartedAttempt[] {
   return rows.map((row) => {
@@ -112,7 +111,7 @@ function mapStarted(rows: Record<string, unknown>[]): StartedAttempt[] {
 }
 
 /** PUSH: start the given tasks (picked from Redis). Those no longer runnable are left out. */
-export async function startAttemptsByIds(db: Database, taskIds: string[], options: StartByIdsOptions): Promise<StartedAttempt[]> {
+export async function startAttemptsByIds(db: Database, taskIds: string[], options: StartAheadOptions): Promise<StartedAttempt[]> {
   if (taskIds.length === 0) return [];
   const fixedMs = typeof options.leaseMs === "number" ? options.leaseMs : 0;
   const graceMs = typeof options.leaseMs === "number" ? 0 : options.leaseMs.timeoutPlusMs;
@@ -149,7 +148,7 @@ export async function startAttemptsFromQueue(
   queueId: string,
   max: number,
   agingSeconds: number,
-  options: StartOptions,
+  options: StartAheadOptions,
 ): Promise<StartedAttempt[]> {
   return startAttemptsFromQueueIn(db.pool, queueId, max, agingSeconds, options);
 }
@@ -160,11 +159,13 @@ export async function startAttemptsFromQueueIn(
   queueId: string,
   max: number,
   agingSeconds: number,
-  options: StartOptions,
+  options: StartAheadOptions,
 ): Promise<StartedAttempt[]> {
   const fixedLease = typeof options.leaseMs === "number" ? options.leaseMs : 0;
   const rands = randomParts(max);
-  const res = await q.query(prepared(LEASE_FROM_QUEUE, [queueId, max, agingSeconds, options.workerId, options.actor, rands, fixedLease]));
+  const res = await q.query(
+    prepared(LEASE_FROM_QUEUE, [queueId, max, agingSeconds, options.workerId, options.actor, rands, fixedLease, options.startAheadMs ?? 0]),
+  );
   return mapStarted(res.rows);
 }
 
@@ -187,7 +188,7 @@ const LEASE_FROM_QUEUE = startSql(
        SELECT t.id, t.status AS from_status, t.run_at,
          (CASE WHEN $7::float8 > 0 THEN $7::float8 ELSE LEAST(t.timeout_seconds * 1000, 3600000) END) AS lease_ms
        FROM tasks t
-       WHERE t.queue_id = $1 AND t.priority = l.priority AND ${DUE_AND_UNBLOCKED}
+       WHERE t.queue_id = $1 AND t.priority = l.priority AND ${dueAndUnblocked("now() + $8::float8 * interval '1 millisecond'")}
        ORDER BY t.run_at, t.id
        LIMIT $2 FOR UPDATE OF t SKIP LOCKED) w
      -- Checked once for the whole statement, not per row (which also spoils the lane estimates).

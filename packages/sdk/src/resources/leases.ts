@@ -7,9 +7,9 @@ import { TASK_FIELDS } from "../graphql/fragments.js";
 import type { CallOptions, GraphQLTransport } from "../transport.js";
 import type { HeartbeatResult, Lease, LeaseRequest, Task, TaskCompletion, TaskCompletionOutcome } from "../types.js";
 
-const LEASE = `mutation LeaseTasks($queue: String!, $workerId: String!, $max: Int, $leaseSeconds: Int, $waitSeconds: Float) {
-  leaseTasks(queue: $queue, workerId: $workerId, max: $max, leaseSeconds: $leaseSeconds, waitSeconds: $waitSeconds) {
-    task { ...TaskFields } leaseToken leaseExpiresAt
+const LEASE = `mutation LeaseTasks($queue: String!, $workerId: String!, $max: Int, $leaseSeconds: Int, $waitSeconds: Float, $startAheadMs: Int) {
+  leaseTasks(queue: $queue, workerId: $workerId, max: $max, leaseSeconds: $leaseSeconds, waitSeconds: $waitSeconds, startAheadMs: $startAheadMs) {
+    task { ...TaskFields } leaseToken leaseExpiresAt startInMs
   }
 }
 ${TASK_FIELDS}`;

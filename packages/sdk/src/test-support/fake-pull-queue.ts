@@ -159,7 +159,7 @@ export class FakePullQueue {
           s.generation++;
           s.leaseToken = `lt_${s.generation}_${s.task.id}`;
           Object.assign(s.task, { status: "RUNNING", attempts: s.task.attempts + 1, startedAt: new Date().toISOString() });
-          return { task: { ...s.task }, leaseToken: s.leaseToken, leaseExpiresAt: new Date(Date.now() + leaseSeconds * 1000).toISOString() };
+          return { task: { ...s.task }, leaseToken: s.leaseToken, leaseExpiresAt: new Date(Date.now() + leaseSeconds * 1000).toISOString(), startInMs: 0 };
         });
         return ok({ leaseTasks: leases });
       }

@@ -145,8 +145,8 @@ async function waitUntilIdle(system: BenchSystem, maxMs: number, ticker: Ticker)
 export const LOW_RATE = 200;
 
 /**
- * Runs `measure` for every system of a latency scenario: Tasklane PUSH, PUSH at
- * LOW_RATE (full runs only) and PULL on one platform, then each peer on its own.
+ * Runs `measure` for every system of a latency scenario: Tasklane PUSH and PULL,
+ * each also at LOW_RATE (full runs only), on one platform, then each peer on its own.
  */
 export async function measureEverySystem(
   ctx: ScenarioContext,
@@ -159,6 +159,7 @@ export async function measureEverySystem(
       await measure(push);
       if (!ctx.quick) await measure(push, LOW_RATE, `Tasklane PUSH at ${LOW_RATE}/s`);
       await measure(pull);
+      if (!ctx.quick) await measure(pull, LOW_RATE, `Tasklane PULL at ${LOW_RATE}/s`);
     } finally {
       await push.close();
       await pull.close();

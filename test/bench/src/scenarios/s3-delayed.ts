@@ -31,7 +31,7 @@ export const delayedScenario: Scenario = {
         `${ctx.sizes.latencySeconds} s per run at ${fmt(RATE)} tasks/s (one batch call every 10 ms; each system first runs one unrecorded second at the rate), each task due ${fmt(DELAY_MS)} ms after the ` +
         "start of the schedule plus its slot, so due times are spread evenly at 1 per ms; start delay = handler start − runAt " +
         "(handler start timestamped in the PUSH endpoint, the SDK worker's handler, or the peer's handler). Tasklane PUSH and PULL share one platform; " +
-        `"Tasklane PUSH at ${LOW_RATE}/s" is the same at a rate it sustains, to separate the mechanism from saturation; ` +
+        `"Tasklane PUSH/PULL at ${LOW_RATE}/s" are the same at a rate they sustain, to separate the mechanism from saturation; ` +
         "peers use their own delayed-job option (BullMQ delay, graphile-worker runAt, pg-boss startAfter) with default polling settings.",
       figures: figures.summaries(),
       notes,

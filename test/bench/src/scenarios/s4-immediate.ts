@@ -44,7 +44,7 @@ export const immediateScenario: Scenario = {
       method:
         `${ctx.sizes.latencySeconds} s per run at ${fmt(RATE)} tasks/s, after one unrecorded second at the rate: every 10 ms one batch call (Tasklane submitTasks, BullMQ addBulk, ` +
         "graphile-worker addJobs, pg-boss insert) with the tasks due by then. ack→start = handler start − the moment the client had the " +
-        `call's answer; sent→start = handler start − the moment the call was sent. "Tasklane PUSH at ${LOW_RATE}/s" is the same at a rate it sustains.`,
+        `call's answer; sent→start = handler start − the moment the call was sent. "Tasklane PUSH/PULL at ${LOW_RATE}/s" are the same at a rate they sustain.`,
       figures: figures.summaries(),
       notes,
     };

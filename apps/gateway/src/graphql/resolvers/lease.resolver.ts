@@ -20,12 +20,24 @@ export class LeaseResolver {
     @Arg("max", () => Int, { nullable: true }) max: number | null,
     @Arg("leaseSeconds", () => Int, { nullable: true }) leaseSeconds: number | null,
     @Arg("waitSeconds", () => Float, { nullable: true }) waitSeconds: number | null,
+    @Arg("startAheadMs", () => Int, {
+      nullable: true,
+      description:
+        "also lease tasks due within this many ms (0-1000, default 0); each lease's startInMs says how long to hold it before running, so the round trip is off a delayed task's start",
+    })
+    startAheadMs: number | null,
     @Ctx() ctx: GatewayContext,
   ): Promise<Lease[]> {
     const caller = requireTenant(ctx.principal, Permission.WORK);
-    const args = parseInput(leaseArgsSchema, { queue, workerId, max, leaseSeconds, waitSeconds });
+    const args = parseInput(leaseArgsSchema, { queue, workerId, max, leaseSeconds, waitSeconds, startAheadMs });
     const leases = await ctx.services.leases.lease(caller.tenantId, args, ctx.signal);
-    return leases.map((l) => ({ task: toTask(l.task), leaseToken: l.leaseToken, leaseExpiresAt: l.leaseExpiresAt, parents: l.parents ?? null }));
+    return leases.map((l) => ({
+      task: toTask(l.task),
+      leaseToken: l.leaseToken,
+      leaseExpiresAt: l.leaseExpiresAt,
+      startInMs: l.holdMs,
+      parents: l.parents ?? null,
+    }));
   }
 
   @Mutation(() => HeartbeatResult)

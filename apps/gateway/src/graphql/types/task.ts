@@ -206,6 +206,11 @@ export class Lease {
   @Field(() => DateTimeScalar)
   leaseExpiresAt!: Date;
 
+  @Field(() => Int, {
+    description: "ms from this answer until the task's runAt: run it no sooner (0 unless leased ahead with startAheadMs); the lease counts from runAt",
+  })
+  startInMs!: number;
+
   @Field(() => JSONScalar, { nullable: true, description: "workflow tasks: each parent's result by workflow key; null outside workflows" })
   parents!: Record<string, unknown> | null;
 }
