@@ -1,14 +1,29 @@
 import { createServer } from "node:net";
 
-/** A TCP port nobody listens on right now (for child processes that need a fixed PORT). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * Ports handed to child processes come from below Linux's ephemeral range
+ * (32768-60999), which is where every `listen(0)` of the test files running
+ * alongside gets its port. A port taken from that range and released was
+ * once given to another file's in-process server before the child bound it:
+ * the child died of EADDRINUSE and its readiness probe was answered by the
+ * other file's gateway.
+ */
+const FIRST = 20_000;
+const SPAN = 12_000;
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const addr = srv.address();
-      const port = typeof addr === "object" && addr !== null ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
+    srv.once("error", () => resolve(false));
+    srv.listen(port, "127.0.0.1", () => srv.close(() => resolve(true)));
   });
+}
+
+/** A TCP port nobody listens on right now (for child processes that need a fixed PORT). */
+export async function freePort(): Promise<number> {
+  for (let tries = 0; tries < 100; tries++) {
+    const port = FIRST + Math.floor(Math.random() * SPAN);
+    if (await bindable(port)) return port;
+  }
+  throw new Error(`no free port in ${FIRST}-${FIRST + SPAN - 1} after 100 tries`);
 }
