@@ -11,7 +11,7 @@
 import { execFile } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
-import { IdPrefix, newId, nextOccurrences } from "@tasklane/core";
+import { nextOccurrences } from "@tasklane/core";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repoRoot, waitFor } from "../helpers/app-process.js";
@@ -19,6 +19,7 @@ import { startConsolePlatform, type ConsolePlatform } from "../helpers/console-p
 import type { ConsoleProcess } from "../helpers/console-process.js";
 import type { HttpReceiver } from "../helpers/http-receiver.js";
 import { codeOf, type CreatedTenant, type StartedGateway, type TestDatabase } from "../helpers/platform.js";
+import { seedFinishedTasks } from "../helpers/seed.js";
 
 const EMAIL = "ada@example.com";
 const PASSWORD = "correct horse battery staple";
@@ -297,17 +298,7 @@ describe("tenant console", () => {
     const baseline = await medianLoad("/tasks");
 
     const queueId = (await tdb.db.pool.query("SELECT id FROM queues WHERE tenant_id = $1 AND name = 'default'", [tenant.tenantId])).rows[0].id as string;
-    for (let chunk = 0; chunk < 10; chunk++) {
-      const ids = Array.from({ length: 10_000 }, () => newId(IdPrefix.task));
-      await tdb.db.pool.query(
-        `INSERT INTO tasks (id, tenant_id, queue_id, type, status, run_at, created_at, completed_at, attempts, max_attempts,
-                            backoff_strategy, backoff_delay_seconds, backoff_jitter, timeout_seconds)
-         SELECT id, $2, $3, 'bulk-' || (ord % 7), CASE WHEN ord % 10 = 0 THEN 'CANCELLED'::"TaskStatus" ELSE 'SUCCEEDED'::"TaskStatus" END,
-                now() - interval '2 hours', now() - interval '2 hours', now() - interval '2 hours', 1, 3, 'EXPONENTIAL', 1, true, 60
-           FROM unnest($1::text[]) WITH ORDINALITY AS u(id, ord)`,
-        [ids, tenant.tenantId, queueId],
-      );
-    }
+    await seedFinishedTasks(tdb.db.pool, tenant.tenantId, queueId, 100_000);
     await tdb.db.pool.query("ANALYZE tasks");
 
     // That a page's database work does not grow with the table is asserted as rows read, in

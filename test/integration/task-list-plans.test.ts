@@ -6,10 +6,9 @@
  * and the rows its scans of `tasks` read must stay far below the table's size.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { IdPrefix, newId } from "@tasklane/core";
 import { listTasks, type TaskFilter } from "@tasklane/db";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
-import { seedTenant } from "../helpers/seed.js";
+import { seedFinishedTasks, seedTenant } from "../helpers/seed.js";
 
 interface PlanNode {
   "Node Type": string;
@@ -33,29 +32,14 @@ let t: TestDatabase;
 let tenantId: string;
 const TASKS = 100_000;
 
-/** Tasks straight into the table, as the console test seeds them: 90% SUCCEEDED, 10% CANCELLED, seven types. */
-async function seedTasks(tenant: string, queueId: string, count: number) {
-  for (let done = 0; done < count; done += 10_000) {
-    const ids = Array.from({ length: Math.min(10_000, count - done) }, () => newId(IdPrefix.task));
-    await t.db.pool.query(
-      `INSERT INTO tasks (id, tenant_id, queue_id, type, status, run_at, created_at, completed_at, attempts, max_attempts,
-                          backoff_strategy, backoff_delay_seconds, backoff_jitter, timeout_seconds)
-       SELECT id, $2, $3, 'bulk-' || (ord % 7), CASE WHEN ord % 10 = 0 THEN 'CANCELLED'::"TaskStatus" ELSE 'SUCCEEDED'::"TaskStatus" END,
-              now() - interval '2 hours', now() - interval '2 hours', now() - interval '2 hours', 1, 3, 'EXPONENTIAL', 1, true, 60
-         FROM unnest($1::text[]) WITH ORDINALITY AS u(id, ord)`,
-      [ids, tenant, queueId],
-    );
-  }
-}
-
 beforeAll(async () => {
   t = await createTestDatabase("listplans");
   const a = await seedTenant(t.db);
   const b = await seedTenant(t.db);
   tenantId = a.tenantId;
   // Another tenant's tasks (older than A's), with a queue of the same name.
-  await seedTasks(b.tenantId, b.defaultQueueId, 20_000);
-  await seedTasks(a.tenantId, a.defaultQueueId, TASKS);
+  await seedFinishedTasks(t.db.pool, b.tenantId, b.defaultQueueId, 20_000);
+  await seedFinishedTasks(t.db.pool, a.tenantId, a.defaultQueueId, TASKS);
   await t.db.pool.query("ANALYZE tasks");
 }, 120_000);
 
