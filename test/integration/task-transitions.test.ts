@@ -245,9 +245,9 @@ describe("leases and fencing", () => {
     const held = started.find((a) => a.task.id === soon.id)!;
     const now = started.find((a) => a.task.id === due.id)!;
     // Held until runAt by the database's clock, never longer than the time left.
-    expect(held.holdMs).toBeGreaterThan(0);
-    expect(held.holdMs).toBeLessThanOrEqual(2_000);
-    expect(now.holdMs).toBe(0);
+    expect(held.startInMs).toBeGreaterThan(0);
+    expect(held.startInMs).toBeLessThanOrEqual(2_000);
+    expect(now.startInMs).toBe(0);
     expect(held.task.startedAt).toEqual(soon.runAt);
     expect(held.leaseExpiresAt.getTime()).toBe(soon.runAt.getTime() + (soon.timeoutSeconds + 15) * 1000);
     const [attempt] = (await listAttempts(db, [soon.id])).get(soon.id)!;

@@ -24,7 +24,7 @@ export async function runAttempt(ctx: WorkerContext, started: StartedAttempt, ab
     await recordFailure(ctx, started, { retryable: true, error: "Queue is no longer a PUSH queue", timedOut: false });
     return;
   }
-  if (started.holdMs > 0 && !(await holdUntilDue(started.holdMs, abort))) {
+  if (started.startInMs > 0 && !(await holdUntilDue(started.startInMs, abort))) {
     // Cancelled while held: the cancel transition recorded the final state; nothing was sent.
     executed();
     ctx.metrics.outcomes.inc({ outcome: "cancelled" });

@@ -20,7 +20,7 @@ export interface LeaseRequest {
   max: number;
   leaseSeconds: number;
   agingSeconds: number;
-  /** Also lease tasks due within this many ms; the worker holds each until its runAt (StartedAttempt.holdMs). */
+  /** Also lease tasks due within this many ms; the worker holds each until its runAt (StartedAttempt.startInMs). */
   startAheadMs?: number;
 }
 

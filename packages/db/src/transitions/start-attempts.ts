@@ -14,7 +14,7 @@ export interface StartedAttempt {
    * database's clock: a PUSH task started ahead of time (startAheadMs) runs
    * this much later. 0 for a task that was due.
    */
-  holdMs: number;
+  startInMs: number;
 }
 
 export interface StartOptions {
@@ -30,7 +30,7 @@ export interface StartOptions {
 export interface StartAheadOptions extends StartOptions {
   /**
    * Also start tasks due within this many ms: the PUSH worker or the SDK
-   * Worker then holds each until its runAt (holdMs), so the start statement's
+   * Worker then holds each until its runAt (startInMs), so the start statement's
    * round trip is off a delayed task's critical path. The attempt, its lease
    * and startedAt count from runAt.
    */
@@ -75,7 +75,7 @@ function startSql(candidates: string): string {
     SELECT ${taskColumnsOf("u")}, ${PARENT_RESULTS},
       -- From when the rows are returned (clock_timestamp), not from the statement's start (now()):
       -- the time the statement itself took is already waited.
-      GREATEST(0, ceil(extract(epoch FROM u.run_at - clock_timestamp()) * 1000))::int AS hold_ms
+      GREATEST(0, ceil(extract(epoch FROM u.run_at - clock_timestamp()) * 1000))::int AS start_in_ms
     FROM upd u JOIN queues q ON q.id = u.queue_id ORDER BY u.ord`;
 }
 
@@ -104,7 +104,7 @@ function mapStarted(rows: Record<string, unknown>[]): StartedAttempt[] {
       task,
       leaseToken: task.leaseToken as string,
       leaseExpiresAt: task.leaseExpiresAt as Date,
-      holdMs: row.hold_ms as number,
+      startInMs: row.start_in_ms as number,
       ...(parents !== null ? { parents } : {}),
     };
   });

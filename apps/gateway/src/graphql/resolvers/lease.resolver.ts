@@ -35,7 +35,7 @@ export class LeaseResolver {
       task: toTask(l.task),
       leaseToken: l.leaseToken,
       leaseExpiresAt: l.leaseExpiresAt,
-      startInMs: l.holdMs,
+      startInMs: l.startInMs,
       parents: l.parents ?? null,
     }));
   }
