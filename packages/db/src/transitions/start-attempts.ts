@@ -51,10 +51,11 @@ function randomParts(n: number): string[] {
 
 /**
  * Starts an attempt on each candidate that is still runnable: status QUEUED,
- * SCHEDULED or RETRYING, due (run_at <= now(), the database's clock), queue not
- * paused, and no earlier task of the same ordering key unfinished. The lease
- * generation grows by one and names the new token, so an older token can never
- * match again (fencing).
+ * SCHEDULED or RETRYING, due (run_at <= now() plus any look-ahead, the
+ * database's clock), queue not paused, and no earlier task of the same
+ * ordering key unfinished. The lease generation grows by one and names the new
+ * token, so an older token can never match again (fencing). A task started
+ * ahead counts its attempt and lease from run_at.
  */
 function startSql(candidates: string): string {
   // Candidates carry `ord`, the order the caller gets the started tasks in (lease order for PULL).
