@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { decideAfterFailure, type BackoffPolicy } from "@tasklane/core";
 import { failAttempt, type StartedAttempt } from "@tasklane/db";
 import { SpanKind, TaskAttr, endSpan, outboundTraceParent, startTaskSpan, withTaskSpans } from "@tasklane/observability";
@@ -24,12 +25,9 @@ export async function runAttempt(ctx: WorkerContext, started: StartedAttempt, ab
     await recordFailure(ctx, started, { retryable: true, error: "Queue is no longer a PUSH queue", timedOut: false });
     return;
   }
-  if (started.startInMs > 0 && !(await holdUntilDue(started.startInMs, abort))) {
-    // Cancelled while held: the cancel transition recorded the final state; nothing was sent.
-    executed();
-    ctx.metrics.outcomes.inc({ outcome: "cancelled" });
-    return;
-  }
+  // Started ahead of its runAt (WORKER_START_AHEAD_MS): sent no sooner. A cancellation meanwhile
+  // ends it in executePush, which sends nothing for an attempt already aborted.
+  if (started.startInMs > 0) await sleep(started.startInMs);
   const startedAt = Date.now();
   // One span per attempt in the task's trace; the endpoint gets it as its parent (traceparent header).
   const span = startTaskSpan("task.attempt", task.traceParent, {
@@ -82,25 +80,6 @@ export async function runAttempt(ctx: WorkerContext, started: StartedAttempt, ab
       log().info("attempt aborted by cancellation");
       return;
   }
-}
-
-/**
- * Waits out a task started ahead of its runAt (WORKER_START_AHEAD_MS); false
- * when the attempt was aborted meanwhile.
- */
-function holdUntilDue(ms: number, abort: AttemptAbort): Promise<boolean> {
-  if (abort.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      abort.off("abort", onAbort);
-      resolve(true);
-    }, ms);
-    abort.once("abort", onAbort);
-  });
 }
 
 async function recordFailure(
