@@ -106,9 +106,11 @@ describe("scheduler", () => {
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({ status: "ready", postgres: "ok", redis: "ok" });
 
-    const text = await waitFor("outbox dispatch counted", async () => {
+    // The depth loop's first query and the outbox loop's first dispatch race at start-up: wait for both.
+    const text = await waitFor("outbox dispatch counted and backlog measured", async () => {
       const t = await metricsOf(ops);
-      return (sampleValue(t, "tasklane_outbox_dispatched_total") ?? 0) >= 1 ? t : null;
+      const dispatched = (sampleValue(t, "tasklane_outbox_dispatched_total") ?? 0) >= 1;
+      return dispatched && sampleValue(t, "tasklane_dead_letter_tasks", { mode: "PUSH" }) !== undefined ? t : null;
     }, 10_000);
     expect(sampleValue(text, "tasklane_queue_depth", { status: "SCHEDULED", mode: "PUSH", app: "scheduler" })).toBe(1);
     expect(sampleValue(text, "tasklane_queue_depth", { status: "QUEUED", mode: "PUSH" })).toBe(1);
