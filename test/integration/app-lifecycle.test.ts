@@ -164,7 +164,12 @@ describe("worker", () => {
     expect((await settled(flaky.id)).status).toBe("DEAD");
     expect((await settled(gone.id)).status).toBe("DEAD");
 
-    const text = await metricsOf(ops);
+    // The worker counts an outcome once its statement's answer is back, which can be just after the task reads as settled.
+    const outcomes = ["succeeded", "failed", "timed_out", "dead", "stale", "cancelled"];
+    const text = await waitFor("four outcomes counted", async () => {
+      const t = await metricsOf(ops);
+      return outcomes.reduce((sum, outcome) => sum + (sampleValue(t, "tasklane_task_outcomes_total", { outcome }) ?? 0), 0) >= 4 ? t : null;
+    }, 10_000);
     expect(sampleValue(text, "tasklane_task_starts_total", { app: "worker" })).toBe(4);
     expect(sampleValue(text, "tasklane_task_outcomes_total", { outcome: "succeeded" })).toBe(1);
     expect(sampleValue(text, "tasklane_task_outcomes_total", { outcome: "failed" })).toBe(1);
