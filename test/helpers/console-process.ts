@@ -5,23 +5,14 @@
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createServer } from "node:net";
 import path from "node:path";
 import { repoRoot, waitFor } from "./app-process.js";
+import { freePort } from "./free-port.js";
 
 export interface ConsoleProcess {
   url: string;
   output(): string;
   stop(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  const port = typeof address === "object" && address !== null ? address.port : 0;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 export async function startConsole(apiUrl: string, env: Record<string, string> = {}): Promise<ConsoleProcess> {

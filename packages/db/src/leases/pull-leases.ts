@@ -42,7 +42,7 @@ export async function leaseFromPullQueue(db: Database, tenantId: string, req: Le
   const row = queue.rows[0];
   if (!row) throw new NotFoundError("Queue", req.queue);
   if (row.mode !== "PULL") throw new BadUserInputError(`Queue "${req.queue}" is a PUSH queue; only PULL queues are leased`);
-  const options = { workerId: req.workerId, leaseMs: req.leaseSeconds * 1000, actor: `worker:${req.workerId}`, startAheadMs: req.startAheadMs ?? 0 };
+  const options = { workerId: req.workerId, leaseMs: req.leaseSeconds * 1000, actor: `worker:${req.workerId}`, startAheadMs: req.startAheadMs };
   if (row.concurrency === null && row.max_concurrency === null) {
     return startAttemptsFromQueue(db, row.id, req.max, req.agingSeconds, options);
   }

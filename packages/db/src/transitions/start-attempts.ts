@@ -25,9 +25,6 @@ export interface StartOptions {
    */
   leaseMs: number | { timeoutPlusMs: number };
   actor: string;
-}
-
-export interface StartAheadOptions extends StartOptions {
   /**
    * Also start tasks due within this many ms: the PUSH worker or the SDK
    * Worker then holds each until its runAt (startInMs), so the start statement's
@@ -112,7 +109,7 @@ function mapStarted(rows: Record<string, unknown>[]): StartedAttempt[] {
 }
 
 /** PUSH: start the given tasks (picked from Redis). Those no longer runnable are left out. */
-export async function startAttemptsByIds(db: Database, taskIds: string[], options: StartAheadOptions): Promise<StartedAttempt[]> {
+export async function startAttemptsByIds(db: Database, taskIds: string[], options: StartOptions): Promise<StartedAttempt[]> {
   if (taskIds.length === 0) return [];
   const fixedMs = typeof options.leaseMs === "number" ? options.leaseMs : 0;
   const graceMs = typeof options.leaseMs === "number" ? 0 : options.leaseMs.timeoutPlusMs;
@@ -149,7 +146,7 @@ export async function startAttemptsFromQueue(
   queueId: string,
   max: number,
   agingSeconds: number,
-  options: StartAheadOptions,
+  options: StartOptions,
 ): Promise<StartedAttempt[]> {
   return startAttemptsFromQueueIn(db.pool, queueId, max, agingSeconds, options);
 }
@@ -160,7 +157,7 @@ export async function startAttemptsFromQueueIn(
   queueId: string,
   max: number,
   agingSeconds: number,
-  options: StartAheadOptions,
+  options: StartOptions,
 ): Promise<StartedAttempt[]> {
   const fixedLease = typeof options.leaseMs === "number" ? options.leaseMs : 0;
   const rands = randomParts(max);
