@@ -33,6 +33,21 @@ describe("chaos checker", () => {
     expect(checkHistory(events)).toMatchObject({ duplicated: 1, duplicatesExplained: 1, lost: 0, unexpected: 0 });
   });
 
+  it("explains a duplicate whose earlier attempt timed out, not one whose earlier attempt failed with an answer", () => {
+    const after = (first: string) => [
+      submit("a"),
+      start("a", 1, "w1", 10),
+      effect("a", 1, 20),
+      outcome("a", 1, first, 1_010),
+      start("a", 2, "w1", 1_050),
+      effect("a", 2, 1_060),
+      outcome("a", 2, "SUCCEEDED", 1_061),
+      final("a", "SUCCEEDED"),
+    ];
+    expect(verdictOf(after("TIMED_OUT"))).toMatchObject({ verdict: "duplicate", explained: true });
+    expect(verdictOf(after("FAILED"))).toMatchObject({ verdict: "duplicate", explained: false });
+  });
+
   it("explains a duplicate whose earlier executor was killed before the later start", () => {
     const events = [submit("a"), start("a", 1, "w1", 10), effect("a", 1, 20), kill("w1", 25), start("a", 2, "w2", 50), effect("a", 2, 60), final("a", "SUCCEEDED")];
     expect(verdictOf(events)).toMatchObject({ verdict: "duplicate", explained: true });

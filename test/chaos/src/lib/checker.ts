@@ -6,9 +6,11 @@
  * Every accepted item is exactly one of:
  * - once: reached its expected terminal state with exactly one side effect;
  * - duplicate: expected state, more than one side effect; "explained" when
- *   every extra effect follows an earlier attempt whose lease expired, or
- *   whose executing process was killed or stopped before the later attempt
- *   started (the only duplicates the platform allows);
+ *   every extra effect follows an earlier attempt whose lease expired or
+ *   whose request timed out (the worker stopped waiting; the endpoint may
+ *   still have done the work, and the contract retries timeouts), or whose
+ *   executing process was killed or stopped before the later attempt started
+ *   (the only duplicates the platform allows);
  * - lost: no terminal state by the end of the run;
  * - unexpected: anything else (wrong terminal state, completed without a side
  *   effect, a stale outcome accepted, two tasks for one idempotency key, two
@@ -111,13 +113,19 @@ function executorOf(f: ItemFacts, effect: EffectEvent): string | undefined {
   );
 }
 
-/** An extra effect is explained by an earlier attempt whose lease expired or whose process was killed/stopped before this attempt began. */
+/**
+ * Outcomes after which the platform cannot know whether the endpoint did the work: a lease that
+ * expired, and a request that timed out (on a loaded machine a 40 ms endpoint can answer after a
+ * 1 s timeout, as a chaos run inside a full `npm test` showed).
+ */
+const AMBIGUOUS_OUTCOMES = new Set(["LEASE_EXPIRED", "TIMED_OUT"]);
+
+/** An extra effect is explained by an earlier attempt that ended ambiguously or whose process was killed/stopped before this attempt began. */
 function isExplained(f: ItemFacts, earlier: EffectEvent[], later: EffectEvent, faults: readonly FaultEvent[]): boolean {
   const laterStart = f.starts.find((s) => s.attempt === later.attempt)?.at ?? later.at;
   return earlier.some((prev) => {
     if (prev.attempt >= later.attempt) return false;
-    const expired = f.outcomes.some((o) => o.attempt === prev.attempt && o.outcome === "LEASE_EXPIRED");
-    if (expired) return true;
+    if (f.outcomes.some((o) => o.attempt === prev.attempt && AMBIGUOUS_OUTCOMES.has(o.outcome))) return true;
     const executor = executorOf(f, prev);
     return executor !== undefined && faults.some((x) => STOPPING_FAULTS.has(x.fault) && x.workerId === executor && x.at <= laterStart);
   });
