@@ -1,3 +1,4 @@
+import diagnostics from "node:diagnostics_channel";
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
@@ -217,6 +218,22 @@ describe("transport: retry policy", () => {
     expect(error.code).toBe("NETWORK_ERROR");
     expect(error.cause).toBeInstanceOf(Error);
     expect(calls).toBe(3);
+  });
+
+  it("through undici (no fetch given), a refused connection is recognised and retried the same way", async () => {
+    const port = await freePort();
+    let connectErrors = 0;
+    const onConnectError = () => connectErrors++;
+    // undici reports each failed connect on this channel: the attempts, counted without a fetch hook.
+    diagnostics.subscribe("undici:client:connectError", onConnectError);
+    try {
+      const client = new TasklaneClient({ url: `http://127.0.0.1:${port}/graphql`, apiKey: "k", retry: { baseDelayMs: 1 } });
+      const error = await rejection(client.tasks.submit({ type: "t" }));
+      expect(error.code).toBe("NETWORK_ERROR");
+      expect(connectErrors).toBe(3);
+    } finally {
+      diagnostics.unsubscribe("undici:client:connectError", onConnectError);
+    }
   });
 
   it("a slow answer is TIMEOUT: retried for queries, not for a plain submit", async () => {
