@@ -195,6 +195,39 @@ describe("Worker", () => {
     expect(Math.max(...fake.leaseRequests.map((r) => r.max))).toBe(2);
   });
 
+  it("keeps up to maxConcurrentPolls lease calls in flight, together asking for no more than its free slots", async () => {
+    for (const maxConcurrentPolls of [1, 3]) {
+      const fake = new FakePullQueue();
+      fake.leaseDelayMs = 30;
+      let running = 0;
+      let peakOccupied = 0;
+      const { worker } = await setup<number>(
+        async (ctx) => {
+          running++;
+          // Handlers end a few ms apart, so slots come free while a lease call is on its way.
+          await new Promise((r) => setTimeout(r, ((ctx.payload ?? 0) % 4) * 5));
+          running--;
+          return null;
+        },
+        { concurrency: 4, maxConcurrentPolls },
+        fake,
+      );
+      const sampler = setInterval(() => (peakOccupied = Math.max(peakOccupied, running)), 1);
+      const ids = Array.from({ length: 40 }, (_, i) => fake.add(i));
+      await worker.start();
+      await until(() => ids.every((id) => fake.state(id).task.status === "SUCCEEDED"));
+      await worker.stop();
+      clearInterval(sampler);
+      await gateway?.close();
+      gateway = undefined;
+      if (maxConcurrentPolls === 1) expect(fake.peakLeases.calls).toBe(1);
+      else expect(fake.peakLeases.calls).toBeGreaterThan(1);
+      expect(fake.peakLeases.calls).toBeLessThanOrEqual(maxConcurrentPolls);
+      expect(fake.peakLeases.asked).toBeLessThanOrEqual(4);
+      expect(peakOccupied).toBeLessThanOrEqual(4);
+    }
+  });
+
   it("a finished handler frees its slot while its outcome is reported, with at most `concurrency` reports outstanding", async () => {
     const release = deferred();
     let handled = 0;
@@ -310,6 +343,9 @@ describe("Worker", () => {
     expect(() => new Worker({ ...base, concurrency: 0 })).toThrow(RangeError);
     expect(() => new Worker({ ...base, leaseSeconds: 10, heartbeatEverySeconds: 10 })).toThrow(RangeError);
     expect(() => new Worker({ ...base, pollWaitSeconds: 60 })).toThrow(RangeError);
+    expect(() => new Worker({ ...base, maxConcurrentPolls: 0 })).toThrow(RangeError);
+    expect(() => new Worker({ ...base, maxConcurrentPolls: 9 })).toThrow(RangeError);
+    expect(new Worker(base).maxConcurrentPolls).toBe(3);
     expect(new Worker(base).heartbeatEverySeconds).toBe(10);
   });
 });

@@ -26,6 +26,11 @@ export class FakePullQueue {
   workflows = new Map<string, unknown>();
   /** While set, completeTasks calls wait for it before recording anything (a slow gateway). */
   holdCompletions: Promise<void> | null = null;
+  /** Every leaseTasks answer takes at least this long (a gateway under load). */
+  leaseDelayMs = 0;
+  /** Most leaseTasks calls open at once, and most tasks they asked for together. */
+  readonly peakLeases = { calls: 0, asked: 0 };
+  #open = { calls: 0, asked: 0 };
   #next = 0;
 
   add(payload: unknown, extra: Partial<Task> = {}): string {
@@ -150,6 +155,20 @@ export class FakePullQueue {
     const leaseSeconds = Number(req.variables.leaseSeconds ?? 30);
     const waitSeconds = Number(req.variables.waitSeconds ?? 0);
     this.leaseRequests.push({ max, leaseSeconds, waitSeconds });
+    this.#open.calls++;
+    this.#open.asked += max;
+    this.peakLeases.calls = Math.max(this.peakLeases.calls, this.#open.calls);
+    this.peakLeases.asked = Math.max(this.peakLeases.asked, this.#open.asked);
+    try {
+      if (this.leaseDelayMs > 0) await sleep(this.leaseDelayMs);
+      return await this.#leaseReady(req, max, leaseSeconds, waitSeconds);
+    } finally {
+      this.#open.calls--;
+      this.#open.asked -= max;
+    }
+  }
+
+  async #leaseReady(req: FakeRequest, max: number, leaseSeconds: number, waitSeconds: number): Promise<FakeReply> {
     const deadline = Date.now() + waitSeconds * 1000;
     for (;;) {
       if (req.signal.aborted) return ok({ leaseTasks: [] });
