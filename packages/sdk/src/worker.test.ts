@@ -228,6 +228,29 @@ describe("Worker", () => {
     }
   });
 
+  it("polls with one call while the queue has no backlog (no answer came back full)", async () => {
+    const fake = new FakePullQueue();
+    fake.leaseDelayMs = 10;
+    let handled = 0;
+    const { worker } = await setup(
+      () => {
+        handled++;
+        return null;
+      },
+      { concurrency: 4, maxConcurrentPolls: 3 },
+      fake,
+    );
+    await worker.start();
+    // Tasks trickle in one at a time: every answer holds fewer than the free slots asked for.
+    for (let i = 0; i < 8; i++) {
+      const id = fake.add(i);
+      await until(() => fake.state(id).task.status === "SUCCEEDED");
+    }
+    await worker.stop();
+    expect(handled).toBe(8);
+    expect(fake.peakLeases.calls).toBe(1);
+  });
+
   it("a finished handler frees its slot while its outcome is reported, with at most `concurrency` reports outstanding", async () => {
     const release = deferred();
     let handled = 0;

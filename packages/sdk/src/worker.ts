@@ -54,10 +54,11 @@ export interface WorkerSettings<TPayload, TResult> {
    */
   pollWaitSeconds?: number;
   /**
-   * leaseTasks calls the worker keeps in flight at once (1 to 8), together never asking for
+   * leaseTasks calls the worker keeps in flight at once (1 to 8) while the queue has a
+   * backlog (a call came back with every task it asked for), together never asking for
    * more tasks than it has free slots. While one call is on its way, handlers that finish
    * free slots that the next call leases, instead of waiting for the first to come back.
-   * An idle worker still has one call waiting: the first asks for every free slot.
+   * Without a backlog one call polls, asking for every free slot.
    * In `npm run bench` (no-op handlers, concurrency 100), 3 against 1 took end-to-end PULL
    * throughput from 2,021–2,255 to 2,815–2,822 tasks/s (docs/benchmarks.md).
    * @defaultValue 3
@@ -117,6 +118,8 @@ export class Worker<TPayload = unknown, TResult = unknown> {
   #handlersRunning = 0;
   /** Slots asked for by lease calls not yet answered: no call asks for them again. */
   #leasing = 0;
+  /** The last lease answer was full: more tasks are waiting, so every poll loop leases. */
+  #backlog = false;
   #slotWaiters: Array<() => void> = [];
   #state: WorkerState = "idle";
   #loop: Promise<void> | undefined;
@@ -179,7 +182,7 @@ export class Worker<TPayload = unknown, TResult = unknown> {
     }
     if (this.#state !== "starting") return; // stop() was called meanwhile
     this.#state = "running";
-    this.#loop = Promise.all(Array.from({ length: this.maxConcurrentPolls }, () => this.#pollLoop())).then(() => undefined);
+    this.#loop = Promise.all(Array.from({ length: this.maxConcurrentPolls }, (_, lane) => this.#pollLoop(lane))).then(() => undefined);
   }
 
   /**
@@ -215,10 +218,18 @@ export class Worker<TPayload = unknown, TResult = unknown> {
     }
   }
 
-  async #pollLoop(): Promise<void> {
+  async #pollLoop(lane: number): Promise<void> {
     const stopSignal = this.#stopController.signal;
     let failures = 0;
     while (this.#state === "running") {
+      // Only the first loop polls unless the queue has a backlog (the last answer was full):
+      // at a trickle, more calls would split each wake-up into smaller answers and race for
+      // the same due tasks (npm run bench, scenario 3: PULL p99 at 1,000/s 57–75 ms with one
+      // call, 103–130 with three that always polled).
+      if (lane > 0 && !this.#backlog) {
+        await this.#waitForSlot();
+        continue;
+      }
       // Leasing the next batch while the last one's outcomes are being recorded keeps the
       // gateway busy with both calls at once; waiting for the reports left each half idle.
       // #runs counts both running handlers and outstanding reports: at most `concurrency` of the latter.
@@ -255,6 +266,7 @@ export class Worker<TPayload = unknown, TResult = unknown> {
       failures = 0;
       // Leases that arrive while stopping are still ours: run them within the grace period.
       this.#leasing -= requested;
+      this.#backlog = leases.length === requested;
       for (const lease of leases) this.#startRun(lease, requestedAt);
       // Slots this call asked for and did not get are free for the other loops.
       this.#wakeSlotWaiters();
