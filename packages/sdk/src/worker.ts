@@ -256,7 +256,10 @@ export class Worker<TPayload = unknown, TResult = unknown> {
           { signal: stopSignal },
         );
       } catch (error: unknown) {
-        this.#returnAskedSlots(requested);
+        this.#leasing -= requested;
+        // Until a call succeeds again, one loop retries (with its backoff), not every one.
+        this.#backlog = false;
+        this.#wakeSlotWaiters();
         if (this.#state !== "running") break;
         failures++;
         this.#report(error, { phase: "lease" });
@@ -264,9 +267,9 @@ export class Worker<TPayload = unknown, TResult = unknown> {
         continue;
       }
       failures = 0;
-      // Leases that arrive while stopping are still ours: run them within the grace period.
       this.#leasing -= requested;
       this.#backlog = leases.length === requested;
+      // Leases that arrive while stopping are still ours: run them within the grace period.
       for (const lease of leases) this.#startRun(lease, requestedAt);
       // Slots this call asked for and did not get are free for the other loops.
       this.#wakeSlotWaiters();
@@ -302,12 +305,6 @@ export class Worker<TPayload = unknown, TResult = unknown> {
       this.#wakeSlotWaiters();
     });
     this.#runs.set(run, done);
-  }
-
-  /** A lease call failed: the slots it asked for are free again. */
-  #returnAskedSlots(requested: number): void {
-    this.#leasing -= requested;
-    this.#wakeSlotWaiters();
   }
 
   #waitForSlot(): Promise<void> {
