@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { TasklaneClient } from "./client.js";
 import { NonRetryableError, TaskAbortedError, TasklaneError } from "./errors.js";
-import { gqlError, startFakeGateway, type FakeGateway } from "./test-support/fake-gateway.js";
+import { startFakeGateway, type FakeGateway } from "./test-support/fake-gateway.js";
 import { FakePullQueue } from "./test-support/fake-pull-queue.js";
 import type { TaskContext, TaskHandler, WorkerErrorContext } from "./worker-run.js";
 import { Worker, type WorkerOptions } from "./worker.js";
@@ -254,38 +254,26 @@ describe("Worker", () => {
   it("after a failed lease call one loop retries, not every one", async () => {
     const fake = new FakePullQueue();
     fake.leaseDelayMs = 10;
-    let failing = false;
-    gateway = await startFakeGateway((req) =>
-      failing && req.operationName === "LeaseTasks" ? gqlError("INTERNAL_SERVER_ERROR", "down") : fake.responder(req),
-    );
-    const errors: unknown[] = [];
-    const worker = new Worker({
-      client: new TasklaneClient({ url: gateway.url, apiKey: "k", retry: false }),
-      queue: "default",
-      handler: async () => {
+    const { worker, errors } = await setup(
+      async () => {
         await new Promise((r) => setTimeout(r, 5));
         return null;
       },
-      concurrency: 2,
-      maxConcurrentPolls: 3,
-      leaseSeconds: 2,
-      heartbeatEverySeconds: 0.05,
-      pollWaitSeconds: 0.2,
-      onError: (error) => errors.push(error),
-    });
-    workers.push(worker as Worker);
+      { concurrency: 2, maxConcurrentPolls: 3 },
+      fake,
+    );
     const ids = Array.from({ length: 200 }, (_, i) => fake.add(i));
     await worker.start();
     // A backlog: full answers, so every loop is leasing.
     await until(() => fake.peakLeases.calls > 1);
-    failing = true;
+    fake.failLeases = true;
     const failedAt = Date.now();
     await until(() => errors.length >= 1);
     // Every loop's call that was on its way fails once; after that one loop retries, 500 ms later
     // and then 1 s after that. Three loops all retrying would have six failures by ~0.5 s.
     await new Promise((r) => setTimeout(r, Math.max(0, failedAt + 1_200 - Date.now())));
     expect(errors.length).toBeLessThanOrEqual(4);
-    failing = false;
+    fake.failLeases = false;
     await until(() => ids.every((id) => fake.state(id).task.status === "SUCCEEDED"), 15_000);
     await worker.stop();
   });

@@ -241,10 +241,9 @@ export class Worker<TPayload = unknown, TResult = unknown> {
       }
       const requestedAt = Date.now();
       const requested = Math.min(free, MAX_LEASE_BATCH);
-      let leases: Lease<TPayload>[];
       this.#leasing += requested;
-      try {
-        leases = await this.client.leases.lease<TPayload>(
+      const answer = await this.client.leases
+        .lease<TPayload>(
           {
             queue: this.queue,
             workerId: this.workerId,
@@ -254,30 +253,32 @@ export class Worker<TPayload = unknown, TResult = unknown> {
             startAheadMs: this.startAheadMs,
           },
           { signal: stopSignal },
+        )
+        .then(
+          (leases) => ({ leases }),
+          (error: unknown) => ({ error }),
         );
-      } catch (error: unknown) {
-        this.#leasing -= requested;
-        // Until a call succeeds again, one loop retries (with its backoff), not every one.
-        this.#backlog = false;
-        this.#wakeSlotWaiters();
+      this.#leasing -= requested;
+      // A full answer means more tasks wait, so every loop leases; a failed call ends that
+      // until one succeeds again, so one loop retries (with its backoff), not every one.
+      this.#backlog = "leases" in answer && answer.leases.length === requested;
+      // Leases that arrive while stopping are still ours: run them within the grace period.
+      if ("leases" in answer) for (const lease of answer.leases) this.#startRun(lease, requestedAt);
+      // Slots this call asked for and did not get are free for the other loops.
+      this.#wakeSlotWaiters();
+      if ("error" in answer) {
         if (this.#state !== "running") break;
         failures++;
-        this.#report(error, { phase: "lease" });
+        this.#report(answer.error, { phase: "lease" });
         await delay(Math.min(MAX_POLL_BACKOFF_MS, 500 * 2 ** (failures - 1)), stopSignal);
         continue;
       }
       failures = 0;
-      this.#leasing -= requested;
-      this.#backlog = leases.length === requested;
-      // Leases that arrive while stopping are still ours: run them within the grace period.
-      for (const lease of leases) this.#startRun(lease, requestedAt);
-      // Slots this call asked for and did not get are free for the other loops.
-      this.#wakeSlotWaiters();
       const elapsed = Date.now() - requestedAt;
       // After a short batch the next call goes out at once: it long-polls, and the gateway answers
       // when a task is submitted or falls due. Lingering 20 ms to let a batch build up was most of
       // a task's start delay at 1,000 tasks/s (npm run bench, scenarios 3 and 4).
-      if (leases.length === 0 && elapsed < MIN_EMPTY_POLL_MS) await delay(MIN_EMPTY_POLL_MS - elapsed, stopSignal);
+      if (answer.leases.length === 0 && elapsed < MIN_EMPTY_POLL_MS) await delay(MIN_EMPTY_POLL_MS - elapsed, stopSignal);
     }
   }
 

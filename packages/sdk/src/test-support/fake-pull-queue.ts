@@ -28,6 +28,8 @@ export class FakePullQueue {
   holdCompletions: Promise<void> | null = null;
   /** Every leaseTasks answer takes at least this long (a gateway under load). */
   leaseDelayMs = 0;
+  /** While set, leaseTasks answers INTERNAL_SERVER_ERROR (a gateway that lost its database). */
+  failLeases = false;
   /** Most leaseTasks calls open at once, and most tasks they asked for together. */
   readonly peakLeases = { calls: 0, asked: 0 };
   #open = { calls: 0, asked: 0 };
@@ -97,7 +99,7 @@ export class FakePullQueue {
             : null,
         });
       case "LeaseTasks":
-        return this.#lease(req);
+        return this.failLeases ? gqlError("INTERNAL_SERVER_ERROR", "down") : this.#lease(req);
       case "Heartbeat": {
         const s = this.#held(v);
         if (s === null || !(s.task.status === "RUNNING" || (s.task.status === "CANCELLED" && s.task.cancelRequested))) {

@@ -8,7 +8,7 @@ import type { BenchSystem, TaskRequest, WatchedProcess } from "./system.js";
 
 const PULL_CONCURRENCY = 100;
 export const TASKLANE_SETTINGS =
-  `defaults: one gateway, one scheduler, one worker process (WORKER_CONCURRENCY 100); SDK Worker concurrency ${PULL_CONCURRENCY} (leases up to 100 per call, 3 lease calls in flight, long poll 5 s)`;
+  `defaults: one gateway, one scheduler, one worker process (WORKER_CONCURRENCY 100); SDK Worker concurrency ${PULL_CONCURRENCY} (leases up to 100 per call, up to 3 lease calls in flight while a backlog lasts, long poll 5 s)`;
 
 const UNFINISHED = "('SCHEDULED','BLOCKED','QUEUED','RUNNING','RETRYING')";
 
