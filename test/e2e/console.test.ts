@@ -263,7 +263,8 @@ describe("tenant console", () => {
     await open("/");
     const hooks = page.locator('section[data-queue="hooks"]');
     await hooks.waitFor();
-    expect(await hooks.locator(".recharts-surface").count()).toBe(2);
+    // Recharts draws after hydration has measured its container, so the section can be in the page before its charts.
+    await expect.poll(() => hooks.locator(".recharts-surface").count(), { timeout: 15_000 }).toBe(2);
     expect(await hooks.textContent()).toMatch(/tasks succeeded/);
     await screenshot("overview");
   });
