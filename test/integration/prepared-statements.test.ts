@@ -6,7 +6,7 @@
  * through pg_prepared_statements, and the plan it settles on through EXPLAIN.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { completeAttempts, completeAttemptsQuietly, createDatabase, leaseFromPullQueue, prepared, startAttemptsByIds, submitTasks, type Database, type StartedAttempt } from "@tasklane/db";
+import { completeAttempts, completeAttemptsQuietly, createDatabase, leaseFromPullQueue, prepared, readPullQueue, startAttemptsByIds, submitTasks, type Database, type StartedAttempt } from "@tasklane/db";
 import { normalizeTaskSpec, parseInput, submitTaskInputSchema } from "@tasklane/core";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
 import { seedTenant } from "../helpers/seed.js";
@@ -47,7 +47,7 @@ describe("prepared", () => {
     const spec = normalizeTaskSpec(parseInput(submitTaskInputSchema, { type: "t" }), Date.now());
     await submitTasks(t.db, tenantId, Array.from({ length: 12 }, () => spec), { horizonMs: 60_000 });
     for (let i = 0; i < 12; i++) {
-      const leased = await leaseFromPullQueue(single, tenantId, { queue: "default", workerId: "w", max: 1, leaseSeconds: 30, agingSeconds: 60 });
+      const leased = await leaseFromPullQueue(single, tenantId, await readPullQueue(single, tenantId, "default"), { queue: "default", workerId: "w", max: 1, leaseSeconds: 30, agingSeconds: 60 });
       expect(leased).toHaveLength(1);
     }
     const lease = (await preparedStatements()).filter((s) => s.statement.includes("lease_expires_at") && s.statement.includes("row_number() OVER (ORDER BY"));

@@ -5,10 +5,11 @@ import {
   heartbeatLease,
   leaseFromPullQueue,
   msUntilNextDue,
-  prepared,
+  readPullQueue,
   type Database,
   type DispatchIntent,
   type LeaseCompletionOutcome,
+  type PullQueue,
   type StartedAttempt,
   type TaskRecord,
 } from "@tasklane/db";
@@ -55,6 +56,8 @@ export type CompletionOutcome =
  * no due time to wait for (a task behind a busy ordering key, a resumed queue).
  */
 const POLL_MS = 200;
+/** How long a lease call goes by the queue row it read (mode, limits) before reading it again. */
+const QUEUE_REUSE_MS = 1_000;
 
 /** PULL attempts in the task's trace: the lease (an attempt starts) ... */
 function traceLeases(leases: StartedAttempt[], workerId: string): void {
@@ -82,22 +85,21 @@ export class LeaseService {
    */
   async lease(tenantId: string, args: LeaseArgs, abort?: AbortSignal): Promise<StartedAttempt[]> {
     const deadline = Date.now() + args.waitSeconds * 1000;
-    const queue = await this.queueOf(tenantId, args.queue);
+    let queue = await readPullQueue(this.deps.db, tenantId, args.queue);
+    let readAt = Date.now();
     // An unknown queue is refused by leaseFromPullQueue below, before anything waits on this id.
     const queueId = queue?.id ?? "";
     for (;;) {
       if (abort?.aborted) return [];
       const bell = this.deps.doorbell.arm(queueId);
       try {
-        let max = args.max;
-        let rateWaitMs = 0;
-        if (queue?.rate) {
-          // The queue's start rate holds for pull leases too (shared bucket with nobody else: PULL queues have no fleet).
-          const tokens = await this.deps.limits.takeStartTokens(tenantId, queue.id, queue.rate.perSecond, queue.rate.burst, args.max);
-          max = tokens.granted;
-          rateWaitMs = tokens.waitMs;
+        // A wake-up soon after the last read leases at once: a round trip less between a
+        // task's doorbell and its start. Mode and limit changes still apply within QUEUE_REUSE_MS.
+        if (Date.now() - readAt >= QUEUE_REUSE_MS) {
+          queue = await readPullQueue(this.deps.db, tenantId, args.queue);
+          readAt = Date.now();
         }
-        const leases = max > 0 ? await leaseFromPullQueue(this.deps.db, tenantId, { ...args, max, agingSeconds: this.deps.agingSeconds }) : [];
+        const { leases, rateWaitMs } = await this.leaseWithinRate(tenantId, queue, args);
         const left = deadline - Date.now();
         if (leases.length > 0) traceLeases(leases, args.workerId);
         if (leases.length > 0 || left <= 0) return leases;
@@ -110,6 +112,20 @@ export class LeaseService {
         bell.disarm();
       }
     }
+  }
+
+  /** One lease attempt; when the queue's start rate holds it back, how long until tokens are due. */
+  private async leaseWithinRate(tenantId: string, queue: PullQueue | null, args: LeaseArgs): Promise<{ leases: StartedAttempt[]; rateWaitMs: number }> {
+    let max = args.max;
+    let rateWaitMs = 0;
+    if (queue?.rate) {
+      // The queue's start rate holds for pull leases too (shared bucket with nobody else: PULL queues have no fleet).
+      const tokens = await this.deps.limits.takeStartTokens(tenantId, queue.id, queue.rate.perSecond, queue.rate.burst, args.max);
+      max = tokens.granted;
+      rateWaitMs = tokens.waitMs;
+    }
+    const leases = max > 0 ? await leaseFromPullQueue(this.deps.db, tenantId, queue, { ...args, max, agingSeconds: this.deps.agingSeconds }) : [];
+    return { leases, rateWaitMs };
   }
 
   /** Until the queue's bell rings or its next task falls due; at most POLL_MS and what is left of the call. */
@@ -167,15 +183,5 @@ export class LeaseService {
     await this.deps.dispatch(dispatch);
     if (task.status === "RETRYING") await this.deps.doorbell.ring([task.queueId]).catch(() => undefined);
     return task;
-  }
-
-  private async queueOf(tenantId: string, name: string): Promise<{ id: string; rate: { perSecond: number; burst: number } | null } | null> {
-    const res = await this.deps.db.pool.query<{ id: string; rate_limit_per_second: number | null; rate_limit_burst: number | null }>(
-      prepared("SELECT id, rate_limit_per_second, rate_limit_burst FROM queues WHERE tenant_id = $1 AND name = $2", [tenantId, name]),
-    );
-    const row = res.rows[0];
-    if (!row) return null;
-    const perSecond = row.rate_limit_per_second;
-    return { id: row.id, rate: perSecond === null ? null : { perSecond, burst: row.rate_limit_burst ?? Math.max(1, Math.ceil(perSecond)) } };
   }
 }

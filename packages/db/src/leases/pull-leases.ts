@@ -24,44 +24,77 @@ export interface LeaseRequest {
   startAheadMs?: number;
 }
 
-/**
- * Leases up to `max` runnable tasks of one of the tenant's PULL queues; empty
- * when none is runnable now. The queue's concurrency and the tenant's
- * maxConcurrency (RUNNING tasks of every mode, the same number Tenant.usage
- * reports) hold exactly: with a limit set, leases of that queue/tenant take
- * the row lock first and count under it, so concurrent leases cannot overshoot.
- */
-export async function leaseFromPullQueue(db: Database, tenantId: string, req: LeaseRequest): Promise<StartedAttempt[]> {
-  const queue = await db.pool.query<{ id: string; mode: string; concurrency: number | null; max_concurrency: number | null }>(
+/** What leasing needs to know of a queue: read once per lease attempt, or reused for up to a second (see LeaseService). */
+export interface PullQueue {
+  id: string;
+  mode: string;
+  concurrency: number | null;
+  /** The tenant's maxConcurrency. */
+  maxConcurrency: number | null;
+  /** The queue's start rate, when it has one. */
+  rate: { perSecond: number; burst: number } | null;
+}
+
+/** The tenant's queue of that name with its limits, or null when it has none. */
+export async function readPullQueue(db: Database, tenantId: string, name: string): Promise<PullQueue | null> {
+  const res = await db.pool.query<{
+    id: string;
+    mode: string;
+    concurrency: number | null;
+    max_concurrency: number | null;
+    rate_limit_per_second: number | null;
+    rate_limit_burst: number | null;
+  }>(
     prepared(
-      `SELECT q.id, q.mode, q.concurrency, t.max_concurrency FROM queues q JOIN tenants t ON t.id = q.tenant_id
+      `SELECT q.id, q.mode, q.concurrency, t.max_concurrency, q.rate_limit_per_second, q.rate_limit_burst
+       FROM queues q JOIN tenants t ON t.id = q.tenant_id
        WHERE q.tenant_id = $1 AND q.name = $2`,
-      [tenantId, req.queue],
+      [tenantId, name],
     ),
   );
-  const row = queue.rows[0];
-  if (!row) throw new NotFoundError("Queue", req.queue);
-  if (row.mode !== "PULL") throw new BadUserInputError(`Queue "${req.queue}" is a PUSH queue; only PULL queues are leased`);
+  const row = res.rows[0];
+  if (!row) return null;
+  const perSecond = row.rate_limit_per_second;
+  return {
+    id: row.id,
+    mode: row.mode,
+    concurrency: row.concurrency,
+    maxConcurrency: row.max_concurrency,
+    rate: perSecond === null ? null : { perSecond, burst: row.rate_limit_burst ?? Math.max(1, Math.ceil(perSecond)) },
+  };
+}
+
+/**
+ * Leases up to `max` runnable tasks of one of the tenant's PULL queues (as
+ * readPullQueue found it; null: there is none); empty when none is runnable
+ * now. The queue's concurrency and the tenant's maxConcurrency (RUNNING tasks
+ * of every mode, the same number Tenant.usage reports) hold exactly: with a
+ * limit set, leases of that queue/tenant take the row lock first and count
+ * under it, so concurrent leases cannot overshoot.
+ */
+export async function leaseFromPullQueue(db: Database, tenantId: string, queue: PullQueue | null, req: LeaseRequest): Promise<StartedAttempt[]> {
+  if (!queue) throw new NotFoundError("Queue", req.queue);
+  if (queue.mode !== "PULL") throw new BadUserInputError(`Queue "${req.queue}" is a PUSH queue; only PULL queues are leased`);
   const options = { workerId: req.workerId, leaseMs: req.leaseSeconds * 1000, actor: `worker:${req.workerId}`, startAheadMs: req.startAheadMs };
-  if (row.concurrency === null && row.max_concurrency === null) {
-    return startAttemptsFromQueue(db, row.id, req.max, req.agingSeconds, options);
+  if (queue.concurrency === null && queue.maxConcurrency === null) {
+    return startAttemptsFromQueue(db, queue.id, req.max, req.agingSeconds, options);
   }
   return withTransaction(db.pool, async (client) => {
     let allowed = req.max;
-    if (row.max_concurrency !== null) {
+    if (queue.maxConcurrency !== null) {
       const t = await client.query("SELECT max_concurrency FROM tenants WHERE id = $1 FOR UPDATE", [tenantId]);
       const running = await client.query("SELECT count(*)::int AS n FROM tasks WHERE tenant_id = $1 AND status = 'RUNNING'", [tenantId]);
       const limit = t.rows[0]?.max_concurrency as number | null;
       if (limit !== null && limit !== undefined) allowed = Math.min(allowed, limit - (running.rows[0].n as number));
     }
-    if (row.concurrency !== null) {
-      const q = await client.query("SELECT concurrency FROM queues WHERE id = $1 FOR UPDATE", [row.id]);
-      const running = await client.query("SELECT count(*)::int AS n FROM tasks WHERE queue_id = $1 AND status = 'RUNNING'", [row.id]);
+    if (queue.concurrency !== null) {
+      const q = await client.query("SELECT concurrency FROM queues WHERE id = $1 FOR UPDATE", [queue.id]);
+      const running = await client.query("SELECT count(*)::int AS n FROM tasks WHERE queue_id = $1 AND status = 'RUNNING'", [queue.id]);
       const limit = q.rows[0]?.concurrency as number | null;
       if (limit !== null && limit !== undefined) allowed = Math.min(allowed, limit - (running.rows[0].n as number));
     }
     if (allowed <= 0) return [];
-    return startAttemptsFromQueueIn(client, row.id, allowed, req.agingSeconds, options);
+    return startAttemptsFromQueueIn(client, queue.id, allowed, req.agingSeconds, options);
   });
 }
 
