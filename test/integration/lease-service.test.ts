@@ -1,9 +1,10 @@
 /**
- * LeaseService (gateway) on a real Postgres and Redis: a long-polling lease
- * that a submission wakes leases at once, without reading its queue again
- * (one round trip fewer between a task's doorbell and its start), and a
- * change to the queue made while it waits still applies within a second.
- * Statements are counted on the lease's own connection (pg_prepared_statements).
+ * LeaseService (gateway) on a real Postgres and Redis: lease calls read their
+ * queue at most once a second (PullQueueCache), so a long poll that a
+ * submission wakes leases at once and a worker's next call goes straight to
+ * the lease statement; a change to the queue made through this gateway
+ * applies at once, one made elsewhere within a second. Statements are
+ * counted on the lease's own connection (pg_prepared_statements).
  */
 import { randomBytes } from "node:crypto";
 import { normalizeTaskSpec, parseInput, submitTaskInputSchema } from "@tasklane/core";
@@ -12,6 +13,8 @@ import { createKeySpace, createRedis, FleetLimits } from "@tasklane/queue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LeaseService, type LeaseArgs } from "../../apps/gateway/src/services/lease-service.js";
 import { PullDoorbell } from "../../apps/gateway/src/services/pull-doorbell.js";
+import { PullQueueCache } from "../../apps/gateway/src/services/pull-queue-cache.js";
+import { QueueService } from "../../apps/gateway/src/services/queue-service.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
 import { seedTenant } from "../helpers/seed.js";
 
@@ -26,6 +29,7 @@ const publisher = createRedis(REDIS_URL, "lease-test-pub");
 const subscriber = createRedis(REDIS_URL, "lease-test-sub");
 const doorbell = new PullDoorbell(publisher, subscriber, `${prefix}:pull-doorbell`);
 let leases: LeaseService;
+let queues: QueueService;
 
 /** Executions of the prepared statements of the lease's connection whose text matches `pattern` (a POSIX regex). */
 async function executions(pattern: string): Promise<number> {
@@ -38,7 +42,7 @@ async function executions(pattern: string): Promise<number> {
 
 /** Any read of a queue by its name. */
 const QUEUE_READ = "FROM queues.*name = \\$2";
-const args = (queue: string): LeaseArgs => ({ queue, workerId: "w", max: 10, leaseSeconds: 30, waitSeconds: 5, startAheadMs: 0 });
+const args = (queue: string, waitSeconds = 5): LeaseArgs => ({ queue, workerId: "w", max: 10, leaseSeconds: 30, waitSeconds, startAheadMs: 0 });
 
 async function submitOne(tenantId: string, queue: string): Promise<void> {
   const spec = normalizeTaskSpec(parseInput(submitTaskInputSchema, { type: "t", queue }), Date.now());
@@ -48,6 +52,8 @@ async function submitOne(tenantId: string, queue: string): Promise<void> {
 beforeAll(async () => {
   t = await createTestDatabase("lease");
   single = createDatabase({ url: t.url, max: 1, applicationName: "tasklane-test" });
+  const pullQueues = new PullQueueCache(single);
+  queues = new QueueService(t.db, { allowPrivateTargets: true, pullQueues });
   leases = new LeaseService({
     db: single,
     doorbell,
@@ -55,6 +61,7 @@ beforeAll(async () => {
     horizonMs: 60_000,
     agingSeconds: 60,
     limits: new FleetLimits(publisher, createKeySpace(prefix)),
+    queues: pullQueues,
   });
   // The first arm() subscribes; rings reach the service once that is done.
   const first = doorbell.arm("que_warm");
@@ -83,7 +90,25 @@ describe("LeaseService", () => {
     expect((await executions(QUEUE_READ)) - readsBefore).toBe(1);
   });
 
-  it("applies a change to the queue made during a long poll within a second: a queue turned PUSH is refused", async () => {
+  it("reads the queue once for a worker's calls within a second, however many", async () => {
+    const { tenantId } = await seedTenant(t.db);
+    await submitOne(tenantId, "default");
+    await submitOne(tenantId, "default");
+    const readsBefore = await executions(QUEUE_READ);
+    expect(await leases.lease(tenantId, args("default", 0))).toHaveLength(2);
+    expect(await leases.lease(tenantId, args("default", 0))).toEqual([]);
+    expect(await leases.lease(tenantId, args("default", 0))).toEqual([]);
+    expect((await executions(QUEUE_READ)) - readsBefore).toBe(1);
+  });
+
+  it("applies a change made through this gateway at once: a queue turned PUSH is refused on the next call", async () => {
+    const { tenantId } = await seedTenant(t.db);
+    expect(await leases.lease(tenantId, args("default", 0))).toEqual([]);
+    await queues.upsert(tenantId, { name: "default", mode: "PUSH", endpointUrl: "http://127.0.0.1:9/hook" });
+    await expect(leases.lease(tenantId, args("default", 0))).rejects.toThrow(/is a PUSH queue/);
+  });
+
+  it("applies a change made elsewhere during a long poll within a second: a queue turned PUSH is refused", async () => {
     const { tenantId } = await seedTenant(t.db);
     const startedAt = Date.now();
     const leasing = leases.lease(tenantId, args("default")).then(
@@ -91,10 +116,10 @@ describe("LeaseService", () => {
       (error: unknown) => error,
     );
     await sleep(100);
-    await t.db.pool.query("UPDATE queues SET mode = 'PUSH', endpoint_url = 'https://example.com/hook' WHERE tenant_id = $1 AND name = 'default'", [tenantId]);
+    await t.db.pool.query("UPDATE queues SET mode = 'PUSH', endpoint_url = 'http://127.0.0.1:9/hook' WHERE tenant_id = $1 AND name = 'default'", [tenantId]);
     const outcome = await leasing;
     expect(outcome).toMatchObject({ message: expect.stringContaining("is a PUSH queue") });
-    // Re-read after at most a second of reuse, then refused on the next look (every POLL_MS at most).
+    // The cached row expires after a second; the next look (every POLL_MS at most) reads the change.
     expect(Date.now() - startedAt).toBeLessThan(3_000);
   });
 });

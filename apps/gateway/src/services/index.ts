@@ -13,6 +13,7 @@ import { createTaskService, type TaskService, type TaskServiceDeps } from "./tas
 import { TenantService } from "./tenant-service.js";
 import { LeaseService } from "./lease-service.js";
 import { PullDoorbell } from "./pull-doorbell.js";
+import { PullQueueCache } from "./pull-queue-cache.js";
 import { ScheduleService } from "./schedule-service.js";
 import { WorkflowService } from "./workflow-service.js";
 import { ConsoleUserService } from "./console-user-service.js";
@@ -50,6 +51,7 @@ export function createServices(deps: ServiceDeps): { services: GatewayServices; 
       deps.log.warn({ err: error, count: intents.length }, "post-commit dispatch failed; the outbox will deliver"),
     );
   const apiKeys = new ApiKeyService(deps.db, deps.authenticator);
+  const pullQueues = new PullQueueCache(deps.db);
   const tasks =
     deps.taskService ??
     createTaskService({
@@ -64,7 +66,7 @@ export function createServices(deps: ServiceDeps): { services: GatewayServices; 
       ...(deps.backlog ? { backlog: deps.backlog } : {}),
     });
   const services: Omit<GatewayServices, "webhooks" | "realtime"> = {
-    leases: new LeaseService({ db: deps.db, doorbell, dispatch, horizonMs: deps.horizonMs, agingSeconds: deps.agingSeconds, limits: new FleetLimits(deps.redis, keys) }),
+    leases: new LeaseService({ db: deps.db, doorbell, dispatch, horizonMs: deps.horizonMs, agingSeconds: deps.agingSeconds, limits: new FleetLimits(deps.redis, keys), queues: pullQueues }),
     schedules: new ScheduleService(deps.db, dispatch, deps.horizonMs),
     workflows: new WorkflowService({
       db: deps.db,
@@ -83,6 +85,7 @@ export function createServices(deps: ServiceDeps): { services: GatewayServices; 
     taskActivity: new TaskActivityService(deps.db),
     queues: new QueueService(deps.db, {
       allowPrivateTargets: deps.allowPrivateTargets,
+      pullQueues,
       ...(deps.resolver ? { resolver: deps.resolver } : {}),
     }),
     tasks,

@@ -5,7 +5,6 @@ import {
   heartbeatLease,
   leaseFromPullQueue,
   msUntilNextDue,
-  readPullQueue,
   type Database,
   type DispatchIntent,
   type LeaseCompletionOutcome,
@@ -17,6 +16,7 @@ import type { HeartbeatOutcome } from "@tasklane/db";
 import { SpanKind, TaskAttr, endSpan, startTaskSpan, tracingActive } from "@tasklane/observability";
 import type { FleetLimits } from "@tasklane/queue";
 import type { ArmedBell, PullDoorbell } from "./pull-doorbell.js";
+import type { PullQueueCache } from "./pull-queue-cache.js";
 
 export interface LeaseArgs {
   queue: string;
@@ -35,6 +35,7 @@ export interface LeaseServiceDeps {
   horizonMs: number;
   agingSeconds: number;
   limits: FleetLimits;
+  queues: PullQueueCache;
 }
 
 const sleep = (ms: number, abort?: AbortSignal) =>
@@ -56,8 +57,6 @@ export type CompletionOutcome =
  * no due time to wait for (a task behind a busy ordering key, a resumed queue).
  */
 const POLL_MS = 200;
-/** How long a lease call goes by the queue row it read (mode, limits) before reading it again. */
-const QUEUE_REUSE_MS = 1_000;
 
 /** PULL attempts in the task's trace: the lease (an attempt starts) ... */
 function traceLeases(leases: StartedAttempt[], workerId: string): void {
@@ -85,20 +84,17 @@ export class LeaseService {
    */
   async lease(tenantId: string, args: LeaseArgs, abort?: AbortSignal): Promise<StartedAttempt[]> {
     const deadline = Date.now() + args.waitSeconds * 1000;
-    let queue = await readPullQueue(this.deps.db, tenantId, args.queue);
-    let readAt = Date.now();
+    let queue = await this.deps.queues.get(tenantId, args.queue);
     // An unknown queue is refused by leaseFromPullQueue below, before anything waits on this id.
     const queueId = queue?.id ?? "";
+    let looked = false;
     for (;;) {
       if (abort?.aborted) return [];
       const bell = this.deps.doorbell.arm(queueId);
       try {
-        // A wake-up soon after the last read leases at once: a round trip less between a
-        // task's doorbell and its start. Mode and limit changes still apply within QUEUE_REUSE_MS.
-        if (Date.now() - readAt >= QUEUE_REUSE_MS) {
-          queue = await readPullQueue(this.deps.db, tenantId, args.queue);
-          readAt = Date.now();
-        }
+        // Each later look goes by the queue as it is now, from the cache (a wake-up leases at once): a change applies within a second.
+        if (looked) queue = await this.deps.queues.get(tenantId, args.queue);
+        looked = true;
         const { leases, rateWaitMs } = await this.leaseWithinRate(tenantId, queue, args);
         const left = deadline - Date.now();
         if (leases.length > 0) traceLeases(leases, args.workerId);

@@ -5,6 +5,7 @@
 import { NotFoundError, QueueMode, newId, type UpsertQueueInput } from "@tasklane/core";
 import { withTenantScopePrisma, type Database, type Prisma } from "@tasklane/db";
 import { assertOutboundUrl, type HostResolver } from "./outbound-url.js";
+import type { PullQueueCache } from "./pull-queue-cache.js";
 
 type QueueRow = Prisma.QueueModel;
 
@@ -38,7 +39,7 @@ interface StatsRow {
 export class QueueService {
   constructor(
     private readonly db: Database,
-    private readonly opts: { allowPrivateTargets: boolean; resolver?: HostResolver },
+    private readonly opts: { allowPrivateTargets: boolean; resolver?: HostResolver; pullQueues?: PullQueueCache },
   ) {}
 
   async upsert(tenantId: string, input: UpsertQueueInput): Promise<QueueRow> {
@@ -61,11 +62,13 @@ export class QueueService {
       ...(input.paused != null ? { paused: input.paused } : {}),
       ...rateLimit,
     };
-    return this.db.prisma.queue.upsert({
+    const row = await this.db.prisma.queue.upsert({
       where: { tenantId_name: { tenantId, name: input.name } },
       create: { id: newId("que"), tenantId, name: input.name, ...changes },
       update: changes,
     });
+    this.opts.pullQueues?.forget(tenantId, input.name);
+    return row;
   }
 
   /** Reads run confined to the tenant by row-level security (defence in depth; packages/db tenant-scope.ts). */
