@@ -7,18 +7,15 @@ import { ApiKeyAuthenticator } from "./api-key-authenticator.js";
 /** A stand-in for the database: one key row, counting lookups and last_used_at writes. */
 function fakeDatabase(secret: string) {
   const state = { revokedAt: null as Date | null, lookups: 0, writes: [] as string[] };
-  const row = () => ({ id: "key_1", tenantId: "ten_1", secretHash: hashSecret(secret), scopes: ["submit"], revokedAt: state.revokedAt, expiresAt: null });
+  const row = () => ({ id: "key_1", tenant_id: "ten_1", secret_hash: hashSecret(secret), scopes: ["submit"], revoked_at: state.revokedAt, expires_at: null });
   const db = {
-    prisma: {
-      apiKey: {
-        findUnique: async () => {
-          state.lookups += 1;
-          return row();
-        },
-      },
-    },
     pool: {
-      query: async (sql: string) => {
+      query: async (statement: string | { text: string }) => {
+        const sql = typeof statement === "string" ? statement : statement.text;
+        if (sql.startsWith("SELECT")) {
+          state.lookups += 1;
+          return { rowCount: 1, rows: [row()] };
+        }
         state.writes.push(sql);
         return { rowCount: 1, rows: [] };
       },

