@@ -10,50 +10,32 @@
  * later is leasable at once. Concurrent misses share one read.
  */
 import { readPullQueue, type Database, type PullQueue } from "@tasklane/db";
+import { LRUCache } from "lru-cache";
 
 const TTL_MS = 1_000;
 /** Bounds memory when very many queues are leased from within one TTL. */
 const MAX_ENTRIES = 50_000;
 
-interface Entry {
-  queue: Promise<PullQueue | null>;
-  expiresAt: number;
-}
-
 export class PullQueueCache {
-  readonly #entries = new Map<string, Entry>();
+  readonly #queues: LRUCache<string, PullQueue, { tenantId: string; name: string }>;
 
-  constructor(
-    private readonly db: Database,
-    private readonly now: () => number = Date.now,
-  ) {}
+  constructor(db: Database) {
+    this.#queues = new LRUCache({
+      max: MAX_ENTRIES,
+      ttl: TTL_MS,
+      // undefined (no such queue) is not cached; neither is a failed read (the next call asks again).
+      fetchMethod: async (_key, _stale, { context }) => (await readPullQueue(db, context.tenantId, context.name)) ?? undefined,
+    });
+  }
 
   /** The tenant's queue of that name as read at most TTL_MS ago; null when it has none. */
-  get(tenantId: string, name: string): Promise<PullQueue | null> {
-    const key = keyOf(tenantId, name);
-    const now = this.now();
-    const cached = this.#entries.get(key);
-    if (cached !== undefined && cached.expiresAt > now) return cached.queue;
-    if (this.#entries.size >= MAX_ENTRIES) this.#evictExpired(now);
-    const queue = readPullQueue(this.db, tenantId, name);
-    const entry = { queue, expiresAt: now + TTL_MS };
-    this.#entries.set(key, entry);
-    const drop = () => {
-      if (this.#entries.get(key) === entry) this.#entries.delete(key);
-    };
-    // Neither a missing queue nor a failed read is remembered: the next call asks again.
-    queue.then((found) => found ?? drop(), drop);
-    return queue;
+  async get(tenantId: string, name: string): Promise<PullQueue | null> {
+    return (await this.#queues.fetch(keyOf(tenantId, name), { context: { tenantId, name } })) ?? null;
   }
 
   /** After a change to the queue on this instance: the next lease reads it afresh. */
   forget(tenantId: string, name: string): void {
-    this.#entries.delete(keyOf(tenantId, name));
-  }
-
-  #evictExpired(now: number): void {
-    for (const [key, entry] of this.#entries) if (entry.expiresAt <= now) this.#entries.delete(key);
-    if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
+    this.#queues.delete(keyOf(tenantId, name));
   }
 }
 
