@@ -84,17 +84,14 @@ export class LeaseService {
    */
   async lease(tenantId: string, args: LeaseArgs, abort?: AbortSignal): Promise<StartedAttempt[]> {
     const deadline = Date.now() + args.waitSeconds * 1000;
-    let queue = await this.deps.queues.get(tenantId, args.queue);
-    // An unknown queue is refused by leaseFromPullQueue below, before anything waits on this id.
-    const queueId = queue?.id ?? "";
-    let looked = false;
     for (;;) {
       if (abort?.aborted) return [];
+      // The queue as it is now, from the gateway's cache (so a wake-up leases at once): a change applies within a second.
+      const queue = await this.deps.queues.get(tenantId, args.queue);
+      // An unknown queue is refused by leaseFromPullQueue below, before anything waits on this id.
+      const queueId = queue?.id ?? "";
       const bell = this.deps.doorbell.arm(queueId);
       try {
-        // Each later look goes by the queue as it is now, from the cache (a wake-up leases at once): a change applies within a second.
-        if (looked) queue = await this.deps.queues.get(tenantId, args.queue);
-        looked = true;
         const { leases, rateWaitMs } = await this.leaseWithinRate(tenantId, queue, args);
         const left = deadline - Date.now();
         if (leases.length > 0) traceLeases(leases, args.workerId);

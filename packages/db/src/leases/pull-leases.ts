@@ -24,7 +24,7 @@ export interface LeaseRequest {
   startAheadMs?: number;
 }
 
-/** What leasing needs to know of a queue: read once per lease attempt, or reused for up to a second (see LeaseService). */
+/** What leasing needs to know of a queue (the gateway keeps it for a second: PullQueueCache). */
 export interface PullQueue {
   id: string;
   mode: string;
