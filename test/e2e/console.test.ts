@@ -254,8 +254,9 @@ describe("tenant console", () => {
     await page.getByRole("dialog", { name: "Revoke “ci-deployer”?" }).getByRole("button", { name: "Revoke key" }).click();
     await page.locator('tr[data-key-name="ci-deployer"][data-key-state="Revoked"]').waitFor({ timeout: 15_000 });
     await waitFor("the revoked key to be refused", async () => codeOf(await api(`{ tenant { id } }`, undefined, secret)) === "UNAUTHENTICATED", 10_000, 200);
-    // After reload the secret is gone for good.
+    // After reload the secret is gone for good (counted once the key list has rendered, so an unrendered page cannot pass).
     await page.reload();
+    await page.locator('tr[data-key-name="ci-deployer"][data-key-state="Revoked"]').waitFor({ timeout: 15_000 });
     expect(await page.getByTestId("secret").count()).toBe(0);
   });
 
