@@ -1,0 +1,107 @@
+/**
+ * FairFetcher (worker) in-process on a real Postgres and Redis: the jobs a
+ * fetch took from a queue that came up short start without waiting for that
+ * queue's bookkeeping (markEmpty: when to look again, leaving the active set;
+ * up to three more Redis round trips), which a tenant trickling in tasks pays
+ * on every fetch. The bookkeeping is held open here until the start is seen.
+ */
+import { randomBytes } from "node:crypto";
+import { createLogger, loadEnv, workerEnvSchema } from "@tasklane/config";
+import { normalizeTaskSpec, parseInput, submitTaskInputSchema } from "@tasklane/core";
+import { submitTasks } from "@tasklane/db";
+import { createKeySpace, createRedis, createTaskDispatcher } from "@tasklane/queue";
+import { Agent } from "undici";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CompletionBatcher } from "../../apps/worker/src/completion-batcher.js";
+import type { WorkerContext } from "../../apps/worker/src/context.js";
+import { ActiveQueues } from "../../apps/worker/src/fetch/active-queues.js";
+import { FairFetcher } from "../../apps/worker/src/fetch/fair-fetcher.js";
+import { QueueDirectory } from "../../apps/worker/src/fetch/queue-directory.js";
+import { createWorkerMetrics } from "../../apps/worker/src/metrics.js";
+import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
+import { seedPushQueue, seedTenant } from "../helpers/seed.js";
+import { waitFor } from "../helpers/app-process.js";
+
+const prefix = `tl-fetch-${randomBytes(4).toString("hex")}`;
+const redis = createRedis("redis://127.0.0.1:6379/0", "fair-fetcher-test");
+const keys = createKeySpace(prefix);
+let t: TestDatabase;
+let directory: QueueDirectory;
+const agent = new Agent();
+
+/** markEmpty waits for this gate (a seam on our own class; Redis and Postgres are real). */
+let openGate: () => void = () => undefined;
+const gate = new Promise<void>((resolve) => (openGate = resolve));
+let bookkeepingCalls = 0;
+let bookkeepingDone = 0;
+const markEmpty = ActiveQueues.prototype.markEmpty;
+
+beforeAll(async () => {
+  t = await createTestDatabase("fetch");
+  ActiveQueues.prototype.markEmpty = async function (this: ActiveQueues, ...args: Parameters<typeof markEmpty>) {
+    bookkeepingCalls++;
+    await gate;
+    await markEmpty.apply(this, args);
+    bookkeepingDone++;
+  };
+});
+
+afterAll(async () => {
+  ActiveQueues.prototype.markEmpty = markEmpty;
+  directory?.stop();
+  const stale = await redis.keys(`${prefix}:*`);
+  if (stale.length > 0) await redis.del(...stale);
+  redis.disconnect();
+  await agent.close();
+  await t?.drop();
+});
+
+describe("FairFetcher", () => {
+  it("starts the jobs of a queue that came up short before that queue's bookkeeping is done", async () => {
+    const { tenantId } = await seedTenant(t.db);
+    await seedPushQueue(t.db, tenantId, "hooks", "http://127.0.0.1:9/hook");
+    const spec = normalizeTaskSpec(parseInput(submitTaskInputSchema, { type: "t", queue: "hooks" }), Date.now());
+    const dispatcher = createTaskDispatcher(redis, keys);
+    const submitted = await submitTasks(t.db, tenantId, [spec], { horizonMs: 60_000 });
+    await dispatcher.dispatch(submitted.dispatch);
+
+    directory = new QueueDirectory(t.db, () => undefined);
+    await directory.start();
+    const env = loadEnv(workerEnvSchema, { REDIS_KEY_PREFIX: prefix, LOG_LEVEL: "silent" });
+    const log = createLogger("worker", "silent");
+    const ctx: WorkerContext = {
+      env,
+      workerId: "fetch-test",
+      db: t.db,
+      redis,
+      keys,
+      dispatcher,
+      directory,
+      completions: new CompletionBatcher(t.db, "worker:fetch-test", async () => undefined, 60_000),
+      agent,
+      log,
+      horizonMs: 60_000,
+      metrics: createWorkerMetrics(),
+    };
+    const started: string[] = [];
+    const fetcher = new FairFetcher(ctx, async (attempt, executed) => {
+      started.push(attempt.task.id);
+      executed();
+    });
+    fetcher.start();
+    const queueName = keys.bullQueueName(tenantId, submitted.tasks[0]!.queueId);
+    fetcher.ring(queueName);
+
+    // The fetch wanted more than the one job there was: the queue came up short and its bookkeeping is held open.
+    await waitFor("the task to start", async () => started.length === 1, 10_000, 20);
+    expect(started).toEqual([submitted.tasks[0]!.id]);
+    expect(bookkeepingCalls).toBeGreaterThanOrEqual(1);
+    expect(bookkeepingDone).toBe(0);
+
+    openGate();
+    await fetcher.stop();
+    // Stopping waited for the bookkeeping: the drained queue left the shared active set.
+    expect(bookkeepingDone).toBe(bookkeepingCalls);
+    expect(await redis.sismember(keys.activeQueues, queueName)).toBe(0);
+  });
+});
