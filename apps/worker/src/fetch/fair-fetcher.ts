@@ -59,8 +59,11 @@ export class FairFetcher {
   /** Jobs fetched and out of Redis whose start statement has not returned yet: their slots are taken. */
   private starting = 0;
   private readonly starts = new Set<Promise<void>>();
-  /** Drained queues' bookkeeping (markEmpty) still on its way to Redis; the jobs taken with it do not wait for it. */
-  private readonly settling = new Set<Promise<void>>();
+  /**
+   * Queues that came up short, whose bookkeeping (markEmpty) is still on its way to Redis: the jobs
+   * taken with it do not wait for it, and the queue is not fetched again until it lands.
+   */
+  private readonly settling = new Map<string, Promise<void>>();
   private backoffUntil = 0;
   private stopped = false;
   private wake: (() => void) | undefined;
@@ -103,7 +106,7 @@ export class FairFetcher {
     this.stopped = true;
     this.wake?.();
     await this.loopDone;
-    await Promise.all([...this.starts, ...this.settling]);
+    await Promise.all([...this.starts, ...this.settling.values()]);
   }
 
   private async loop(): Promise<void> {
@@ -128,9 +131,9 @@ export class FairFetcher {
           this.startInBackground(jobs);
           continue;
         }
-        // A queue found drained is ready until its bookkeeping lands: wait for it rather than fetch it again.
+        // A drained queue counts as ready until its bookkeeping lands (no wait until its next job): wait for that instead of spinning.
         if (this.settling.size > 0) {
-          await Promise.all(this.settling);
+          await Promise.all(this.settling.values());
           continue;
         }
         // Woken by a finished attempt, a finished start or a doorbell.
@@ -171,20 +174,15 @@ export class FairFetcher {
    */
   private async collect(n: number): Promise<Fetched[]> {
     const out: Fetched[] = [];
-    /** Queues that came up short in this round: their bookkeeping runs behind, so they are not picked again meanwhile. */
-    const drained = new Set<string>();
     let wave = this.firstWave;
     for (let round = 0; round < MAX_FETCH_WAVES && out.length < n; round++) {
-      const targets = this.pickTargets(Math.min(wave, n - out.length), drained);
+      const targets = this.pickTargets(Math.min(wave, n - out.length));
       if (targets.length === 0) break;
       const picksPerQueue = new Map<string, number>();
       for (const name of targets) picksPerQueue.set(name, (picksPerQueue.get(name) ?? 0) + 1);
       const fetched = await Promise.all([...picksPerQueue].map(([name, picks]) => this.takeWithinLimits(name, picks)));
-      const hits = fetched.reduce((sum, taken) => sum + taken.jobs.length, 0);
-      for (const taken of fetched) {
-        out.push(...taken.jobs);
-        if (taken.drained) drained.add(taken.name);
-      }
+      const hits = fetched.reduce((sum, jobs) => sum + jobs.length, 0);
+      for (const jobs of fetched) out.push(...jobs);
       if (hits === 0) break;
       if (hits === targets.length) wave *= 2;
     }
@@ -193,10 +191,10 @@ export class FairFetcher {
   }
 
   /** Up to n fair picks among the queues that are ready now (the same queue may come up more than once). */
-  private pickTargets(n: number, exclude: ReadonlySet<string>): string[] {
+  private pickTargets(n: number): string[] {
     const byTenant = new Map<string, { weight: number; queues: string[] }>();
     for (const name of this.active.ready(Date.now())) {
-      if (exclude.has(name)) continue;
+      if (this.settling.has(name)) continue;
       const parsed = this.ctx.keys.parseBullQueueName(name);
       const info = parsed && this.ctx.directory.get(parsed.queueId);
       if (!parsed || !info || info.paused) continue;
@@ -217,39 +215,37 @@ export class FairFetcher {
 
   /**
    * Up to `want` jobs of one queue, each with a concurrency slot (and a start
-   * token when the queue is rate limited); `drained` when it had fewer. The
-   * drained queue's bookkeeping (when to look again, leaving the active set)
-   * is up to three more Redis round trips: it runs behind, so these jobs, and
-   * the other queues' jobs of the same wave, start without waiting for it (a
-   * tenant trickling in tasks comes up short on every fetch).
+   * token when the queue is rate limited). When it had fewer, its bookkeeping
+   * (when to look again, leaving the active set) is up to three more Redis
+   * round trips: it runs behind, so these jobs, and the other queues' jobs of
+   * the same wave, start without waiting for it (a tenant trickling in tasks
+   * comes up short on every fetch).
    */
-  private async takeWithinLimits(name: string, want: number): Promise<{ name: string; jobs: Fetched[]; drained: boolean }> {
-    const none = { name, jobs: [], drained: false };
+  private async takeWithinLimits(name: string, want: number): Promise<Fetched[]> {
     const { queueId } = this.ctx.keys.parseBullQueueName(name) as { queueId: string };
     const info = this.ctx.directory.get(queueId);
-    if (!info) return none;
+    if (!info) return [];
     const { tenantId } = info;
     const slots = await this.limits.acquire(tenantId, queueId, { tenant: info.tenantMaxConcurrency, queue: info.concurrency }, FETCH_HOLD_MS, want);
     if (slots.length === 0) {
       this.active.defer(name, Date.now() + CAPPED_RETRY_MS);
-      return none;
+      return [];
     }
     if (info.rateLimit) {
       const { granted, waitMs } = await this.limits.takeStartTokens(tenantId, queueId, info.rateLimit.perSecond, info.rateLimit.burst, slots.length);
       await this.limits.release(tenantId, queueId, ...slots.splice(granted));
       if (granted === 0) {
         this.active.defer(name, Date.now() + waitMs);
-        return none;
+        return [];
       }
     }
     const rings = this.active.ringsHeard(name);
     const jobs = await this.jobs.take(name, slots.length, Date.now() + this.ctx.env.WORKER_START_AHEAD_MS);
-    const drained = jobs.length < slots.length;
-    if (drained) {
+    if (jobs.length < slots.length) {
       await this.limits.release(tenantId, queueId, ...slots.splice(jobs.length));
       this.settleDrained(name, rings);
     }
-    return { name, jobs: jobs.map((job, i) => ({ job, slotId: slots[i] as string })), drained };
+    return jobs.map((job, i) => ({ job, slotId: slots[i] as string }));
   }
 
   private settleDrained(name: string, ringsBefore: number): void {
@@ -257,8 +253,8 @@ export class FairFetcher {
       .markEmpty(name, ringsBefore)
       // Left ready, the queue is fetched once more and comes up empty again: nothing is lost.
       .catch((error: unknown) => this.ctx.log.warn({ err: error, queue: name }, "could not record a drained queue"))
-      .finally(() => this.settling.delete(settled));
-    this.settling.add(settled);
+      .finally(() => this.settling.delete(name));
+    this.settling.set(name, settled);
   }
 
   private startInBackground(jobs: Fetched[]): void {
