@@ -63,3 +63,19 @@ export const MAX_WORKFLOW_EDGES = 20_000;
 export const WORKFLOW_KEY_PATTERN = /^[A-Za-z0-9_.:-]{1,100}$/;
 /** Live webhook endpoints per tenant: each terminal event fans out to all of them, so the count bounds that work. */
 export const MAX_WEBHOOKS_PER_TENANT = 50;
+
+/** A queue's start rate: a token bucket refilled at perSecond, holding up to burst. */
+export interface StartRate {
+  perSecond: number;
+  burst: number;
+}
+
+/** A burst left out is one second's worth, never less than 1. */
+export function defaultBurst(perSecond: number): number {
+  return Math.max(1, Math.ceil(perSecond));
+}
+
+/** A queue's stored rate columns as a StartRate; null when it has none. */
+export function startRateOf(perSecond: number | null | undefined, burst: number | null | undefined): StartRate | null {
+  return perSecond == null ? null : { perSecond, burst: burst ?? defaultBurst(perSecond) };
+}

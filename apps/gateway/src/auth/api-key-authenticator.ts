@@ -30,7 +30,6 @@ interface KeyRow {
   expiresAt: number | null;
 }
 
-
 export class ApiKeyAuthenticator {
   /** An unknown prefix is kept too (as a null row), so a flood of bogus keys costs one lookup each per TTL. */
   readonly #cache: LRUCache<string, { row: KeyRow | null }>;

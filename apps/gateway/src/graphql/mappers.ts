@@ -1,4 +1,5 @@
 /** Storage rows → GraphQL objects. The only place that knows both shapes. */
+import { startRateOf } from "@tasklane/core";
 import type { Prisma, AttemptRecord, TaskAuditEventRecord, TaskRecord } from "@tasklane/db";
 import type { Attempt, Task } from "./types/task.js";
 import type { TaskAuditEvent } from "./types/task-audit-event.js";
@@ -92,8 +93,7 @@ export function toQueue(r: Prisma.QueueModel): Queue {
     mode: r.mode,
     endpointUrl: r.endpointUrl,
     concurrency: r.concurrency,
-    rateLimit:
-      r.rateLimitPerSecond === null ? null : { perSecond: r.rateLimitPerSecond, burst: r.rateLimitBurst ?? Math.max(1, Math.ceil(r.rateLimitPerSecond)) },
+    rateLimit: startRateOf(r.rateLimitPerSecond, r.rateLimitBurst),
     paused: r.paused,
   };
 }

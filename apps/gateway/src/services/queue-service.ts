@@ -2,7 +2,7 @@
  * A tenant's queues, addressed by name. Mode may switch PUSH ↔ PULL; the
  * endpoint is cleared when a queue becomes PULL.
  */
-import { NotFoundError, QueueMode, newId, type UpsertQueueInput } from "@tasklane/core";
+import { NotFoundError, QueueMode, defaultBurst, newId, type UpsertQueueInput } from "@tasklane/core";
 import { withTenantScopePrisma, type Database, type Prisma } from "@tasklane/db";
 import { assertOutboundUrl, type HostResolver } from "./outbound-url.js";
 import type { PullQueueCache } from "./pull-queue-cache.js";
@@ -53,7 +53,7 @@ export class QueueService {
     const rateLimit =
       input.rateLimit == null
         ? {}
-        : { rateLimitPerSecond: input.rateLimit.perSecond, rateLimitBurst: input.rateLimit.burst ?? Math.max(1, Math.ceil(input.rateLimit.perSecond)) };
+        : { rateLimitPerSecond: input.rateLimit.perSecond, rateLimitBurst: input.rateLimit.burst ?? defaultBurst(input.rateLimit.perSecond) };
     const changes = {
       mode: input.mode,
       // PULL never keeps an endpoint; PUSH always has one (the schema refuses PUSH without it).

@@ -1,3 +1,4 @@
+import { startRateOf } from "@tasklane/core";
 import type { Database } from "@tasklane/db";
 
 /** What the fleet needs to know about one PUSH queue and its tenant. */
@@ -63,10 +64,7 @@ export class QueueDirectory {
         endpointUrl: r.endpoint_url as string,
         paused: r.paused as boolean,
         concurrency: (r.concurrency as number | null) ?? null,
-        rateLimit:
-          r.rate_limit_per_second == null
-            ? null
-            : { perSecond: r.rate_limit_per_second as number, burst: (r.rate_limit_burst as number | null) ?? Math.max(1, Math.ceil(r.rate_limit_per_second as number)) },
+        rateLimit: startRateOf(r.rate_limit_per_second as number | null, r.rate_limit_burst as number | null),
         tenantWeight: r.weight as number,
         tenantMaxConcurrency: r.max_concurrency == null ? null : Math.max(0, (r.max_concurrency as number) - Number(r.pull_running)),
         signingSecrets: secrets,

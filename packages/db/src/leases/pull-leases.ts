@@ -6,6 +6,8 @@ import {
   decideAfterFailure,
   isWellFormedId,
   parseLeaseToken,
+  startRateOf,
+  type StartRate,
 } from "@tasklane/core";
 import { prepared, withTransaction, type Database } from "../database.js";
 import type { DispatchIntent } from "../outbox/dispatch-intent.js";
@@ -32,7 +34,7 @@ export interface PullQueue {
   /** The tenant's maxConcurrency. */
   maxConcurrency: number | null;
   /** The queue's start rate, when it has one. */
-  rate: { perSecond: number; burst: number } | null;
+  rate: StartRate | null;
 }
 
 /** The tenant's queue of that name with its limits, or null when it has none. */
@@ -54,13 +56,12 @@ export async function readPullQueue(db: Database, tenantId: string, name: string
   );
   const row = res.rows[0];
   if (!row) return null;
-  const perSecond = row.rate_limit_per_second;
   return {
     id: row.id,
     mode: row.mode,
     concurrency: row.concurrency,
     maxConcurrency: row.max_concurrency,
-    rate: perSecond === null ? null : { perSecond, burst: row.rate_limit_burst ?? Math.max(1, Math.ceil(perSecond)) },
+    rate: startRateOf(row.rate_limit_per_second, row.rate_limit_burst),
   };
 }
 
