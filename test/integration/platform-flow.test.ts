@@ -201,15 +201,22 @@ describe("PULL leases through the API", () => {
   });
 
   it("a long poll wakes when a delayed task falls due, though no doorbell rings for it", async () => {
-    // Due between two of the old 200 ms re-checks, whatever their drift.
-    const runAt = Date.now() + 320;
-    await submit({ type: "pull-delayed", queue: "default", runAt: new Date(runAt).toISOString() });
-    const leases = (await api<Leases>(LEASE, { w: "w3", max: 10, wait: 10 })).data!.leaseTasks;
-    const leasedAt = Date.now();
-    expect(leases.map((l) => l.task.type)).toEqual(["pull-delayed"]);
-    expect(leasedAt).toBeGreaterThanOrEqual(runAt);
-    // Re-checking every 200 ms found it over 100 ms late; the poll now sleeps until its due time.
-    expect(leasedAt - runAt).toBeLessThan(80);
+    // Re-checking every 200 ms is at least 80 ms late on every try: the task falls due between two re-checks, whatever
+    // their drift. Sleeping until the due time is late only by what the machine's load adds, so the best of a few
+    // tries separates the two where a single try on a loaded machine does not.
+    const lateness: number[] = [];
+    for (let attempt = 0; attempt < 5 && !lateness.some((ms) => ms < 80); attempt++) {
+      const runAt = Date.now() + 320;
+      await submit({ type: "pull-delayed", queue: "default", runAt: new Date(runAt).toISOString() });
+      const leases = (await api<Leases>(LEASE, { w: "w3", max: 10, wait: 10 })).data!.leaseTasks;
+      const leasedAt = Date.now();
+      expect(leases.map((l) => l.task.type)).toEqual(["pull-delayed"]);
+      expect(leasedAt).toBeGreaterThanOrEqual(runAt);
+      lateness.push(leasedAt - runAt);
+      const done = await api(`mutation ($t: ID!, $l: String!) { completeTask(taskId: $t, leaseToken: $l) { id } }`, { t: leases[0]!.task.id, l: leases[0]!.leaseToken });
+      expect(done.errors).toBeUndefined();
+    }
+    expect(Math.min(...lateness)).toBeLessThan(80);
   });
 
   it("failTask(retryable: false) dead-letters; a retryable failure is leased again", async () => {
