@@ -48,6 +48,21 @@ describe("SDK client against the gateway", () => {
     expect(all.sort()).toEqual(batch.map((t) => t.id).sort());
   });
 
+  it("submitManyIds answers the new tasks' ids in input order, and refuses a bad batch whole", async () => {
+    const client = await tenantClient();
+    const ids = await client.tasks.submitManyIds([{ type: "sdk.ids", payload: "a" }, { type: "sdk.ids", payload: "b" }, { type: "sdk.ids", payload: "c" }]);
+    expect(ids).toHaveLength(3);
+    const tasks = await Promise.all(ids.map((id) => client.tasks.get(id)));
+    expect(tasks.map((t) => [t?.id, t?.payload, t?.status])).toEqual([
+      [ids[0], "a", "QUEUED"],
+      [ids[1], "b", "QUEUED"],
+      [ids[2], "c", "QUEUED"],
+    ]);
+    const refused = await rejection(client.tasks.submitManyIds([{ type: "sdk.ids", payload: "d" }, { type: "sdk.ids", queue: "no-such-queue" }]));
+    expect(refused.code).toBe("NOT_FOUND");
+    expect((await client.tasks.list({ type: "sdk.ids" })).totalCount).toBe(3);
+  });
+
   it("an idempotencyKey returns the first task instead of creating another", async () => {
     const client = await tenantClient();
     const first = await client.tasks.submit({ type: "sdk.once", idempotencyKey: "order-42" });

@@ -16,6 +16,8 @@ const SUBMIT = `mutation SubmitTask($input: SubmitTaskInput!) { submitTask(input
 ${TASK_FIELDS}`;
 const SUBMIT_MANY = `mutation SubmitTasks($inputs: [SubmitTaskInput!]!) { submitTasks(inputs: $inputs) { ...TaskFields } }
 ${TASK_FIELDS}`;
+/** submitTasks answering only the new tasks' ids: what a producer that does not read its tasks back needs. */
+const SUBMIT_MANY_IDS = `mutation SubmitTaskIds($inputs: [SubmitTaskInput!]!) { submitTasks(inputs: $inputs) { id } }`;
 const GET = `query Task($id: ID!) { task(id: $id) { ...TaskFields attemptHistory { ...AttemptFields } } }
 ${TASK_FIELDS}
 ${ATTEMPT_FIELDS}`;
@@ -68,9 +70,23 @@ export class TasksResource {
    * Retried after an ambiguous failure only when every input has an idempotencyKey.
    */
   async submitMany<TPayload = unknown>(inputs: SubmitTaskInput<TPayload>[], opts?: CallOptions): Promise<Task<TPayload>[]> {
+    return this.#submitTasks<Task<TPayload>>(SUBMIT_MANY, inputs, opts);
+  }
+
+  /**
+   * submitMany answering only the new tasks' ids, in input order. The gateway
+   * then skips completing and serialising every field of every task, about
+   * two fifths of its CPU per task in batches of 500 (test/bench/analysis.md).
+   */
+  async submitManyIds(inputs: SubmitTaskInput[], opts?: CallOptions): Promise<string[]> {
+    return (await this.#submitTasks<{ id: string }>(SUBMIT_MANY_IDS, inputs, opts)).map((t) => t.id);
+  }
+
+  /** The submitTasks call behind submitMany and submitManyIds; `document` chooses what each task carries. */
+  async #submitTasks<TAnswer>(document: string, inputs: SubmitTaskInput[], opts?: CallOptions): Promise<TAnswer[]> {
     checkLocally("submitTasks", () => parseInput(submitTasksInputSchema, inputs.map((i) => ({ ...i, runAt: asDate(i.runAt) }))));
-    const data = await this.#transport.execute<{ submitTasks: Task<TPayload>[] }>(
-      { operation: "submitTasks", document: SUBMIT_MANY, idempotent: inputs.every((i) => i.idempotencyKey != null) },
+    const data = await this.#transport.execute<{ submitTasks: TAnswer[] }>(
+      { operation: "submitTasks", document, idempotent: inputs.every((i) => i.idempotencyKey != null) },
       { inputs: inputs.map(toWire) },
       opts,
     );

@@ -81,7 +81,7 @@ export const throughputScenario: Scenario = {
       method:
         `Per run: no-op tasks submitted in batches of ${BATCH} (${IN_FLIGHT} calls in flight, pausing while ${fmt(MAX_BACKLOG)} are unfinished) while the consumers run, ` +
         `until ${fmt(ctx.sizes.throughputTasks)} are finished or ${ctx.sizes.throughputWindowSeconds} s have passed; rate = finished ÷ elapsed ` +
-        "(to the last finish when all are done; a backlog left by the previous run counts where it is worked off). Tasklane: submitTasks through the GraphQL API (SDK), finished = SUCCEEDED in Postgres; " +
+        "(to the last finish when all are done; a backlog left by the previous run counts where it is worked off). Tasklane: submitTasks through the GraphQL API (SDK `submitManyIds`: the answer carries each task's id), finished = SUCCEEDED in Postgres; " +
         "PUSH = worker fleet POSTing to a local endpoint (one worker process, concurrency 100), PULL = one SDK Worker process (concurrency 100, leaseTasks/completeTasks). " +
         "Peers: their own batch API (BullMQ addBulk, graphile-worker addJobs, pg-boss insert) and a worker in its own process, finished as each records it. " +
         "CPU time per task (from /proc/<pid>/stat over each run: every process of the system, the Postgres backends serving it, and the Redis server for the systems " +

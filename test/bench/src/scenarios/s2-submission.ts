@@ -66,7 +66,7 @@ export const submissionScenario: Scenario = {
       method:
         `Per run: up to ${fmt(ctx.sizes.submitSingleTasks)} tasks one per call (${SINGLE_IN_FLIGHT} calls in flight), then up to ${fmt(ctx.sizes.submitBatchTasks)} in batches of ${BATCH} ` +
         `(${BATCH_IN_FLIGHT} calls in flight), each for at most ${ctx.sizes.submitSeconds} s, no consumers running; rate = acknowledged tasks ÷ elapsed. Tasklane: submitTask / submitTasks through the ` +
-        "GraphQL API with the SDK, to a PUSH queue (so every task is also placed in Redis before the answer). " +
+        "GraphQL API with the SDK (batches with `submitManyIds`, answering each task's id), to a PUSH queue (so every task is also placed in Redis before the answer). " +
         "Peers: BullMQ add / addBulk, graphile-worker addJob / addJobs, pg-boss send / insert.",
       figures: figures.summaries(),
       ratios: true,
