@@ -39,7 +39,7 @@ interface StatsRow {
 export class QueueService {
   constructor(
     private readonly db: Database,
-    private readonly opts: { allowPrivateTargets: boolean; resolver?: HostResolver; pullQueues?: PullQueueCache },
+    private readonly opts: { allowPrivateTargets: boolean; resolver?: HostResolver; pullQueues: PullQueueCache },
   ) {}
 
   async upsert(tenantId: string, input: UpsertQueueInput): Promise<QueueRow> {
@@ -67,7 +67,7 @@ export class QueueService {
       create: { id: newId("que"), tenantId, name: input.name, ...changes },
       update: changes,
     });
-    this.opts.pullQueues?.forget(tenantId, input.name);
+    this.opts.pullQueues.forget(tenantId, input.name);
     return row;
   }
 
