@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "./generated/prisma/client.js";
+import { poolTypeParsers } from "./pg-timestamps.js";
 
 /**
  * One pg pool per process, shared by Prisma (the rest of the app) and raw SQL
@@ -56,6 +57,8 @@ export function createDatabase(options: DatabaseOptions): Database {
     // A lost Postgres must surface as an error quickly, not as a hung request.
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
+    // Our raw SQL's parsers (Prisma's adapter brings its own per query).
+    types: poolTypeParsers(),
   });
   // An idle client losing its connection (Postgres restart) must not crash the process.
   pool.on("error", () => undefined);

@@ -6,6 +6,7 @@
  */
 import { GraphQLScalarType, Kind } from "graphql";
 import { GraphQLJSON } from "graphql-scalars";
+import { LRUCache } from "lru-cache";
 import { BadUserInputError } from "@tasklane/core";
 
 const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/i;
@@ -19,13 +20,31 @@ function parseDateTime(value: unknown): Date {
   return date;
 }
 
+/**
+ * The last few instants written, and how. `toISOString` costs ~0.4 µs, and a
+ * batch answer repeats a handful of instants over and over (a 100-task lease:
+ * one created_at, run_at, started_at and lease expiry for all): it was 5% of
+ * a lease call's gateway CPU.
+ */
+const recentlyWritten = new LRUCache<number, string>({ max: 16 });
+
+function isoString(date: Date): string {
+  const ms = date.getTime();
+  let iso = recentlyWritten.get(ms);
+  if (iso === undefined) {
+    iso = date.toISOString();
+    recentlyWritten.set(ms, iso);
+  }
+  return iso;
+}
+
 export const DateTimeScalar = new GraphQLScalarType<Date, string>({
   name: "DateTime",
   description: "ISO-8601 date-time; UTC with milliseconds on output, an explicit offset on input",
   serialize(value: unknown): string {
     const date = value instanceof Date ? value : typeof value === "string" || typeof value === "number" ? new Date(value) : null;
     if (date === null || Number.isNaN(date.getTime())) throw new TypeError("DateTime cannot represent this value");
-    return date.toISOString();
+    return isoString(date);
   },
   parseValue: parseDateTime,
   parseLiteral(ast) {
