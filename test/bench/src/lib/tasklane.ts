@@ -6,7 +6,19 @@ import type { TasklanePlatform, Tenant } from "./platform.js";
 import type { BenchDatabase } from "./postgres.js";
 import type { BenchSystem, TaskRequest, WatchedProcess } from "./system.js";
 
-const PULL_CONCURRENCY = 100;
+/**
+ * The SDK Worker's slots. A slot is held from the lease call that asks for it
+ * until the handler is done, so with no-op handlers the slots are what covers
+ * the lease round trip (Little's law: 100 slots over a ~35 ms lease-and-run
+ * cycle cap s1 near 2,900 tasks/s, and with 100 one lease call of 100 asks
+ * for every slot, so the Worker's other lease calls never went out). 300 lets
+ * three 100-task calls overlap; s1 PULL then runs until the machine's CPU is
+ * spent (alternating runs: 2,482 / 2,843 tasks/s at 100, 3,214 / 3,139 at 300).
+ * The peers are set up for throughput the same way (pg-boss: 4 × 2,000 jobs
+ * per fetch; graphile-worker batched: a local queue). At 1,000 tasks/s (s3,
+ * s4) nothing changes: one call leases at most 100 either way.
+ */
+const PULL_CONCURRENCY = 300;
 export const TASKLANE_SETTINGS =
   `defaults: one gateway, one scheduler, one worker process (WORKER_CONCURRENCY 100); SDK Worker concurrency ${PULL_CONCURRENCY} (leases up to 100 per call, up to 3 lease calls in flight while a backlog lasts, long poll 5 s)`;
 
