@@ -130,6 +130,14 @@ describe("gateway HTTP surface", () => {
     expect(fine.status).toBe(200);
   });
 
+  it("answers GraphQL without an ETag: the body is not hashed for a revalidation no client makes", async () => {
+    const { apiKey } = await createTenant(platform.gateway);
+    const res = await post(platform.gateway.url, { query: "{ tenant { name } }" }, apiKey);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ data: { tenant: { name: expect.any(String) } } });
+    expect(res.headers.get("etag")).toBeNull();
+  });
+
   it("accepts batches of up to 20 operations", async () => {
     const { apiKey } = await createTenant(platform.gateway);
     const op = { query: "{ tenant { name } }" };
