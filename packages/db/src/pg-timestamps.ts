@@ -2,7 +2,7 @@ import { LRUCache } from "lru-cache";
 import pg from "pg";
 
 /** timestamptz and timestamp: the only types whose parsing showed up in a profile. */
-const TIMESTAMP_OIDS = new Set<number>([pg.types.builtins.TIMESTAMPTZ, pg.types.builtins.TIMESTAMP]);
+const TIMESTAMP_OIDS = [pg.types.builtins.TIMESTAMPTZ, pg.types.builtins.TIMESTAMP];
 
 /**
  * pg's own parser (postgres-date, ~0.5 µs a value) with the last few texts
@@ -26,9 +26,10 @@ export function rememberingTimestampParser(parse: (text: string) => unknown): (t
 
 /** The pool's type parsers: pg's defaults, timestamps through rememberingTimestampParser. */
 export function poolTypeParsers(): { getTypeParser: typeof pg.types.getTypeParser } {
-  const timestamps = new Map<number, (text: string) => unknown>();
-  for (const oid of TIMESTAMP_OIDS) timestamps.set(oid, rememberingTimestampParser(pg.types.getTypeParser(oid, "text")));
-  const getTypeParser = ((oid: number, format?: "text" | "binary") =>
-    (format ?? "text") === "text" && timestamps.has(oid) ? timestamps.get(oid) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser;
+  const timestamps = new Map(TIMESTAMP_OIDS.map((oid) => [oid as number, rememberingTimestampParser(pg.types.getTypeParser(oid, "text"))]));
+  const getTypeParser = ((oid: number, format?: "text" | "binary") => {
+    const remembering = format === "binary" ? undefined : timestamps.get(oid);
+    return remembering ?? pg.types.getTypeParser(oid, format);
+  }) as typeof pg.types.getTypeParser;
   return { getTypeParser };
 }

@@ -19,7 +19,7 @@ import type { BenchSystem, TaskRequest, WatchedProcess } from "./system.js";
  * s4) one call still leases at most 100, and alternating runs at 100 and 300
  * showed no consistent difference in start delay.
  */
-const PULL_CONCURRENCY = 300;
+export const PULL_CONCURRENCY = 300;
 export const TASKLANE_SETTINGS =
   `defaults: one gateway, one scheduler, one worker process (WORKER_CONCURRENCY 100); SDK Worker concurrency ${PULL_CONCURRENCY} (leases up to 100 per call, up to 3 lease calls in flight while a backlog lasts, long poll 5 s)`;
 

@@ -13,7 +13,7 @@ import { FigureSet, memoryRows, type MemoryRow } from "../lib/results.js";
 import { RssSampler } from "../lib/rss.js";
 import { runLabel, type Scenario } from "../lib/scenario.js";
 import type { BenchSystem } from "../lib/system.js";
-import { TasklaneSystem } from "../lib/tasklane.js";
+import { PULL_CONCURRENCY, TasklaneSystem } from "../lib/tasklane.js";
 
 const BATCH = 500;
 const IN_FLIGHT = 4;
@@ -82,7 +82,7 @@ export const throughputScenario: Scenario = {
         `Per run: no-op tasks submitted in batches of ${BATCH} (${IN_FLIGHT} calls in flight, pausing while ${fmt(MAX_BACKLOG)} are unfinished) while the consumers run, ` +
         `until ${fmt(ctx.sizes.throughputTasks)} are finished or ${ctx.sizes.throughputWindowSeconds} s have passed; rate = finished ÷ elapsed ` +
         "(to the last finish when all are done; a backlog left by the previous run counts where it is worked off). Tasklane: submitTasks through the GraphQL API (SDK `submitManyIds`: the answer carries each task's id), finished = SUCCEEDED in Postgres; " +
-        "PUSH = worker fleet POSTing to a local endpoint (one worker process, concurrency 100), PULL = one SDK Worker process (concurrency 300: three 100-task lease calls can overlap; leaseTasks/completeTasks). " +
+        `PUSH = worker fleet POSTing to a local endpoint (one worker process, concurrency 100), PULL = one SDK Worker process (concurrency ${PULL_CONCURRENCY}: three 100-task lease calls can overlap; leaseTasks/completeTasks). ` +
         "Peers: their own batch API (BullMQ addBulk, graphile-worker addJobs, pg-boss insert) and a worker in its own process, finished as each records it. " +
         "CPU time per task (from /proc/<pid>/stat over each run: every process of the system, the Postgres backends serving it, and the Redis server for the systems " +
         "that keep their queues there, Tasklane and BullMQ) hardly depends on other load on the machine: it is the figure to compare costs with.",

@@ -26,17 +26,7 @@ function parseDateTime(value: unknown): Date {
  * one created_at, run_at, started_at and lease expiry for all): it was 5% of
  * a lease call's gateway CPU.
  */
-const recentlyWritten = new LRUCache<number, string>({ max: 16 });
-
-function isoString(date: Date): string {
-  const ms = date.getTime();
-  let iso = recentlyWritten.get(ms);
-  if (iso === undefined) {
-    iso = date.toISOString();
-    recentlyWritten.set(ms, iso);
-  }
-  return iso;
-}
+const recentlyWritten = new LRUCache<number, string>({ max: 16, memoMethod: (ms) => new Date(ms).toISOString() });
 
 export const DateTimeScalar = new GraphQLScalarType<Date, string>({
   name: "DateTime",
@@ -44,7 +34,7 @@ export const DateTimeScalar = new GraphQLScalarType<Date, string>({
   serialize(value: unknown): string {
     const date = value instanceof Date ? value : typeof value === "string" || typeof value === "number" ? new Date(value) : null;
     if (date === null || Number.isNaN(date.getTime())) throw new TypeError("DateTime cannot represent this value");
-    return isoString(date);
+    return recentlyWritten.memo(date.getTime());
   },
   parseValue: parseDateTime,
   parseLiteral(ast) {
