@@ -81,7 +81,7 @@ describe("Worker", () => {
     ]);
     expect(seen.map((s) => s.attempt)).toEqual([1, 1, 1]);
     expect(seen.every((s) => /^lt_1_task_\d+$/.test(s.leaseToken))).toBe(true);
-    expect(fake.leaseRequests[0]).toEqual({ max: 10, leaseSeconds: 2, waitSeconds: 0.2 });
+    expect(fake.leaseRequests[0]).toEqual({ max: 10, leaseSeconds: 2, waitSeconds: 0.2, startAheadMs: 50 });
     expect(errors).toEqual([]);
   });
 
@@ -225,6 +225,28 @@ describe("Worker", () => {
       expect(fake.peakLeases.calls).toBeLessThanOrEqual(maxConcurrentPolls);
       expect(fake.peakLeases.asked).toBeLessThanOrEqual(4);
       expect(peakOccupied).toBeLessThanOrEqual(4);
+    }
+  });
+
+  it("starts a task leased ahead at its runAt on the server's clock: never before it, and not late by a slow answer's way back", async () => {
+    const fake = new FakePullQueue();
+    fake.clockOffsetMs = -10_000; // the server's clock is 10 s behind this process's
+    const serverNow = () => Date.now() + fake.clockOffsetMs;
+    const startedAt = new Map<string, number>();
+    const { worker } = await setup((task) => void startedAt.set(task.id, serverNow()), { startAheadMs: 1_000 }, fake);
+    await worker.start();
+    const first = fake.add("first", { runAt: new Date(serverNow() + 300).toISOString() });
+    await until(() => fake.state(first).task.status === "SUCCEEDED");
+    // This answer takes 600 ms on its way back: holding startInMs from its arrival would start the task 600 ms late.
+    fake.answerDelayMs = 600;
+    const second = fake.add("second", { runAt: new Date(serverNow() + 900).toISOString() });
+    await until(() => fake.state(second).task.status === "SUCCEEDED");
+    await worker.stop();
+    expect(fake.leaseRequests.every((r) => r.startAheadMs === 1_000)).toBe(true);
+    for (const id of [first, second]) {
+      const late = (startedAt.get(id) ?? Number.NaN) - Date.parse(fake.state(id).task.runAt);
+      expect(late).toBeGreaterThanOrEqual(0);
+      expect(late).toBeLessThan(300);
     }
   });
 

@@ -18,6 +18,7 @@ import type { RetryOptions } from "./retry.js";
 import type { FetchLike } from "./transport.js";
 import type { Lease } from "./types.js";
 import { CompletionBatcher } from "./completion-batcher.js";
+import { ServerClock } from "./server-clock.js";
 import { TaskRun, type TaskHandler, type WorkerErrorContext } from "./worker-run.js";
 
 export type { TaskContext, TaskHandler, WorkerErrorContext } from "./worker-run.js";
@@ -66,11 +67,12 @@ export interface WorkerSettings<TPayload, TResult> {
   maxConcurrentPolls?: number;
   /**
    * Delayed tasks and retries are leased this many ms before their runAt (at most 1,000) and
-   * their handler starts at runAt, so the lease call is not part of how late they start.
-   * A task held meanwhile takes a concurrency slot. 0 leases nothing before it is due.
-   * Off by default: in `npm run bench` it lowered the median start delay at 200 tasks/s but
-   * raised the p99 at 1,000/s (docs/benchmarks.md).
-   * @defaultValue 0
+   * their handler starts at runAt by the server's clock (learnt from lease answers, so neither
+   * clock skew nor the answer's way back moves it), so the lease call is not part of how late
+   * they start. A task held meanwhile takes a concurrency slot. 0 leases nothing before it is due.
+   * In `npm run bench` (scenario 3, 1,000 delayed tasks/s) 50 against 0 took the p99 start
+   * delay from 14 to 5–6 ms and the max from 27–35 to 15 (docs/benchmarks.md).
+   * @defaultValue 50, as the PUSH worker's WORKER_START_AHEAD_MS
    */
   startAheadMs?: number;
   /**
@@ -98,6 +100,7 @@ export type WorkerState = "idle" | "starting" | "running" | "stopping" | "stoppe
 const MIN_EMPTY_POLL_MS = 250;
 const MAX_POLL_BACKOFF_MS = 30_000;
 const MAX_CONCURRENT_POLLS = 8;
+const DEFAULT_START_AHEAD_MS = 50;
 
 export class Worker<TPayload = unknown, TResult = unknown> {
   readonly client: TasklaneClient;
@@ -113,6 +116,8 @@ export class Worker<TPayload = unknown, TResult = unknown> {
   readonly #onError: (error: unknown, context: WorkerErrorContext) => void;
   readonly #runs = new Map<TaskRun<TPayload, TResult>, Promise<void>>();
   readonly #completions: CompletionBatcher;
+  /** Learnt from lease answers: when a task leased ahead is due, in this process's time. */
+  readonly #serverClock = new ServerClock();
   readonly #stopController = new AbortController();
   /** Handlers running now; #runs also holds the finished ones whose outcome is still being reported. */
   #handlersRunning = 0;
@@ -135,7 +140,7 @@ export class Worker<TPayload = unknown, TResult = unknown> {
     this.heartbeatEverySeconds = options.heartbeatEverySeconds ?? this.leaseSeconds / 3;
     this.pollWaitSeconds = options.pollWaitSeconds ?? 10;
     this.maxConcurrentPolls = options.maxConcurrentPolls ?? 3;
-    this.startAheadMs = options.startAheadMs ?? 0;
+    this.startAheadMs = options.startAheadMs ?? DEFAULT_START_AHEAD_MS;
     this.#handler = options.handler;
     this.#completions = new CompletionBatcher(this.client.leases);
     this.#onError = options.onError ?? ((error, context) => defaultOnError(this.workerId, error, context));
@@ -255,7 +260,7 @@ export class Worker<TPayload = unknown, TResult = unknown> {
           { signal: stopSignal },
         )
         .then(
-          (leases) => ({ leases }),
+          (leases) => ({ leases, receivedAt: performance.now() }),
           (error: unknown) => ({ error }),
         );
       this.#leasing -= requested;
@@ -263,7 +268,10 @@ export class Worker<TPayload = unknown, TResult = unknown> {
       // until one succeeds again, so one loop retries (with its backoff), not every one.
       this.#backlog = "leases" in answer && answer.leases.length === requested;
       // Leases that arrive while stopping are still ours: run them within the grace period.
-      if ("leases" in answer) for (const lease of answer.leases) this.#startRun(lease, requestedAt);
+      if ("leases" in answer) {
+        this.#learnServerClock(answer.leases, answer.receivedAt);
+        for (const lease of answer.leases) this.#startRun(lease, requestedAt);
+      }
       // Slots this call asked for and did not get are free for the other loops.
       this.#wakeSlotWaiters();
       if ("error" in answer) {
@@ -282,12 +290,20 @@ export class Worker<TPayload = unknown, TResult = unknown> {
     }
   }
 
+  /** Every lease held ahead says the server's clock had reached `runAt − startInMs` when its answer left. */
+  #learnServerClock(leases: Lease<TPayload>[], receivedAt: number): void {
+    for (const lease of leases) {
+      if (lease.startInMs > 0) this.#serverClock.observe(Date.parse(lease.task.runAt) - lease.startInMs, receivedAt);
+    }
+  }
+
   #startRun(lease: Lease<TPayload>, requestedAt: number): void {
     const run = new TaskRun<TPayload, TResult>(
       lease,
       {
         client: this.client,
         completions: this.#completions,
+        serverClock: this.#serverClock,
         handler: this.#handler,
         workerId: this.workerId,
         leaseSeconds: this.leaseSeconds,

@@ -20,7 +20,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class FakePullQueue {
   readonly tasks = new Map<string, FakeTaskState>();
-  readonly leaseRequests: Array<{ max: number; leaseSeconds: number; waitSeconds: number }> = [];
+  readonly leaseRequests: Array<{ max: number; leaseSeconds: number; waitSeconds: number; startAheadMs: number }> = [];
   mode: "PULL" | "PUSH" = "PULL";
   exists = true;
   workflows = new Map<string, unknown>();
@@ -28,6 +28,10 @@ export class FakePullQueue {
   holdCompletions: Promise<void> | null = null;
   /** Every leaseTasks answer takes at least this long (a gateway under load). */
   leaseDelayMs = 0;
+  /** The fake server's clock runs this far ahead of this process's (negative: behind). */
+  clockOffsetMs = 0;
+  /** A leaseTasks answer takes this long on its way back, after its leases were taken (startInMs counted). */
+  answerDelayMs = 0;
   /** While set, leaseTasks answers INTERNAL_SERVER_ERROR (a gateway that lost its database). */
   failLeases = false;
   /** Most leaseTasks calls open at once, and most tasks they asked for together. */
@@ -156,31 +160,37 @@ export class FakePullQueue {
     const max = Number(req.variables.max ?? 1);
     const leaseSeconds = Number(req.variables.leaseSeconds ?? 30);
     const waitSeconds = Number(req.variables.waitSeconds ?? 0);
-    this.leaseRequests.push({ max, leaseSeconds, waitSeconds });
+    const startAheadMs = Number(req.variables.startAheadMs ?? 0);
+    this.leaseRequests.push({ max, leaseSeconds, waitSeconds, startAheadMs });
     this.#open.calls++;
     this.#open.asked += max;
     this.peakLeases.calls = Math.max(this.peakLeases.calls, this.#open.calls);
     this.peakLeases.asked = Math.max(this.peakLeases.asked, this.#open.asked);
     try {
       if (this.leaseDelayMs > 0) await sleep(this.leaseDelayMs);
-      return await this.#leaseReady(req, max, leaseSeconds, waitSeconds);
+      const answer = await this.#leaseReady(req, max, leaseSeconds, waitSeconds, startAheadMs);
+      if (this.answerDelayMs > 0) await sleep(this.answerDelayMs);
+      return answer;
     } finally {
       this.#open.calls--;
       this.#open.asked -= max;
     }
   }
 
-  async #leaseReady(req: FakeRequest, max: number, leaseSeconds: number, waitSeconds: number): Promise<FakeReply> {
+  /** Tasks due by the fake server's clock (or within startAheadMs of it), each with its startInMs as the gateway counts it. */
+  async #leaseReady(req: FakeRequest, max: number, leaseSeconds: number, waitSeconds: number, startAheadMs: number): Promise<FakeReply> {
     const deadline = Date.now() + waitSeconds * 1000;
     for (;;) {
       if (req.signal.aborted) return ok({ leaseTasks: [] });
-      const ready = [...this.tasks.values()].filter((s) => s.task.status === "QUEUED").slice(0, max);
+      const serverNow = Date.now() + this.clockOffsetMs;
+      const ready = [...this.tasks.values()].filter((s) => s.task.status === "QUEUED" && Date.parse(s.task.runAt) <= serverNow + startAheadMs).slice(0, max);
       if (ready.length > 0 || Date.now() >= deadline) {
         const leases = ready.map((s) => {
           s.generation++;
           s.leaseToken = `lt_${s.generation}_${s.task.id}`;
-          Object.assign(s.task, { status: "RUNNING", attempts: s.task.attempts + 1, startedAt: new Date().toISOString() });
-          return { task: { ...s.task }, leaseToken: s.leaseToken, leaseExpiresAt: new Date(Date.now() + leaseSeconds * 1000).toISOString(), startInMs: 0 };
+          const startInMs = Math.max(0, Math.ceil(Date.parse(s.task.runAt) - serverNow));
+          Object.assign(s.task, { status: "RUNNING", attempts: s.task.attempts + 1, startedAt: new Date(serverNow + startInMs).toISOString() });
+          return { task: { ...s.task }, leaseToken: s.leaseToken, leaseExpiresAt: new Date(serverNow + startInMs + leaseSeconds * 1000).toISOString(), startInMs };
         });
         return ok({ leaseTasks: leases });
       }

@@ -1,0 +1,44 @@
+/**
+ * Where the server's clock stands against this process's, as far as lease
+ * answers tell: enough to start a task leased ahead at its runAt, never before.
+ *
+ * A lease's `startInMs` is counted at the lease statement. Waiting that long
+ * from when the answer arrived starts the task late by the answer's way back
+ * (serialisation, HTTP, parsing: milliseconds, more for a large batch on a busy
+ * machine). Each held lease also bounds the offset between the clocks from
+ * below: the server's clock read `runAt − startInMs` or later before the answer
+ * left, and the answer arrived at `receivedAt`. The largest bound seen is the
+ * one whose way back was shortest, so holding until runAt on it is late by only
+ * that shortest way back, and still never early.
+ *
+ * Local instants are monotonic (`performance.now()`), so a step of this
+ * machine's wall clock changes nothing. Clocks also run at slightly different
+ * rates, so a bound loses DRIFT_PER_MS of its value per ms of age: far more than
+ * any NTP-disciplined clock drifts, and a fresh answer replaces it at once.
+ */
+/** 100 ppm, the tolerance of an undisciplined quartz clock. */
+const DRIFT_PER_MS = 1e-4;
+
+export class ServerClock {
+  /** Lower bound of (server epoch ms − local monotonic ms), and the local instant it was learnt. */
+  #offset = Number.NEGATIVE_INFINITY;
+  #learntAt = 0;
+
+  /** The server's clock read at least `serverTime` before the local instant `receivedAt`. */
+  observe(serverTime: number, receivedAt = performance.now()): void {
+    const offset = serverTime - receivedAt;
+    if (offset > this.#offsetAt(receivedAt)) {
+      this.#offset = offset;
+      this.#learntAt = receivedAt;
+    }
+  }
+
+  /** Milliseconds from `now` until the server's clock reaches `serverTime` at the latest (0 if it has; Infinity before any observation). */
+  msUntil(serverTime: number, now = performance.now()): number {
+    return Math.max(0, serverTime - this.#offsetAt(now) - now);
+  }
+
+  #offsetAt(now: number): number {
+    return this.#offset - Math.abs(now - this.#learntAt) * DRIFT_PER_MS;
+  }
+}
