@@ -6,7 +6,7 @@
  * through pg_prepared_statements, and the plan it settles on through EXPLAIN.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { completeAttempts, completeAttemptsQuietly, createDatabase, leaseFromPullQueue, prepared, readPullQueue, startAttemptsByIds, submitTasks, type Database, type StartedAttempt } from "@tasklane/db";
+import { completeAttempts, completeAttemptsQuietly, completeLeasedPlainTasks, createDatabase, leaseFromPullQueue, prepared, readPullQueue, startAttemptsByIds, submitTasks, type Database, type StartedAttempt } from "@tasklane/db";
 import { normalizeTaskSpec, parseInput, submitTaskInputSchema } from "@tasklane/core";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
 import { seedTenant } from "../helpers/seed.js";
@@ -78,30 +78,39 @@ describe("plans cached while tasks was small", () => {
   }
   const list = (values: (string | number)[], type: string) => `ARRAY[${values.map((v) => (typeof v === "number" ? v : `'${v}'`)).join(",")}]::${type}[]`;
 
-  it("still find the started and completed tasks by primary key after the table has grown 17-fold", async () => {
+  it("still find the started and completed tasks by primary key after the table has grown 12-fold", async () => {
     const { tenantId } = await seedTenant(t.db);
     const spec = normalizeTaskSpec(parseInput(submitTaskInputSchema, { type: "t" }), Date.now() - 1_000);
-    const small = (await submitTasks(t.db, tenantId, Array.from({ length: 240 }, () => spec), { horizonMs: 60_000 })).tasks;
+    const small = (await submitTasks(t.db, tenantId, Array.from({ length: 360 }, () => spec), { horizonMs: 60_000 })).tasks;
     // Cached while the table holds a few hundred rows, as on a fresh install: six calls of each,
     // as the plan cache tries five custom plans before it settles on a generic one.
     const started: StartedAttempt[] = [];
-    for (let i = 0; i < 6; i++) {
+    for (let i = 0; i < 9; i++) {
       const ids = small.slice(i * 40, (i + 1) * 40).map((task) => task.id);
       started.push(...(await startAttemptsByIds(single, ids, { workerId: "w", leaseMs: 30_000, actor: "test" })));
     }
-    expect(started).toHaveLength(240);
+    expect(started).toHaveLength(360);
     // The API's completion (answers with the tasks) and the PUSH worker's (answers with ids).
     const batch = (from: number) => started.slice(from, from + 20).map((a) => ({ taskId: a.task.id, leaseGeneration: a.task.leaseGeneration, result: null, workflowId: null }));
     for (let i = 0; i < 6; i++) {
       expect((await completeAttempts(single, batch(i * 40), "test")).accepted).toHaveLength(20);
       expect((await completeAttemptsQuietly(single, batch(i * 40 + 20), "test")).refused).toEqual([]);
     }
+    // A PULL worker's completeTasks, fenced by lease tokens, with and without the tasks in the answer.
+    const leased = (from: number) => started.slice(from, from + 10).map((a) => ({ taskId: a.task.id, token: a.leaseToken, result: null }));
+    for (let i = 0; i < 6; i++) {
+      expect((await completeLeasedPlainTasks(single, tenantId, leased(240 + i * 20), true)).accepted).toHaveLength(10);
+      expect((await completeLeasedPlainTasks(single, tenantId, leased(250 + i * 20), false)).ids).toHaveLength(10);
+    }
     const statements = await preparedStatements();
     const start = statements.find((s) => s.statement.includes("lease_token = 'lt_'") && s.statement.includes("unnest($1::text[], $2::text[])"));
     const lean = statements.filter((s) => s.statement.includes("status = 'SUCCEEDED'") && s.statement.includes("ordering_key IS NULL"));
     const complete = lean.find((s) => !s.statement.includes("SELECT upd.id FROM upd"));
-    const quiet = lean.find((s) => s.statement.includes("SELECT upd.id FROM upd"));
-    for (const statement of [start, complete, quiet]) expect(Number(statement?.generic_plans)).toBeGreaterThan(0);
+    const quiet = lean.find((s) => s.statement.includes("SELECT upd.id FROM upd") && !s.statement.includes("u(id, token, result)"));
+    const byToken = statements.filter((s) => s.statement.includes("u(id, token, result)"));
+    const leasedComplete = byToken.find((s) => !s.statement.includes("SELECT upd.id FROM upd"));
+    const leasedQuiet = byToken.find((s) => s.statement.includes("SELECT upd.id FROM upd"));
+    for (const statement of [start, complete, quiet, leasedComplete, leasedQuiet]) expect(Number(statement?.generic_plans)).toBeGreaterThan(0);
 
     const grown: string[] = [];
     for (let i = 0; i < 8; i++) {
@@ -109,18 +118,22 @@ describe("plans cached while tasks was small", () => {
     }
     // The ids are our own (task_ and hex), safe as literals.
     const toStart = grown.slice(0, 50).sort();
-    const toComplete = started.slice(180);
+    const toComplete = started.slice(180, 240);
     expect([...toStart, ...toComplete.map((a) => a.task.id)].every((id) => /^task_[0-9a-f]+$/.test(id))).toBe(true);
+    expect([...toComplete.map((a) => a.leaseToken), tenantId].every((text) => /^[A-Za-z0-9_-]+$/.test(text))).toBe(true);
     const startPlan = await planOf(start!.name, `${list(toStart, "text")}, ${list(toStart.map(() => "r"), "text")}, 0, 30000, 'w', 'test', 0`);
     const completionArgs = `${list(toComplete.map((a) => a.task.id), "text")}, ${list(toComplete.map((a) => a.task.leaseGeneration), "int")}, ${list(toComplete.map(() => "null"), "text")}, 'test'`;
     const completePlan = await planOf(complete!.name, completionArgs);
     const quietPlan = await planOf(quiet!.name, completionArgs);
-    for (const plan of [startPlan, completePlan, quietPlan]) {
-      // The lock probe and the update each find a task by a primary-key probe, never by a walk over the
-      // table or over a partial index (the waiting tasks' lanes, the RUNNING tasks' lease expiries).
+    const leasedArgs = `${list(toComplete.map((a) => a.task.id), "text")}, ${list(toComplete.map((a) => a.leaseToken), "text")}, ${list(toComplete.map(() => "null"), "text")}, '${tenantId}'`;
+    const leasedPlans = [await planOf(leasedComplete!.name, leasedArgs), await planOf(leasedQuiet!.name, leasedArgs)];
+    for (const plan of [startPlan, completePlan, quietPlan, ...leasedPlans]) {
+      // The lock probe and the update each find a task by a primary-key probe (or, where the statement
+      // names the tenant too, by (tenant_id, id)), never by a walk over the table or over a partial
+      // index (the waiting tasks' lanes, the RUNNING tasks' lease expiries).
       const indexes = plan.map((n) => n["Index Name"]).filter((name) => name !== undefined);
       expect(plan.filter((n) => n["Relation Name"] === "tasks" && n["Node Type"] === "Seq Scan")).toEqual([]);
-      expect(indexes.filter((name) => name === "tasks_pkey").length).toBeGreaterThanOrEqual(2);
+      expect(indexes.filter((name) => name === "tasks_pkey" || name === "tasks_tenant_id_id_idx").length).toBeGreaterThanOrEqual(2);
       expect(indexes).not.toContain("tasks_runnable_lane_idx");
       expect(indexes).not.toContain("tasks_lease_expires_at_running_idx");
       // One row per candidate (at most 50 here), not a guessed share of the table: inflated

@@ -12,7 +12,14 @@ import {
 import { prepared, withTransaction, type Database } from "../database.js";
 import type { DispatchIntent } from "../outbox/dispatch-intent.js";
 import type { TaskRecord } from "../tasks/task-record.js";
-import { completeAttempts, completeAttemptsQuietly, failAttempt, type Completion } from "../transitions/finish-attempts.js";
+import {
+  completeAttempts,
+  completeAttemptsQuietly,
+  completeLeasedPlainTasks,
+  failAttempt,
+  type Completion,
+  type LeaseCompletion,
+} from "../transitions/finish-attempts.js";
 import { extendLease, type HeartbeatOutcome } from "../transitions/heartbeat.js";
 import { startAttemptsFromQueue, startAttemptsFromQueueIn, type StartedAttempt } from "../transitions/start-attempts.js";
 
@@ -162,12 +169,6 @@ export async function heartbeatLease(db: Database, tenantId: string, taskId: str
   return outcome;
 }
 
-export interface LeaseCompletion {
-  taskId: string;
-  token: string;
-  result: unknown;
-}
-
 /**
  * One item of completeLeases: recorded (with the task as it is now, when
  * asked for), or why it was refused (as completeLease would have thrown).
@@ -175,10 +176,11 @@ export interface LeaseCompletion {
 export type LeaseCompletionOutcome = { taskId: string; task?: TaskRecord } | { taskId: string; refused: "NOT_FOUND" | "CONFLICT" };
 
 /**
- * completeTask for many leases at once: one lookup and one completion
- * statement per worker for the whole batch, where one call per task spends
- * most of its time on the round trip. Each item is fenced by its own token;
- * a refused item does not affect the others.
+ * completeTask for many leases at once: one completion statement for the
+ * whole batch when its tasks are plain (no workflow, no ordering key) and
+ * their leases current, where one call per task spends most of its time on
+ * the round trip. Each item is fenced by its own token; a refused item does
+ * not affect the others.
  */
 export async function completeLeases(
   db: Database,
@@ -187,6 +189,34 @@ export async function completeLeases(
   horizonMs: number,
   /** Whether recorded outcomes carry their task; without, the statement answers with ids only. */
   withTasks = true,
+): Promise<{ outcomes: LeaseCompletionOutcome[]; dispatch: DispatchIntent[]; releasedQueueIds: string[] }> {
+  const wellFormed = items.filter((i) => isWellFormedId(IdPrefix.task, i.taskId));
+  // Plain tasks under their current lease, the steady state, need no lookup first.
+  const plain = await completeLeasedPlainTasks(db, tenantId, wellFormed, withTasks);
+  const recorded = new Map<string, TaskRecord | undefined>(plain.ids.map((id) => [id, undefined]));
+  for (const task of plain.accepted) recorded.set(task.id, task);
+  const rest = items.filter((i) => !recorded.has(i.taskId));
+  const general = rest.length === 0 ? { outcomes: [], dispatch: [], releasedQueueIds: [] } : await completeLooked(db, tenantId, rest, horizonMs, withTasks);
+  const others = new Map(general.outcomes.map((o) => [o.taskId, o]));
+  const outcomes = items.map((item): LeaseCompletionOutcome => {
+    if (!recorded.has(item.taskId)) return others.get(item.taskId) ?? { taskId: item.taskId, refused: "CONFLICT" };
+    const task = recorded.get(item.taskId);
+    return task ? { taskId: item.taskId, task } : { taskId: item.taskId };
+  });
+  return { outcomes, dispatch: general.dispatch, releasedQueueIds: general.releasedQueueIds };
+}
+
+/**
+ * The general path: reads each lease first (a missing task and a stale lease are
+ * refused differently), then records the rest per worker through completeAttempts,
+ * which takes workflow tasks and ordering keys into account.
+ */
+async function completeLooked(
+  db: Database,
+  tenantId: string,
+  items: LeaseCompletion[],
+  horizonMs: number,
+  withTasks: boolean,
 ): Promise<{ outcomes: LeaseCompletionOutcome[]; dispatch: DispatchIntent[]; releasedQueueIds: string[] }> {
   const wellFormed = items.filter((i) => isWellFormedId(IdPrefix.task, i.taskId));
   const res = await db.pool.query<{ id: string; lease_token: string | null; lease_generation: number; workflow_id: string | null; worker_id: string | null }>(

@@ -167,6 +167,60 @@ const COMPLETE_OUTSIDE_WORKFLOWS = completionSql("t.workflow_id IS NULL");
 const COMPLETE_ANY = completionSql("TRUE");
 const COMPLETE_UNORDERED_QUIETLY = completionSql("t.workflow_id IS NULL AND t.ordering_key IS NULL", false, false);
 
+/**
+ * A PULL worker's outcomes in the common case, in one statement: each item
+ * fenced by its lease token (the task must be the tenant's and RUNNING under
+ * that very token), for tasks outside workflows and without an ordering key.
+ * The event names the worker the task's lease records. What it leaves (stale
+ * or unknown leases, workflow and ordered tasks) is for the general path,
+ * which reads each lease first to tell a missing task from a stale lease.
+ */
+function leasedCompletionSql(answersWithTasks: boolean): string {
+  return finishSql(
+    `SELECT t.id, t.status AS from_status, t.lease_token AS old_token, i.result
+     FROM (SELECT u.id, u.token, u.result FROM unnest($1::text[], $2::text[], $3::text[]) AS u(id, token, result) ORDER BY u.id) i
+     CROSS JOIN LATERAL ${lockById("i.id", "l.id, l.status, l.lease_token, l.workflow_id, l.ordering_key", "l.tenant_id = $4")} t
+     WHERE t.status = 'RUNNING' AND t.lease_token = i.token AND t.workflow_id IS NULL AND t.ordering_key IS NULL`,
+    `status = 'SUCCEEDED', result = cand.result::jsonb, completed_at = now()`,
+    `'SUCCEEDED'`,
+    "NULL",
+    "NULL",
+    "COALESCE('worker:' || worker_id, 'worker')",
+    false,
+    false,
+    answersWithTasks,
+  );
+}
+
+const COMPLETE_LEASED = leasedCompletionSql(true);
+const COMPLETE_LEASED_QUIETLY = leasedCompletionSql(false);
+
+/** A PULL worker's successful outcome, fenced by the token of its lease. */
+export interface LeaseCompletion {
+  taskId: string;
+  token: string;
+  result: unknown;
+}
+
+/** Records what it can of `items` (see leasedCompletionSql): the ids it recorded, and their tasks when asked for. */
+export async function completeLeasedPlainTasks(
+  db: Database,
+  tenantId: string,
+  items: LeaseCompletion[],
+  withTasks: boolean,
+): Promise<{ ids: string[]; accepted: TaskRecord[] }> {
+  if (items.length === 0) return { ids: [], accepted: [] };
+  const res = await db.pool.query<Record<string, unknown>>(
+    prepared(withTasks ? COMPLETE_LEASED : COMPLETE_LEASED_QUIETLY, [
+      items.map((i) => i.taskId),
+      items.map((i) => i.token),
+      items.map((i) => (i.result === undefined ? null : storableJson(JSON.stringify(i.result)))),
+      tenantId,
+    ]),
+  );
+  return { ids: res.rows.map((r) => r.id as string), accepted: withTasks ? res.rows.map(mapTaskRow) : [] };
+}
+
 async function recordCompletions(
   q: Queryable,
   items: Completion[],

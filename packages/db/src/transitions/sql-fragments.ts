@@ -63,9 +63,10 @@ export function sameId(target: string, candidate: string): string {
  * as tasks_runnable_lane_idx (id is its fourth column) or the RUNNING-only
  * lease index, and walk every waiting or running task for each id (0.2-0.5 ms
  * per id at 20,000 tasks), a plan that looked cheapest while the table was small.
+ * `alsoWhere` (over `l`) keeps rows it excludes unlocked, such as another tenant's.
  */
-export function lockById(idExpr: string, columns: string): string {
-  return `(SELECT ${columns} FROM tasks l WHERE l.id = ${idExpr} OFFSET 0 FOR UPDATE OF l)`;
+export function lockById(idExpr: string, columns: string, alsoWhere?: string): string {
+  return `(SELECT ${columns} FROM tasks l WHERE l.id = ${idExpr}${alsoWhere === undefined ? "" : ` AND ${alsoWhere}`} OFFSET 0 FOR UPDATE OF l)`;
 }
 
 /** An UPDATE ... RETURNING hands whole rows on: to eventInsert/notify/dispatch CTEs and to the caller. */
