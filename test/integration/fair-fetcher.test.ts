@@ -8,6 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { createLogger, loadEnv, workerEnvSchema } from "@tasklane/config";
 import { normalizeTaskSpec, parseInput, submitTaskInputSchema } from "@tasklane/core";
+import { ServerClock } from "@tasklane/core/server-clock";
 import { submitTasks } from "@tasklane/db";
 import { createKeySpace, createRedis, createTaskDispatcher } from "@tasklane/queue";
 import { Agent } from "undici";
@@ -81,6 +82,7 @@ describe("FairFetcher", () => {
       agent,
       log,
       horizonMs: 60_000,
+      serverClock: new ServerClock(),
       metrics: createWorkerMetrics(),
     };
     const started: string[] = [];

@@ -1,4 +1,5 @@
 import type { Logger, WorkerEnv } from "@tasklane/config";
+import type { ServerClock } from "@tasklane/core/server-clock";
 import type { Database } from "@tasklane/db";
 import type { KeySpace, TaskDispatcher, RedisClient } from "@tasklane/queue";
 import type { Agent } from "undici";
@@ -18,5 +19,7 @@ export interface WorkerContext {
   agent: Agent;
   log: Logger;
   horizonMs: number;
+  /** Learnt from start statements: when a task started ahead of its runAt is due, in this process's time. */
+  serverClock: ServerClock;
   metrics: WorkerMetrics;
 }

@@ -1,5 +1,6 @@
 import { hostname } from "node:os";
 import { createLogger, loadEnv, workerEnvSchema } from "@tasklane/config";
+import { ServerClock } from "@tasklane/core/server-clock";
 import { createDatabase, prepareDatabase, type DispatchIntent } from "@tasklane/db";
 import { dependencyProbe, startOpsServer, startTracing, tracingRequested } from "@tasklane/observability";
 import { createKeySpace, createRedis, createTaskDispatcher, dispatchAfterCommit, redisTargetOf } from "@tasklane/queue";
@@ -41,6 +42,7 @@ const ctx: WorkerContext = {
   agent: createOutboundAgent(env.ALLOW_PRIVATE_TARGETS, 10_000, 256),
   log,
   horizonMs,
+  serverClock: new ServerClock(),
   metrics: createWorkerMetrics(),
 };
 

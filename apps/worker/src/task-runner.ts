@@ -25,9 +25,10 @@ export async function runAttempt(ctx: WorkerContext, started: StartedAttempt, ab
     await recordFailure(ctx, started, { retryable: true, error: "Queue is no longer a PUSH queue", timedOut: false });
     return;
   }
-  // Started ahead of its runAt (WORKER_START_AHEAD_MS): sent no sooner. A cancellation meanwhile
-  // ends it in executePush, which sends nothing for an attempt already aborted.
-  if (started.startInMs > 0) await sleep(started.startInMs);
+  // Started ahead of its runAt (WORKER_START_AHEAD_MS): sent at runAt by the database's clock, no
+  // sooner, and not later by how long the answer took to get here. A cancellation meanwhile ends it
+  // in executePush, which sends nothing for an attempt already aborted.
+  if (started.startInMs > 0) await ctx.serverClock.waitUntil(task.runAt.getTime(), (ms) => sleep(ms).then(() => true));
   const startedAt = Date.now();
   // One span per attempt in the task's trace; the endpoint gets it as its parent (traceparent header).
   const span = startTaskSpan("task.attempt", task.traceParent, {

@@ -4,11 +4,11 @@
  * handler's signal when the task is cancelled, the lease is lost or the
  * worker shuts down hard.
  */
+import type { ServerClock } from "@tasklane/core/server-clock";
 import type { TasklaneClient } from "./client.js";
 import type { CompletionBatcher } from "./completion-batcher.js";
 import { ErrorCode, NonRetryableError, TaskAbortedError, isTasklaneError, type TaskAbortReason } from "./errors.js";
 import { delay } from "./delay.js";
-import type { ServerClock } from "./server-clock.js";
 import type { Lease, Task } from "./types.js";
 
 export interface TaskContext {
@@ -95,7 +95,10 @@ export class TaskRun<TPayload, TResult> {
     try {
       // Leased ahead of its runAt (Worker.startAheadMs): the handler starts no sooner, and not at
       // all when the task was aborted meanwhile (lease lost, shutdown), which reports as it would mid-run.
-      if (this.#lease.startInMs > 0) await this.#holdUntilRunAt();
+      if (this.#lease.startInMs > 0) {
+        const signal = this.#controller.signal;
+        if (!(await this.#settings.serverClock.waitUntil(Date.parse(this.#lease.task.runAt), (ms) => delay(ms, signal)))) throw signal.reason;
+      }
       const parents = this.#lease.task.workflowId === null ? undefined : await this.#loadParents(this.#lease.task.workflowId);
       const ctx: TaskContext = {
         signal: this.#controller.signal,
@@ -114,18 +117,6 @@ export class TaskRun<TPayload, TResult> {
     }
     if (this.#abandoned || this.#leaseGone) return;
     await this.#reportOutcome(outcome);
-  }
-
-  /**
-   * Waits until the server's clock has reached runAt. Checked again after each
-   * wait: a timer armed late in a long turn of the event loop counts from the
-   * turn's start and can fire that much early.
-   */
-  async #holdUntilRunAt(): Promise<void> {
-    const runAt = Date.parse(this.#lease.task.runAt);
-    for (let left = this.#settings.serverClock.msUntil(runAt); left > 0; left = this.#settings.serverClock.msUntil(runAt)) {
-      if (!(await delay(Math.ceil(left), this.#controller.signal))) throw this.#controller.signal.reason;
-    }
   }
 
   /** Worker.stop() ran out of grace: abort the handler, stop heartbeating, report nothing. */

@@ -11,6 +11,7 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import { MAX_LEASE_BATCH, MAX_LEASE_SECONDS, MAX_START_AHEAD_MS, MAX_WAIT_SECONDS } from "@tasklane/core/limits";
+import { ServerClock } from "@tasklane/core/server-clock";
 import { TasklaneClient, type TasklaneClientOptions } from "./client.js";
 import { delay } from "./delay.js";
 import { ErrorCode, TasklaneError } from "./errors.js";
@@ -18,7 +19,6 @@ import type { RetryOptions } from "./retry.js";
 import type { FetchLike } from "./transport.js";
 import type { Lease } from "./types.js";
 import { CompletionBatcher } from "./completion-batcher.js";
-import { ServerClock } from "./server-clock.js";
 import { TaskRun, type TaskHandler, type WorkerErrorContext } from "./worker-run.js";
 
 export type { TaskContext, TaskHandler, WorkerErrorContext } from "./worker-run.js";

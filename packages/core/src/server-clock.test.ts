@@ -55,4 +55,22 @@ describe("ServerClock", () => {
     // And once a quick answer has come, no later than a millisecond or so after it.
     expect(clock.msUntil(local + offset + 100, local)).toBeLessThan(101 + 1);
   });
+
+  it("waitUntil sleeps again when a timer fires early, and stops when the sleep is cut short", async () => {
+    const clock = new ServerClock();
+    clock.observe(1_000_000, performance.now());
+    const asked: number[] = [];
+    // A timer that fires 10 ms early, as one armed late in a long turn of the event loop does.
+    const early = (ms: number) => {
+      asked.push(ms);
+      return new Promise<boolean>((resolve) => setTimeout(() => resolve(true), Math.max(0, ms - 10)));
+    };
+    expect(await clock.waitUntil(1_000_030, early)).toBe(true);
+    expect(clock.msUntil(1_000_030)).toBe(0);
+    expect(asked.length).toBeGreaterThanOrEqual(2);
+    expect(await clock.waitUntil(1_000_000 + performance.now() + 1_000, async () => false)).toBe(false);
+    let calls = 0;
+    expect(await clock.waitUntil(0, async () => ++calls > 0)).toBe(true);
+    expect(calls).toBe(0);
+  });
 });
