@@ -19,6 +19,7 @@
  * rates, so a bound loses DRIFT_PER_MS of its value per ms of age: far more than
  * any NTP-disciplined clock drifts, and a fresh answer replaces it at once.
  */
+
 /** 100 ppm, the tolerance of an undisciplined quartz clock. */
 const DRIFT_PER_MS = 1e-4;
 
