@@ -6,10 +6,10 @@ describe("ServerClock", () => {
     expect(new ServerClock().msUntil(1_000, 0)).toBe(Number.POSITIVE_INFINITY);
   });
 
-  it("counts from the bound an answer gives: the server had reached serverTime when it arrived", () => {
+  it("counts from the bound an answer gives: the server's clock had read runAt − startInMs when it arrived", () => {
     const clock = new ServerClock();
     // The server's clock read 50,000 or later when the answer arrived at local 1,000.
-    clock.observe(50_000, 1_000);
+    clock.observe(50_000, 0, 1_000);
     expect(clock.msUntil(50_200, 1_000)).toBeCloseTo(200, 1);
     expect(clock.msUntil(50_200, 1_150)).toBeCloseTo(50, 1);
     expect(clock.msUntil(50_200, 1_300)).toBe(0);
@@ -17,20 +17,20 @@ describe("ServerClock", () => {
 
   it("keeps the tightest bound: an answer that took longer on its way back says less", () => {
     const clock = new ServerClock();
-    clock.observe(50_000, 1_000);
-    clock.observe(50_000, 1_040); // same server instant, arrived 40 ms later: a looser bound
+    clock.observe(50_000, 0, 1_000);
+    clock.observe(50_010, 10, 1_040); // the same server instant, arrived 40 ms later: a looser bound
     expect(clock.msUntil(50_200, 1_040)).toBeCloseTo(160, 1);
-    clock.observe(50_100, 1_080); // a quicker way back than the first: tighter by 20 ms
+    clock.observe(50_150, 50, 1_080); // server instant 50,100: a quicker way back than the first, tighter by 20 ms
     expect(clock.msUntil(50_200, 1_080)).toBeCloseTo(100, 1);
   });
 
   it("lets an old bound lose value with age, so clocks running at different rates never make a task start early", () => {
     const clock = new ServerClock();
-    clock.observe(50_000, 0);
+    clock.observe(50_000, 0, 0);
     // 100 s later the bound has given up 10 ms (100 ppm): the wait is that much longer.
     expect(clock.msUntil(150_000, 100_000)).toBeCloseTo(10, 3);
     // A fresh answer that is looser than the first was, but tighter than its aged value, replaces it.
-    clock.observe(149_995, 100_000);
+    clock.observe(150_000, 5, 100_000);
     expect(clock.msUntil(150_000, 100_000)).toBeCloseTo(5, 3);
   });
 
@@ -48,7 +48,7 @@ describe("ServerClock", () => {
       // The gateway rounds startInMs up, so runAt − startInMs is never after the answer left.
       const startInMs = Math.ceil(runAt - serverAtAnswer);
       local += random() * 30;
-      clock.observe(runAt - startInMs, local);
+      clock.observe(runAt, startInMs, local);
       const startsAt = local + clock.msUntil(runAt, local);
       expect(startsAt + offset).toBeGreaterThanOrEqual(runAt);
     }
@@ -58,7 +58,7 @@ describe("ServerClock", () => {
 
   it("waitUntil sleeps again when a timer fires early, and stops when the sleep is cut short", async () => {
     const clock = new ServerClock();
-    clock.observe(1_000_000, performance.now());
+    clock.observe(1_000_000, 0, performance.now());
     const asked: number[] = [];
     // A timer that fires 10 ms early, as one armed late in a long turn of the event loop does.
     const early = (ms: number) => {

@@ -28,9 +28,14 @@ export class ServerClock {
   #offset = Number.NEGATIVE_INFINITY;
   #learntAt = 0;
 
-  /** The server's clock read at least `serverTime` before the local instant `receivedAt`. */
-  observe(serverTime: number, receivedAt = performance.now()): void {
-    const offset = serverTime - receivedAt;
+  /**
+   * A start statement answered `startInMs` for a task due at `runAt` (server
+   * epoch ms), and the answer arrived at the local instant `receivedAt`. The
+   * statement rounds startInMs up (0 once due), so the server's clock had read
+   * `runAt − startInMs` or later by then.
+   */
+  observe(runAt: number, startInMs: number, receivedAt = performance.now()): void {
+    const offset = runAt - startInMs - receivedAt;
     if (offset > this.#offsetAt(receivedAt)) {
       this.#offset = offset;
       this.#learntAt = receivedAt;

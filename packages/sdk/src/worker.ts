@@ -293,7 +293,7 @@ export class Worker<TPayload = unknown, TResult = unknown> {
   /** Every lease held ahead says the server's clock had reached `runAt − startInMs` when its answer left. */
   #learnServerClock(leases: Lease<TPayload>[], receivedAt: number): void {
     for (const lease of leases) {
-      if (lease.startInMs > 0) this.#serverClock.observe(Date.parse(lease.task.runAt) - lease.startInMs, receivedAt);
+      if (lease.startInMs > 0) this.#serverClock.observe(Date.parse(lease.task.runAt), lease.startInMs, receivedAt);
     }
   }
 

@@ -288,7 +288,7 @@ export class FairFetcher {
       },
     );
     const receivedAt = performance.now();
-    for (const a of started) if (a.startInMs > 0) this.ctx.serverClock.observe(a.task.runAt.getTime() - a.startInMs, receivedAt);
+    for (const a of started) if (a.startInMs > 0) this.ctx.serverClock.observe(a.task.runAt.getTime(), a.startInMs, receivedAt);
     const startedIds = new Set(started.map((a) => a.task.id));
     // Jobs whose task was no longer runnable (cancelled, ordering key busy) give their slot back.
     await Promise.all(
