@@ -105,7 +105,7 @@ export function renderMarkdown(report: Report): string {
   const busiest = Math.max(meta.loadAverage.start, meta.loadAverage.end, ...report.scenarios.map((s) => Math.max(s.load?.start ?? 0, s.load?.end ?? 0)));
   if (busiest > meta.cores) {
     out.push(
-      `**The machine was busy during this run (1-min load average up to ${busiest} on ${meta.cores} cores, other work included): absolute figures are depressed and noisy; ` +
+      `**The machine was busy during this run (1-min load average up to ${busiest} on ${meta.cores} cores, the bench's own processes and any other work together): absolute figures are depressed and noisy; ` +
         "ratios against the peers measured in the same run hold up better.**",
       "",
     );
