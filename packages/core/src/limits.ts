@@ -49,6 +49,8 @@ export const MAX_LEASE_BATCH = 100;
 export const MAX_WAIT_SECONDS = 20;
 /** leaseTasks(startAheadMs): how far ahead of their runAt tasks may be leased (and held by the worker). */
 export const MAX_START_AHEAD_MS = 1_000;
+/** The SDK Worker's startAheadMs unless set; the PUSH worker's WORKER_START_AHEAD_MS defaults to the same (packages/config). */
+export const DEFAULT_START_AHEAD_MS = 50;
 /** Every tenant starts with a PULL queue of this name (contract convention). */
 export const DEFAULT_QUEUE_NAME = "default";
 /**

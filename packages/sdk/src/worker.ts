@@ -10,7 +10,7 @@
  */
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
-import { MAX_LEASE_BATCH, MAX_LEASE_SECONDS, MAX_START_AHEAD_MS, MAX_WAIT_SECONDS } from "@tasklane/core/limits";
+import { DEFAULT_START_AHEAD_MS, MAX_LEASE_BATCH, MAX_LEASE_SECONDS, MAX_START_AHEAD_MS, MAX_WAIT_SECONDS } from "@tasklane/core/limits";
 import { ServerClock } from "@tasklane/core/server-clock";
 import { TasklaneClient, type TasklaneClientOptions } from "./client.js";
 import { delay } from "./delay.js";
@@ -100,7 +100,6 @@ export type WorkerState = "idle" | "starting" | "running" | "stopping" | "stoppe
 const MIN_EMPTY_POLL_MS = 250;
 const MAX_POLL_BACKOFF_MS = 30_000;
 const MAX_CONCURRENT_POLLS = 8;
-const DEFAULT_START_AHEAD_MS = 50;
 
 export class Worker<TPayload = unknown, TResult = unknown> {
   readonly client: TasklaneClient;
