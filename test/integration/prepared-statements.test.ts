@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { completeAttempts, completeAttemptsQuietly, completeLeasedPlainTasks, createDatabase, leaseFromPullQueue, prepared, readPullQueue, startAttemptsByIds, submitTasks, type Database, type StartedAttempt } from "@tasklane/db";
 import { normalizeTaskSpec, parseInput, submitTaskInputSchema } from "@tasklane/core";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
-import { seedTenant } from "../helpers/seed.js";
+import { seedFinishedTasks, seedTenant } from "../helpers/seed.js";
 
 let t: TestDatabase;
 /** One connection, so every statement below runs in the session it inspects. */
@@ -63,6 +63,9 @@ interface PlanNode {
   "Relation Name"?: string;
   "Index Name"?: string;
   "Plan Rows": number;
+  "Actual Rows"?: number;
+  "Actual Loops"?: number;
+  "Rows Removed by Filter"?: number;
   Plans?: PlanNode[];
 }
 
@@ -142,6 +145,61 @@ describe("plans cached while tasks was small", () => {
       expect(update?.["Plan Rows"]).toBeLessThanOrEqual(50);
     }
   });
+});
+
+describe("a lease statement cached while tasks was small", () => {
+  it("still walks only the queue's waiting lanes once the queue holds 20,000 finished tasks", async () => {
+    // Its own database and connection, so the statement is planned here, on a fresh install in a
+    // worker's steady state: batches of 500 submitted, leased 100 at a time and completed.
+    const fresh = await createTestDatabase("preplanes");
+    const { tenantId, defaultQueueId } = await seedTenant(fresh.db);
+    const spec = normalizeTaskSpec(parseInput(submitTaskInputSchema, { type: "t" }), Date.now() - 1_000);
+    const own = createDatabase({ url: fresh.url, max: 1, applicationName: "tasklane-test" });
+    const lease = async () => {
+      const queue = await readPullQueue(own, tenantId, "default");
+      const leased = await leaseFromPullQueue(own, tenantId, queue, { queue: "default", workerId: "w", max: 100, leaseSeconds: 30, agingSeconds: 60 });
+      const done = await completeLeasedPlainTasks(own, tenantId, leased.map((a) => ({ taskId: a.task.id, token: a.leaseToken, result: null })), false);
+      expect(done.ids).toHaveLength(100);
+    };
+    let plan: PlanNode[];
+    try {
+      for (let round = 0; round < 2; round++) {
+        await submitTasks(fresh.db, tenantId, Array.from({ length: 500 }, () => spec), { horizonMs: 60_000 });
+        for (let i = 0; i < 5; i++) await lease();
+      }
+      const prepared = (await own.pool.query<PreparedRow>("SELECT name, statement, generic_plans, custom_plans FROM pg_prepared_statements")).rows;
+      const statement = prepared.find((s) => s.statement.includes("lease_expires_at") && s.statement.includes("row_number() OVER (ORDER BY"));
+      expect(Number(statement?.generic_plans)).toBeGreaterThan(0);
+
+      await seedFinishedTasks(fresh.db.pool, tenantId, defaultQueueId, 20_000);
+      await submitTasks(fresh.db, tenantId, Array.from({ length: 150 }, () => spec), { horizonMs: 60_000 });
+      // EXPLAIN ANALYZE runs the statement: it leases, so it runs in a transaction rolled back after.
+      const client = await own.pool.connect();
+      try {
+        await client.query("BEGIN");
+        const rands = Array.from({ length: 100 }, (_, i) => `'r${i}'`).join(",");
+        const explained = await client.query<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(
+          `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE ${statement!.name}('${defaultQueueId}', 100, 60, 'w', 'worker:w', ARRAY[${rands}]::text[], 30000, 0)`,
+        );
+        plan = planNodes(explained.rows[0]!["QUERY PLAN"][0].Plan);
+      } finally {
+        await client.query("ROLLBACK");
+        client.release();
+      }
+    } finally {
+      await own.close();
+      await fresh.drop();
+    }
+    const update = plan.find((n) => n["Node Type"] === "ModifyTable" && n["Relation Name"] === "tasks");
+    expect(update?.["Actual Rows"]).toBe(100);
+    // Three lanes of at most 100 waiting tasks each; a walk over the queue's
+    // finished tasks would have read (and filtered out) all 20,000 of them.
+    const read = plan
+      .filter((n) => n["Relation Name"] === "tasks" && n["Node Type"] !== "ModifyTable")
+      .reduce((sum, n) => sum + ((n["Actual Rows"] ?? 0) + (n["Rows Removed by Filter"] ?? 0)) * (n["Actual Loops"] ?? 1), 0);
+    expect(read).toBeLessThan(1_000);
+    expect(plan.map((n) => n["Index Name"])).toContain("tasks_runnable_lane_idx");
+  }, 60_000);
 });
 
 describe("session planner settings", () => {

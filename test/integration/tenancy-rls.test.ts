@@ -1,6 +1,7 @@
 /**
- * Row-level security (migration tenant_rls) and the pending counters that
- * back maxPendingTasks and Tenant.usage (migration tenant_counters).
+ * Row-level security (migration tenant_rls), the pending counters that
+ * back maxPendingTasks and Tenant.usage (migration tenant_counters) and the
+ * per-queue status counters behind queue statistics (migration queue_counters).
  */
 import { normalizeTaskSpec, parseInput, submitTaskInputSchema, type SubmitTaskInput } from "@tasklane/core";
 import {
@@ -10,7 +11,9 @@ import {
   expireLeases,
   failAttempt,
   foldPendingCounters,
+  foldQueueCounters,
   pendingTaskCounts,
+  queueStatusCounts,
   promoteDueTasks,
   redriveTask,
   startAttemptsFromQueue,
@@ -48,7 +51,7 @@ async function tablesWithTenantId(): Promise<string[]> {
 describe("row-level security", () => {
   it("covers every table with a tenant_id column: enabled, forced, with the tenant policy", async () => {
     const tables = await tablesWithTenantId();
-    expect(tables).toEqual(expect.arrayContaining(["tasks", "queues", "api_keys", "tenant_counters"]));
+    expect(tables).toEqual(expect.arrayContaining(["tasks", "queues", "api_keys", "tenant_counters", "queue_counters"]));
     const res = await db.pool.query<{ relname: string; enabled: boolean; forced: boolean; policy: string | null }>(
       `SELECT c.relname, c.relrowsecurity AS enabled, c.relforcerowsecurity AS forced,
               (SELECT p.qual FROM pg_policies p
@@ -115,6 +118,7 @@ describe("row-level security", () => {
 });
 
 describe("pending counters", () => {
+  /** Checks both counters against the tasks themselves; answers the tenant's pending count. */
   async function expectExact(tenantId: string): Promise<number> {
     const counted = await db.pool.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM tasks WHERE tenant_id = $1 AND status IN ('SCHEDULED', 'QUEUED', 'RETRYING', 'BLOCKED')`,
@@ -122,6 +126,15 @@ describe("pending counters", () => {
     );
     const kept = (await pendingTaskCounts(db.pool, [tenantId])).get(tenantId);
     expect(kept).toBe(counted.rows[0]?.n);
+    const queueIds = (await db.pool.query<{ id: string }>("SELECT id FROM queues WHERE tenant_id = $1", [tenantId])).rows.map((r) => r.id);
+    const byStatus = await db.pool.query<{ queue_id: string; status: string; n: number }>(
+      "SELECT queue_id, status::text, count(*)::int AS n FROM tasks WHERE tenant_id = $1 GROUP BY queue_id, status",
+      [tenantId],
+    );
+    const sortKey = (r: { queueId: string; status: string }) => `${r.queueId} ${r.status}`;
+    const expected = byStatus.rows.map((r) => ({ queueId: r.queue_id, status: r.status, tasks: r.n })).sort((a, b) => sortKey(a).localeCompare(sortKey(b)));
+    const perQueue = (await queueStatusCounts(db.pool, queueIds)).sort((a, b) => sortKey(a).localeCompare(sortKey(b)));
+    expect(perQueue).toEqual(expected);
     return kept ?? -1;
   }
 
@@ -162,22 +175,36 @@ describe("pending counters", () => {
     await Promise.all(Array.from({ length: 20 }, (_, i) => submitTasks(db, tenantId, [spec({ type: `c${i}` }), spec({ type: `d${i}` })], { horizonMs: HORIZON })));
     expect(await expectExact(tenantId)).toBe(41);
     const total = await totalPendingTasks(db.pool);
+    expect((await db.pool.query("SELECT 1 FROM queue_counters WHERE queue_id = $1 AND slot <> 0", [defaultQueueId])).rowCount).toBeGreaterThan(0);
     await foldPendingCounters(db.pool);
+    await foldQueueCounters(db.pool);
     expect(await totalPendingTasks(db.pool)).toBe(total);
     const slots = await db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM tenant_counters WHERE tenant_id = $1 AND slot <> 0", [tenantId]);
     expect(slots.rows[0]?.n).toBe(0);
+    const queueSlots = await db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM queue_counters WHERE queue_id = $1 AND slot <> 0", [defaultQueueId]);
+    expect(queueSlots.rows[0]?.n).toBe(0);
     expect(await expectExact(tenantId)).toBe(41);
   });
 
-  it("follow deletions: a queue's tasks, and the tenant itself", async () => {
-    const { tenantId } = await seedTenant(db);
+  it("follow deletions: a queue's tasks, finished tasks, and the tenant itself", async () => {
+    const { tenantId, defaultQueueId } = await seedTenant(db);
     await db.pool.query("INSERT INTO queues (id, tenant_id, name, mode) VALUES ('que_gone_' || $1, $1, 'gone', 'PULL')", [tenantId]);
     await submitTasks(db, tenantId, [spec({ type: "a", queue: "gone" }), spec({ type: "b" })], { horizonMs: HORIZON });
     expect(await expectExact(tenantId)).toBe(2);
     await db.pool.query("DELETE FROM queues WHERE tenant_id = $1 AND name = 'gone'", [tenantId]);
     expect(await expectExact(tenantId)).toBe(1);
+    const goneQueue = await db.pool.query("SELECT 1 FROM queue_counters WHERE queue_id = 'que_gone_' || $1", [tenantId]);
+    expect(goneQueue.rowCount).toBe(0);
+    // Retention deletes finished tasks: their counts go with them.
+    const [leased] = await startAttemptsFromQueue(db, defaultQueueId, 1, 60, { workerId: "w", leaseMs: 30_000, actor: "t" });
+    await completeAttempts(db, [{ taskId: leased!.task.id, leaseGeneration: leased!.task.leaseGeneration, result: null }], "w");
+    expect(await expectExact(tenantId)).toBe(0);
+    await db.pool.query("DELETE FROM tasks WHERE id = $1", [leased!.task.id]);
+    expect(await expectExact(tenantId)).toBe(0);
     await db.pool.query("DELETE FROM tenants WHERE id = $1", [tenantId]);
     const left = await db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM tenant_counters WHERE tenant_id = $1", [tenantId]);
     expect(left.rows[0]?.n).toBe(0);
+    const leftPerQueue = await db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM queue_counters WHERE tenant_id = $1", [tenantId]);
+    expect(leftPerQueue.rows[0]?.n).toBe(0);
   });
 });

@@ -18,6 +18,7 @@ export * from "./notifications/index.js";
 export * from "./schedules/index.js";
 export * from "./leases/pull-leases.js";
 export * from "./stats/queue-depth.js";
+export * from "./stats/queue-counters.js";
 export * from "./events/index.js";
 export * from "./workflows/index.js";
 export * from "./transitions/workflow-progress.js";

@@ -9,12 +9,13 @@
  * most one second's worth. Until the first read succeeds (or while Postgres
  * cannot be read) nothing is refused on its account.
  *
- * The same loop folds tenant_counters' per-session rows now and then so the
- * table does not grow with every connection the platform ever opened.
+ * The same loop folds the per-session rows of tenant_counters and
+ * queue_counters now and then, so neither table grows with every connection
+ * the platform ever opened.
  */
 import { OverloadedError } from "@tasklane/core";
 import { startPeriodic, type Periodic } from "@tasklane/config";
-import { foldPendingCounters, totalPendingTasks, type Database } from "@tasklane/db";
+import { foldPendingCounters, foldQueueCounters, totalPendingTasks, type Database } from "@tasklane/db";
 import type { Logger } from "../observability/logger.js";
 
 const REFRESH_MS = 1_000;
@@ -41,7 +42,10 @@ export class BacklogGuard {
   async refresh(): Promise<void> {
     this.#pending = await totalPendingTasks(this.db.pool);
     this.#ticks += 1;
-    if (this.#ticks % FOLD_EVERY === 0) await foldPendingCounters(this.db.pool);
+    if (this.#ticks % FOLD_EVERY === 0) {
+      await foldPendingCounters(this.db.pool);
+      await foldQueueCounters(this.db.pool);
+    }
   }
 
   /** Throws OVERLOADED when `newTasks` more would take the platform past its cap. */

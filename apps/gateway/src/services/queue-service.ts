@@ -2,8 +2,8 @@
  * A tenant's queues, addressed by name. Mode may switch PUSH ↔ PULL; the
  * endpoint is cleared when a queue becomes PULL.
  */
-import { NotFoundError, QueueMode, defaultBurst, newId, type UpsertQueueInput } from "@tasklane/core";
-import { withTenantScopePrisma, type Database, type Prisma } from "@tasklane/db";
+import { NotFoundError, QueueMode, defaultBurst, newId, type TaskStatus, type UpsertQueueInput } from "@tasklane/core";
+import { oldestQueuedAges, queueStatusCounts, withTenantScopePrisma, type Database, type Prisma, type QueueStatusCount } from "@tasklane/db";
 import { assertOutboundUrl, type HostResolver } from "./outbound-url.js";
 import type { PullQueueCache } from "./pull-queue-cache.js";
 
@@ -28,13 +28,6 @@ const EMPTY_STATS: QueueStatsCounts = {
   succeeded: 0,
   oldestQueuedAgeSeconds: null,
 };
-
-interface StatsRow {
-  queue_id: string;
-  status: string;
-  n: number;
-  oldest_age: number | null;
-}
 
 export class QueueService {
   constructor(
@@ -88,50 +81,34 @@ export class QueueService {
     return row;
   }
 
-  /** Counts per status for many queues in one GROUP BY (one query per request, not per queue). */
+  /** Counts per status for many queues from their counters, and each one's oldest wait (two statements per request, not per queue). */
   async stats(queueIds: readonly string[]): Promise<Map<string, QueueStatsCounts>> {
     const result = new Map<string, QueueStatsCounts>(queueIds.map((id) => [id, { ...EMPTY_STATS }]));
     if (queueIds.length === 0) return result;
-    const { rows } = await this.db.pool.query<StatsRow>(
-      `SELECT queue_id, status::text AS status, count(*)::int AS n,
-              extract(epoch FROM now() - min(run_at) FILTER (WHERE status = 'QUEUED' AND run_at <= now()))::float8 AS oldest_age
-         FROM tasks
-        WHERE queue_id = ANY($1::text[])
-          AND status IN ('SCHEDULED', 'QUEUED', 'RUNNING', 'RETRYING', 'DEAD', 'SUCCEEDED')
-        GROUP BY queue_id, status`,
-      [queueIds],
-    );
-    for (const row of rows) {
-      const stats = result.get(row.queue_id);
-      if (stats === undefined) continue;
-      applyCount(stats, row);
+    const [counts, ages] = await Promise.all([queueStatusCounts(this.db.pool, queueIds), oldestQueuedAges(this.db.pool, queueIds)]);
+    for (const count of counts) {
+      const stats = result.get(count.queueId);
+      if (stats !== undefined) applyCount(stats, count);
+    }
+    for (const [queueId, age] of ages) {
+      const stats = result.get(queueId);
+      if (stats !== undefined) stats.oldestQueuedAgeSeconds = age;
     }
     return result;
   }
 }
 
-function applyCount(stats: QueueStatsCounts, row: StatsRow): void {
-  switch (row.status) {
-    case "SCHEDULED":
-      stats.scheduled = row.n;
-      break;
-    case "QUEUED":
-      stats.queued = row.n;
-      stats.oldestQueuedAgeSeconds = row.oldest_age === null ? null : Math.max(0, row.oldest_age);
-      break;
-    case "RUNNING":
-      stats.running = row.n;
-      break;
-    case "RETRYING":
-      stats.retrying = row.n;
-      break;
-    case "DEAD":
-      stats.dead = row.n;
-      break;
-    case "SUCCEEDED":
-      stats.succeeded = row.n;
-      break;
-    default:
-      break;
-  }
+/** Where each counted status goes in QueueStats; the others (BLOCKED, CANCELLED, SKIPPED) are not shown. */
+const STATS_FIELD: Partial<Record<TaskStatus, Exclude<keyof QueueStatsCounts, "oldestQueuedAgeSeconds">>> = {
+  SCHEDULED: "scheduled",
+  QUEUED: "queued",
+  RUNNING: "running",
+  RETRYING: "retrying",
+  DEAD: "dead",
+  SUCCEEDED: "succeeded",
+};
+
+function applyCount(stats: QueueStatsCounts, count: QueueStatusCount): void {
+  const field = STATS_FIELD[count.status];
+  if (field !== undefined) stats[field] = count.tasks;
 }

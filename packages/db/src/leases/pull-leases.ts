@@ -11,6 +11,7 @@ import {
 } from "@tasklane/core";
 import { prepared, withTransaction, type Database } from "../database.js";
 import type { DispatchIntent } from "../outbox/dispatch-intent.js";
+import { queueTasksIn } from "../stats/queue-counters.js";
 import type { TaskRecord } from "../tasks/task-record.js";
 import {
   completeAttempts,
@@ -97,9 +98,9 @@ export async function leaseFromPullQueue(db: Database, tenantId: string, queue: 
     }
     if (queue.concurrency !== null) {
       const q = await client.query("SELECT concurrency FROM queues WHERE id = $1 FOR UPDATE", [queue.id]);
-      const running = await client.query("SELECT count(*)::int AS n FROM tasks WHERE queue_id = $1 AND status = 'RUNNING'", [queue.id]);
+      const running = await queueTasksIn(client, queue.id, "RUNNING");
       const limit = q.rows[0]?.concurrency as number | null;
-      if (limit !== null && limit !== undefined) allowed = Math.min(allowed, limit - (running.rows[0].n as number));
+      if (limit !== null && limit !== undefined) allowed = Math.min(allowed, limit - running);
     }
     if (allowed <= 0) return [];
     return startAttemptsFromQueueIn(client, queue.id, allowed, req.agingSeconds, options);
