@@ -12,28 +12,42 @@ export interface QueueDepthRow {
   queue?: string;
   tasks: number;
   /**
-   * Seconds the oldest runnable task of this group has been waiting past its
-   * runAt; null when none waits. Paused queues do not count: their wait is the tenant's choice.
+   * For the waiting statuses: seconds the oldest due task (QUEUED, SCHEDULED or
+   * RETRYING) of this group's queues has been waiting past its runAt; null when
+   * none waits. Paused queues do not count: their wait is the tenant's choice.
    */
   oldestWaitSeconds: number | null;
 }
 
 /**
- * One GROUP BY over the unfinished (and dead) tasks, for the scheduler's
- * gauges. The status filter lets the (status, run_at) index skip the
- * finished rows that make up most of the table.
+ * The scheduler's gauges, from queue_counters: no task row is counted. The
+ * oldest wait walks each priority lane of tasks_runnable_lane_idx of the
+ * queues with waiting tasks to its first due task, however long the backlog.
  */
 export async function readQueueDepth(db: Database, options: { perTenant: boolean }): Promise<QueueDepthRow[]> {
-  const extraColumns = options.perTenant ? ", t.tenant_id, q.name AS queue" : "";
-  const extraGroups = options.perTenant ? ", t.tenant_id, q.name" : "";
+  const extraColumns = options.perTenant ? ", q.tenant_id, q.name AS queue" : "";
+  const extraGroups = options.perTenant ? ", q.tenant_id, q.name" : "";
   const res = await db.pool.query<{ status: QueueDepthRow["status"]; mode: QueueMode; tenant_id?: string; queue?: string; tasks: number; oldest_wait: number | null }>(
-    `SELECT t.status, q.mode${extraColumns}, count(*)::int AS tasks,
-       extract(epoch FROM now() - min(t.run_at) FILTER (
-         WHERE t.status IN ('QUEUED', 'SCHEDULED', 'RETRYING') AND t.run_at <= now() AND NOT q.paused
-       ))::float8 AS oldest_wait
-     FROM tasks t JOIN queues q ON q.id = t.queue_id
-     WHERE t.status = ANY($1::"TaskStatus"[])
-     GROUP BY t.status, q.mode${extraGroups}`,
+    `WITH counts AS (
+       SELECT c.queue_id, c.status, sum(c.tasks) AS tasks FROM queue_counters c
+        WHERE c.status = ANY($1::"TaskStatus"[])
+        GROUP BY c.queue_id, c.status HAVING sum(c.tasks) <> 0
+     ),
+     oldest AS (
+       SELECT q.id AS queue_id, min(w.run_at) AS run_at
+         FROM queues q
+        CROSS JOIN (VALUES ('HIGH'::"Priority"), ('NORMAL'::"Priority"), ('LOW'::"Priority")) AS l(priority)
+        CROSS JOIN LATERAL (
+          SELECT t.run_at FROM tasks t
+           WHERE t.queue_id = q.id AND t.priority = l.priority AND t.status IN ('QUEUED', 'SCHEDULED', 'RETRYING') AND t.run_at <= now()
+           ORDER BY t.run_at LIMIT 1) w
+        WHERE NOT q.paused AND q.id IN (SELECT queue_id FROM counts WHERE status IN ('QUEUED', 'SCHEDULED', 'RETRYING'))
+        GROUP BY q.id
+     )
+     SELECT c.status, q.mode${extraColumns}, sum(c.tasks)::int AS tasks,
+       extract(epoch FROM now() - min(o.run_at) FILTER (WHERE c.status IN ('QUEUED', 'SCHEDULED', 'RETRYING')))::float8 AS oldest_wait
+       FROM counts c JOIN queues q ON q.id = c.queue_id LEFT JOIN oldest o ON o.queue_id = c.queue_id
+      GROUP BY c.status, q.mode${extraGroups}`,
     [DEPTH_STATUSES],
   );
   return res.rows.map((r) => ({
