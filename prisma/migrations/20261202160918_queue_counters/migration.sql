@@ -30,63 +30,21 @@ ALTER TABLE "queue_counters" ADD CONSTRAINT "queue_counters_queue_id_fkey" FOREI
 
 SELECT tasklane_enable_tenant_rls('queue_counters');
 
--- Maintenance (Prisma's schema cannot express triggers): the functions of
--- migration tenant_counters, now counting each statement's rows once by
--- (tenant, queue, status) and feeding both tables from that one pass. Same
--- rules: one row per session (slot = pg_backend_pid()), rows written in key
--- order, SECURITY DEFINER with a pinned search_path.
+-- Maintenance (Prisma's schema cannot express triggers): the trigger
+-- functions of migration tenant_counters now count each statement's rows once
+-- by (tenant, queue, status) and hand the deltas to one function that feeds
+-- both tables. Same rules: one row per session (slot = pg_backend_pid()), rows
+-- written in key order, SECURITY DEFINER with a pinned search_path. A tenant or
+-- queue being deleted takes its counter rows with it (cascade), so deltas for
+-- one that is gone are dropped.
 
-CREATE OR REPLACE FUNCTION tasklane_count_inserted_tasks() RETURNS trigger
+-- PL/pgSQL rather than SQL: it keeps its statement's plan for the session,
+-- where a SQL function is planned again on every call.
+CREATE FUNCTION tasklane_add_task_counts(tenant_ids text[], queue_ids text[], statuses "TaskStatus"[], deltas bigint[]) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
 BEGIN
   WITH d AS (
-    SELECT n.tenant_id, n.queue_id, n.status, count(*) AS n FROM new_tasks n GROUP BY n.tenant_id, n.queue_id, n.status
-  ),
-  per_queue AS (
-    INSERT INTO queue_counters AS c (queue_id, status, slot, tenant_id, tasks)
-    SELECT d.queue_id, d.status, pg_backend_pid(), d.tenant_id, d.n FROM d ORDER BY d.queue_id, d.status
-    ON CONFLICT (queue_id, status, slot) DO UPDATE SET tasks = c.tasks + EXCLUDED.tasks
-  )
-  INSERT INTO tenant_counters AS c (tenant_id, slot, pending)
-  SELECT d.tenant_id, pg_backend_pid(), sum(d.n) FROM d
-  WHERE d.status IN ('SCHEDULED', 'QUEUED', 'RETRYING', 'BLOCKED')
-  GROUP BY d.tenant_id ORDER BY d.tenant_id
-  ON CONFLICT (tenant_id, slot) DO UPDATE SET pending = c.pending + EXCLUDED.pending;
-  RETURN NULL;
-END $$;
-
-CREATE OR REPLACE FUNCTION tasklane_count_updated_tasks() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
-BEGIN
-  -- Each side counted on its own (no join): exact even if a row changed tenant or queue.
-  WITH d AS (
-    SELECT s.tenant_id, s.queue_id, s.status, sum(s.delta) AS n FROM (
-      SELECT n.tenant_id, n.queue_id, n.status, 1 AS delta FROM new_tasks n
-      UNION ALL
-      SELECT o.tenant_id, o.queue_id, o.status, -1 FROM old_tasks o
-    ) s
-    GROUP BY s.tenant_id, s.queue_id, s.status HAVING sum(s.delta) <> 0
-  ),
-  per_queue AS (
-    INSERT INTO queue_counters AS c (queue_id, status, slot, tenant_id, tasks)
-    SELECT d.queue_id, d.status, pg_backend_pid(), d.tenant_id, d.n FROM d ORDER BY d.queue_id, d.status
-    ON CONFLICT (queue_id, status, slot) DO UPDATE SET tasks = c.tasks + EXCLUDED.tasks
-  )
-  INSERT INTO tenant_counters AS c (tenant_id, slot, pending)
-  SELECT d.tenant_id, pg_backend_pid(), sum(d.n) FROM d
-  WHERE d.status IN ('SCHEDULED', 'QUEUED', 'RETRYING', 'BLOCKED')
-  GROUP BY d.tenant_id HAVING sum(d.n) <> 0 ORDER BY d.tenant_id
-  ON CONFLICT (tenant_id, slot) DO UPDATE SET pending = c.pending + EXCLUDED.pending;
-  RETURN NULL;
-END $$;
-
-CREATE OR REPLACE FUNCTION tasklane_count_deleted_tasks() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
-BEGIN
-  -- A tenant or queue being deleted takes its counter rows with it (cascade): skip it.
-  WITH d AS (
-    SELECT o.tenant_id, o.queue_id, o.status, -count(*) AS n FROM old_tasks o
-    GROUP BY o.tenant_id, o.queue_id, o.status
+    SELECT * FROM unnest(tenant_ids, queue_ids, statuses, deltas) AS d(tenant_id, queue_id, status, n) WHERE d.n <> 0
   ),
   per_queue AS (
     INSERT INTO queue_counters AS c (queue_id, status, slot, tenant_id, tasks)
@@ -99,8 +57,39 @@ BEGIN
   SELECT d.tenant_id, pg_backend_pid(), sum(d.n) FROM d
   WHERE d.status IN ('SCHEDULED', 'QUEUED', 'RETRYING', 'BLOCKED')
     AND EXISTS (SELECT 1 FROM tenants t WHERE t.id = d.tenant_id)
-  GROUP BY d.tenant_id ORDER BY d.tenant_id
+  GROUP BY d.tenant_id HAVING sum(d.n) <> 0 ORDER BY d.tenant_id
   ON CONFLICT (tenant_id, slot) DO UPDATE SET pending = c.pending + EXCLUDED.pending;
+END $$;
+
+CREATE OR REPLACE FUNCTION tasklane_count_inserted_tasks() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
+BEGIN
+  PERFORM tasklane_add_task_counts(array_agg(d.tenant_id), array_agg(d.queue_id), array_agg(d.status), array_agg(d.n))
+  FROM (SELECT n.tenant_id, n.queue_id, n.status, count(*) AS n FROM new_tasks n GROUP BY n.tenant_id, n.queue_id, n.status) d;
+  RETURN NULL;
+END $$;
+
+CREATE OR REPLACE FUNCTION tasklane_count_updated_tasks() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
+BEGIN
+  -- Each side counted on its own (no join): exact even if a row changed tenant or queue.
+  PERFORM tasklane_add_task_counts(array_agg(d.tenant_id), array_agg(d.queue_id), array_agg(d.status), array_agg(d.n))
+  FROM (
+    SELECT s.tenant_id, s.queue_id, s.status, sum(s.delta)::bigint AS n FROM (
+      SELECT n.tenant_id, n.queue_id, n.status, 1 AS delta FROM new_tasks n
+      UNION ALL
+      SELECT o.tenant_id, o.queue_id, o.status, -1 FROM old_tasks o
+    ) s
+    GROUP BY s.tenant_id, s.queue_id, s.status
+  ) d;
+  RETURN NULL;
+END $$;
+
+CREATE OR REPLACE FUNCTION tasklane_count_deleted_tasks() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
+BEGIN
+  PERFORM tasklane_add_task_counts(array_agg(d.tenant_id), array_agg(d.queue_id), array_agg(d.status), array_agg(d.n))
+  FROM (SELECT o.tenant_id, o.queue_id, o.status, -count(*) AS n FROM old_tasks o GROUP BY o.tenant_id, o.queue_id, o.status) d;
   RETURN NULL;
 END $$;
 
