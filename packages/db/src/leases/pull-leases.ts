@@ -12,6 +12,7 @@ import {
 import { prepared, withTransaction, type Database } from "../database.js";
 import type { DispatchIntent } from "../outbox/dispatch-intent.js";
 import { queueTasksIn } from "../stats/queue-counters.js";
+import { firstInWaitingLanes } from "../tasks/waiting-lanes.js";
 import type { TaskRecord } from "../tasks/task-record.js";
 import {
   completeAttempts,
@@ -119,13 +120,8 @@ export async function msUntilNextDue(db: Database, queueId: string, startAheadMs
   const res = await db.pool.query<{ ms: number | null }>(
     // One index probe per priority lane (tasks_runnable_lane_idx), whatever the backlog.
     prepared(
-      `SELECT (extract(epoch FROM min(l.run_at) - now()) * 1000)::float8 - $2::float8 AS ms
-       FROM (VALUES ('HIGH'::"Priority"), ('NORMAL'::"Priority"), ('LOW'::"Priority")) AS p(priority)
-       CROSS JOIN LATERAL (
-         SELECT t.run_at FROM tasks t
-         WHERE t.queue_id = $1 AND t.priority = p.priority AND t.status IN ('QUEUED', 'SCHEDULED', 'RETRYING')
-           AND t.run_at > now() + $2::float8 * interval '1 millisecond'
-         ORDER BY t.run_at LIMIT 1) l`,
+      `SELECT (extract(epoch FROM min(first_due.run_at) - now()) * 1000)::float8 - $2::float8 AS ms
+       FROM ${firstInWaitingLanes("$1", "t.run_at > now() + $2::float8 * interval '1 millisecond'")}`,
       [queueId, startAheadMs],
     ),
   );

@@ -18,9 +18,9 @@ const CUTOFF = "(now() - $1::float8 * interval '1 day')";
 /**
  * Finished tasks older than the retention, with their attempts and audit
  * events. Old means both completed and due before the cutoff: the walk is on
- * the finished tasks' (run_at) index (migration status_run_at_partial), which
- * the hot path also reads for nothing else (a task cancelled while far in the
- * future is pruned once its run time is past the cutoff too). Tasks of a workflow still
+ * the finished tasks' (run_at) index (migration status_run_at_partial), one
+ * entry per finished task (a task cancelled while far in the future is
+ * pruned once its run time is past the cutoff too). Tasks of a workflow still
  * RUNNING stay: their results feed children. SKIP LOCKED: a task some
  * transition holds is left for the next batch.
  */

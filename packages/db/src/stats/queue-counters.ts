@@ -5,6 +5,7 @@
  */
 import type { TaskStatus } from "@tasklane/core";
 import type { Queryable } from "../database.js";
+import { firstInWaitingLanes } from "../tasks/waiting-lanes.js";
 
 export interface QueueStatusCount {
   queueId: string;
@@ -32,23 +33,12 @@ export async function queueTasksIn(db: Queryable, queueId: string, status: TaskS
   return Number(res.rows[0]?.tasks ?? 0);
 }
 
-/**
- * Seconds the oldest due QUEUED task of each queue has waited past its runAt;
- * queues with none are absent. One walk per priority lane of
- * tasks_runnable_lane_idx in runAt order, stopping at its first due QUEUED
- * task, however many tasks the queue holds.
- */
+/** Seconds the oldest due QUEUED task of each queue has waited past its runAt; queues with none are absent. */
 export async function oldestQueuedAges(db: Queryable, queueIds: readonly string[]): Promise<Map<string, number>> {
   if (queueIds.length === 0) return new Map();
   const res = await db.query<{ queue_id: string; age: number }>(
-    `SELECT q.id AS queue_id, extract(epoch FROM now() - min(w.run_at))::float8 AS age
-       FROM unnest($1::text[]) AS q(id)
-       CROSS JOIN (VALUES ('HIGH'::"Priority"), ('NORMAL'::"Priority"), ('LOW'::"Priority")) AS l(priority)
-       CROSS JOIN LATERAL (
-         SELECT t.run_at FROM tasks t
-          WHERE t.queue_id = q.id AND t.priority = l.priority AND t.status IN ('QUEUED', 'SCHEDULED', 'RETRYING')
-            AND t.status = 'QUEUED' AND t.run_at <= now()
-          ORDER BY t.run_at LIMIT 1) w
+    `SELECT q.id AS queue_id, extract(epoch FROM now() - min(first_due.run_at))::float8 AS age
+       FROM unnest($1::text[]) AS q(id) CROSS JOIN ${firstInWaitingLanes("q.id", "t.status = 'QUEUED' AND t.run_at <= now()")}
       GROUP BY q.id`,
     [queueIds],
   );

@@ -1,5 +1,6 @@
 import type { QueueMode, TaskStatus } from "@tasklane/core";
 import type { Database } from "../database.js";
+import { firstInWaitingLanes } from "../tasks/waiting-lanes.js";
 
 /** Statuses that count as backlog (queue depth) or as the dead-letter queue; finished work is not counted. */
 export const DEPTH_STATUSES = ["SCHEDULED", "BLOCKED", "QUEUED", "RUNNING", "RETRYING", "DEAD"] as const satisfies readonly TaskStatus[];
@@ -21,8 +22,8 @@ export interface QueueDepthRow {
 
 /**
  * The scheduler's gauges, from queue_counters: no task row is counted. The
- * oldest wait walks each priority lane of tasks_runnable_lane_idx of the
- * queues with waiting tasks to its first due task, however long the backlog.
+ * oldest wait takes the first due task of each waiting lane of the queues
+ * with waiting tasks, however long their backlogs.
  */
 export async function readQueueDepth(db: Database, options: { perTenant: boolean }): Promise<QueueDepthRow[]> {
   const extraColumns = options.perTenant ? ", q.tenant_id, q.name AS queue" : "";
@@ -34,13 +35,8 @@ export async function readQueueDepth(db: Database, options: { perTenant: boolean
         GROUP BY c.queue_id, c.status HAVING sum(c.tasks) <> 0
      ),
      oldest AS (
-       SELECT q.id AS queue_id, min(w.run_at) AS run_at
-         FROM queues q
-        CROSS JOIN (VALUES ('HIGH'::"Priority"), ('NORMAL'::"Priority"), ('LOW'::"Priority")) AS l(priority)
-        CROSS JOIN LATERAL (
-          SELECT t.run_at FROM tasks t
-           WHERE t.queue_id = q.id AND t.priority = l.priority AND t.status IN ('QUEUED', 'SCHEDULED', 'RETRYING') AND t.run_at <= now()
-           ORDER BY t.run_at LIMIT 1) w
+       SELECT q.id AS queue_id, min(first_due.run_at) AS run_at
+         FROM queues q CROSS JOIN ${firstInWaitingLanes("q.id", "t.run_at <= now()")}
         WHERE NOT q.paused AND q.id IN (SELECT queue_id FROM counts WHERE status IN ('QUEUED', 'SCHEDULED', 'RETRYING'))
         GROUP BY q.id
      )
