@@ -167,8 +167,8 @@ describe("a lease statement cached while tasks was small", () => {
         await submitTasks(fresh.db, tenantId, Array.from({ length: 500 }, () => spec), { horizonMs: 60_000 });
         for (let i = 0; i < 5; i++) await lease();
       }
-      const prepared = (await own.pool.query<PreparedRow>("SELECT name, statement, generic_plans, custom_plans FROM pg_prepared_statements")).rows;
-      const statement = prepared.find((s) => s.statement.includes("lease_expires_at") && s.statement.includes("row_number() OVER (ORDER BY"));
+      const ownStatements = (await own.pool.query<PreparedRow>("SELECT name, statement, generic_plans, custom_plans FROM pg_prepared_statements")).rows;
+      const statement = ownStatements.find((s) => s.statement.includes("lease_expires_at") && s.statement.includes("row_number() OVER (ORDER BY"));
       expect(Number(statement?.generic_plans)).toBeGreaterThan(0);
 
       await seedFinishedTasks(fresh.db.pool, tenantId, defaultQueueId, 20_000);
