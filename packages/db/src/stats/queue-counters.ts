@@ -4,6 +4,7 @@
  * per database session that changed it, plus the folded base row (slot 0).
  */
 import type { TaskStatus } from "@tasklane/core";
+import { foldSessionRows, foldSessionRowsSql } from "../counters/session-counter-rows.js";
 import type { Queryable } from "../database.js";
 import { firstInWaitingLanes } from "../tasks/waiting-lanes.js";
 
@@ -45,30 +46,9 @@ export async function oldestQueuedAges(db: Queryable, queueIds: readonly string[
   return new Map(res.rows.map((r) => [r.queue_id, Math.max(0, r.age)]));
 }
 
-/**
- * Folds per-session rows into each count's base row (slot 0), as
- * foldPendingCounters does for tenant_counters: rows a running transaction
- * holds are skipped, base rows are written in key order, sums are unchanged.
- */
-export async function foldQueueCounters(db: Queryable, limit = 10_000): Promise<number> {
-  const res = await db.query<{ n: number }>(
-    `WITH picked AS (
-       SELECT queue_id, status, slot FROM queue_counters WHERE slot <> 0
-       ORDER BY queue_id, status, slot LIMIT $1 FOR UPDATE SKIP LOCKED
-     ),
-     gone AS (
-       DELETE FROM queue_counters c USING picked p
-       WHERE c.queue_id = p.queue_id AND c.status = p.status AND c.slot = p.slot
-       RETURNING c.queue_id, c.status, c.tenant_id, c.tasks
-     ),
-     base AS (
-       INSERT INTO queue_counters AS b (queue_id, status, slot, tenant_id, tasks)
-       SELECT queue_id, status, 0, min(tenant_id), sum(tasks) FROM gone GROUP BY queue_id, status ORDER BY queue_id, status
-       ON CONFLICT (queue_id, status, slot) DO UPDATE SET tasks = b.tasks + EXCLUDED.tasks
-       RETURNING 1
-     )
-     SELECT (SELECT count(*) FROM gone)::int AS n, (SELECT count(*) FROM base) AS _`,
-    [limit],
-  );
-  return res.rows[0]?.n ?? 0;
+const FOLD_QUEUE_COUNTERS = foldSessionRowsSql({ table: "queue_counters", key: ["queue_id", "status"], value: "tasks", carried: ["tenant_id"] });
+
+/** Folds per-session rows into each count's base row (see foldSessionRowsSql). */
+export function foldQueueCounters(db: Queryable, limit = 10_000): Promise<number> {
+  return foldSessionRows(db, FOLD_QUEUE_COUNTERS, limit);
 }
