@@ -1,9 +1,9 @@
 /**
  * Finished attempts per queue over a recent window, bucketed by time, read
- * from the task_events audit trail (index on (tenant_id, at)): a success is a
+ * from the task_events audit trail (countAttemptOutcomes): a success is a
  * RUNNING -> SUCCEEDED event, a failure RUNNING -> RETRYING or DEAD.
  */
-import type { Database } from "@tasklane/db";
+import { countAttemptOutcomes, type Database } from "@tasklane/db";
 
 export interface ActivityWindow {
   minutes: number;
@@ -28,19 +28,7 @@ export class TaskActivityService {
     const start = Math.floor(this.now() / bucketMs) * bucketMs - (count - 1) * bucketMs;
     const [queues, counts] = await Promise.all([
       this.db.pool.query<{ name: string }>("SELECT name FROM queues WHERE tenant_id = $1 ORDER BY name", [tenantId]),
-      this.db.pool.query<{ queue: string; bucket: number; succeeded: number; failed: number }>(
-        `SELECT q.name AS queue,
-                floor(extract(epoch FROM e.at - $2::timestamptz) * 1000 / $3)::int AS bucket,
-                count(*) FILTER (WHERE e.to_status = 'SUCCEEDED')::int AS succeeded,
-                count(*) FILTER (WHERE e.to_status <> 'SUCCEEDED')::int AS failed
-           FROM task_events e
-           JOIN tasks t ON t.id = e.task_id
-           JOIN queues q ON q.id = t.queue_id
-          WHERE e.tenant_id = $1 AND e.at >= $2::timestamptz
-            AND e.from_status = 'RUNNING' AND e.to_status IN ('SUCCEEDED', 'RETRYING', 'DEAD')
-          GROUP BY 1, 2`,
-        [tenantId, new Date(start), bucketMs],
-      ),
+      countAttemptOutcomes(this.db.pool, tenantId, new Date(start), bucketMs),
     ]);
     const byQueue = new Map<string, QueueActivityRow>(
       queues.rows.map((q) => [
@@ -48,7 +36,7 @@ export class TaskActivityService {
         { queue: q.name, buckets: Array.from({ length: count }, (_, i) => ({ start: new Date(start + i * bucketMs), succeeded: 0, failed: 0 })) },
       ]),
     );
-    for (const row of counts.rows) {
+    for (const row of counts) {
       const bucket = byQueue.get(row.queue)?.buckets[row.bucket];
       if (bucket === undefined) continue;
       bucket.succeeded += row.succeeded;
