@@ -11,7 +11,7 @@ import { Registry } from "prom-client";
 import { Redis } from "ioredis";
 import { normalizeTaskSpec, parseInput, submitTaskInputSchema } from "@tasklane/core";
 import { cancelTask, submitTasks } from "@tasklane/db";
-import { createKeySpace, createRedis, decodeTaskEvent, type TaskEventMessage } from "@tasklane/queue";
+import { createKeySpace, createRedis, decodeTaskEvents, type TaskEventMessage } from "@tasklane/queue";
 import { startEventRelay, type EventRelay } from "@tasklane/notifier/relay/event-relay";
 import { createRelayMetrics } from "@tasklane/notifier/relay/relay-metrics";
 import { waitFor } from "../helpers/app-process.js";
@@ -25,6 +25,8 @@ let publisher: Redis;
 let listener: Redis;
 let tenantId: string;
 const received: TaskEventMessage[] = [];
+/** Events per Redis message, in arrival order. */
+const messageSizes: number[] = [];
 const running = new Set<EventRelay>();
 
 function relay(): EventRelay {
@@ -82,10 +84,11 @@ beforeAll(async () => {
   listener = new Redis(testRedis.url);
   await listener.psubscribe(`${testRedis.prefix}:events:*`);
   listener.on("pmessage", (_pattern: string, channel: string, message: string) => {
-    const event = decodeTaskEvent(message);
-    if (event === null) throw new Error(`undecodable message on ${channel}`);
-    expect(channel).toBe(`${testRedis.prefix}:events:${event.tenantId}`);
-    received.push(event);
+    const events = decodeTaskEvents(message);
+    if (events === null) throw new Error(`undecodable message on ${channel}`);
+    for (const event of events) expect(channel).toBe(`${testRedis.prefix}:events:${event.tenantId}`);
+    messageSizes.push(events.length);
+    received.push(...events);
   });
   ({ tenantId } = await seedTenant(tdb.db));
 });
@@ -99,7 +102,7 @@ afterAll(async () => {
 });
 
 describe("event relay", () => {
-  it("publishes each event on its tenant's channel as compact JSON, in id order", async () => {
+  it("publishes events on their tenant's channel as compact JSON, in id order", async () => {
     const r = relay();
     await waitFor("relay active", () => r.active, 10_000);
     const taskId = await submit();
@@ -145,14 +148,17 @@ describe("event relay", () => {
     await stop(r);
   });
 
-  it("resumes from its cursor after a restart: events written while no relay ran are sent", async () => {
+  it("resumes from its cursor after a restart: events written while no relay ran are sent, a tenant's batch as one message", async () => {
     const before = received.length;
-    const ids = [await submit(), await submit()];
+    const messagesBefore = messageSizes.length;
+    const ids = [await submit(), await submit(), await submit()];
     await new Promise((res) => setTimeout(res, 200));
     expect(received.length).toBe(before);
     const r = relay();
     await caughtUp();
     expect(received.slice(before).map((e) => e.taskId)).toEqual(ids);
+    // All three were waiting when the relay started: one read, one tenant, one message.
+    expect(messageSizes.slice(messagesBefore)).toEqual([3]);
     await stop(r);
   });
 

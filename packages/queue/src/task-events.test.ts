@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeTaskEvent, encodeTaskEvent, type TaskEventMessage } from "./task-events.js";
+import { decodeTaskEvents, encodeTaskEvents, type TaskEventMessage } from "./task-events.js";
 import { createKeySpace } from "./naming.js";
 
 const event: TaskEventMessage = {
@@ -14,15 +14,29 @@ const event: TaskEventMessage = {
 };
 
 describe("task event messages", () => {
-  it("round-trips", () => {
-    expect(decodeTaskEvent(encodeTaskEvent(event))).toEqual(event);
-    expect(decodeTaskEvent(encodeTaskEvent({ ...event, from: null, workflowId: "wf_1" }))).toMatchObject({ from: null, workflowId: "wf_1" });
+  it("round-trips a batch of one tenant's events, in order", () => {
+    const batch = [event, { ...event, eventId: "43", from: null, workflowId: "wf_1" }, { ...event, eventId: "44", to: "SUCCEEDED" as const }];
+    expect(decodeTaskEvents(encodeTaskEvents(batch))).toEqual(batch);
   });
 
-  it("refuses anything malformed instead of throwing", () => {
-    for (const bad of ["", "not json", "null", "[]", JSON.stringify({ ...event, to: "DONE" }), JSON.stringify({ ...event, eventId: 42 }), JSON.stringify({ ...event, at: "yesterday" }), JSON.stringify({ ...event, tenantId: "" })]) {
-      expect(decodeTaskEvent(bad)).toBeNull();
-    }
+  it("reads a single event, as a relay of the previous version publishes it", () => {
+    expect(decodeTaskEvents(JSON.stringify(event))).toEqual([event]);
+  });
+
+  it("refuses anything malformed instead of throwing, an array with one bad element included", () => {
+    const bad = [
+      "",
+      "not json",
+      "null",
+      "[]",
+      "[null]",
+      JSON.stringify({ ...event, to: "DONE" }),
+      JSON.stringify({ ...event, eventId: 42 }),
+      JSON.stringify({ ...event, at: "yesterday" }),
+      JSON.stringify({ ...event, tenantId: "" }),
+      JSON.stringify([event, { ...event, queueId: 7 }]),
+    ];
+    for (const message of bad) expect(decodeTaskEvents(message)).toBeNull();
   });
 
   it("gives every tenant its own channel under the deployment prefix", () => {

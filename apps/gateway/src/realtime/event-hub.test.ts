@@ -1,5 +1,5 @@
 import { EventEmitter } from "node:events";
-import { createKeySpace, encodeTaskEvent, type TaskEventMessage } from "@tasklane/queue";
+import { createKeySpace, encodeTaskEvents, type TaskEventMessage } from "@tasklane/queue";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { TaskEventHub, type HubEvent, type PubSubConnection } from "./event-hub.js";
@@ -67,9 +67,11 @@ describe("TaskEventHub", () => {
     const b: HubEvent[] = [];
     await hub.listen("ten_a", (e) => a.push(e));
     await hub.listen("ten_b", (e) => b.push(e));
-    sub.deliver("tl:events:ten_a", encodeTaskEvent(msg("1", "ten_a")));
-    sub.deliver("tl:events:ten_b", encodeTaskEvent(msg("2", "ten_b")));
-    sub.deliver("tl:events:ten_b", encodeTaskEvent(msg("3", "ten_a")));
+    sub.deliver("tl:events:ten_a", encodeTaskEvents([msg("1", "ten_a")]));
+    sub.deliver("tl:events:ten_b", encodeTaskEvents([msg("2", "ten_b")]));
+    sub.deliver("tl:events:ten_b", encodeTaskEvents([msg("3", "ten_a")]));
+    // One misaddressed event spoils its whole message.
+    sub.deliver("tl:events:ten_b", encodeTaskEvents([msg("4", "ten_b"), msg("5", "ten_a")]));
     sub.deliver("tl:events:ten_a", "garbage");
     expect(a.map((e) => e.message.eventId)).toEqual(["1"]);
     expect(b.map((e) => e.message.eventId)).toEqual(["2"]);
@@ -79,8 +81,10 @@ describe("TaskEventHub", () => {
     const { sub, hub } = setup();
     const got: string[] = [];
     await hub.listen("ten_a", (e) => got.push(e.message.eventId));
-    for (const id of ["5", "6", "5", "6", "7"]) sub.deliver("tl:events:ten_a", encodeTaskEvent(msg(id)));
-    expect(got).toEqual(["5", "6", "7"]);
+    for (const id of ["5", "6", "5", "6", "7"]) sub.deliver("tl:events:ten_a", encodeTaskEvents([msg(id)]));
+    // A re-published batch overlapping what was handed out: only the new ids go on.
+    sub.deliver("tl:events:ten_a", encodeTaskEvents([msg("6"), msg("7"), msg("8"), msg("9")]));
+    expect(got).toEqual(["5", "6", "7", "8", "9"]);
   });
 
   it("loads the task once per event, however many subscriptions ask", async () => {
@@ -88,7 +92,7 @@ describe("TaskEventHub", () => {
     const events: HubEvent[] = [];
     await hub.listen("ten_a", (e) => events.push(e));
     await hub.listen("ten_a", (e) => events.push(e));
-    sub.deliver("tl:events:ten_a", encodeTaskEvent(msg("1")));
+    sub.deliver("tl:events:ten_a", encodeTaskEvents([msg("1")]));
     await Promise.all(events.map((e) => e.task()));
     expect(events).toHaveLength(2);
     expect(loads).toEqual(["task_1"]);

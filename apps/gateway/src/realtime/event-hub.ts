@@ -9,7 +9,7 @@
  * only to listeners registered for the channel it arrived on, and only if
  * its own tenantId is that channel's tenant.
  */
-import { decodeTaskEvent, type KeySpace, type TaskEventMessage } from "@tasklane/queue";
+import { decodeTaskEvents, type KeySpace, type TaskEventMessage } from "@tasklane/queue";
 import type { TaskRecord } from "@tasklane/db";
 import type { Logger } from "../observability/logger.js";
 
@@ -104,19 +104,21 @@ export class TaskEventHub {
   #dispatch(channel: string, payload: string): void {
     const feed = this.#feeds.get(channel);
     if (feed === undefined) return;
-    const message = decodeTaskEvent(payload);
-    if (message === null || message.tenantId !== feed.tenantId) {
-      this.log.warn({ channel }, "dropped a malformed or misaddressed task event");
+    const messages = decodeTaskEvents(payload);
+    if (messages === null || messages.some((m) => m.tenantId !== feed.tenantId)) {
+      this.log.warn({ channel }, "dropped a malformed or misaddressed task event message");
       return;
     }
-    const id = BigInt(message.eventId);
-    if (id <= feed.lastEventId) return;
-    feed.lastEventId = id;
-    let loading: Promise<TaskRecord | null> | undefined;
-    const event: HubEvent = {
-      message,
-      task: () => (loading ??= this.loadTask(message.tenantId, message.taskId)),
-    };
-    for (const listener of feed.listeners) listener(event);
+    for (const message of messages) {
+      const id = BigInt(message.eventId);
+      if (id <= feed.lastEventId) continue;
+      feed.lastEventId = id;
+      let loading: Promise<TaskRecord | null> | undefined;
+      const event: HubEvent = {
+        message,
+        task: () => (loading ??= this.loadTask(message.tenantId, message.taskId)),
+      };
+      for (const listener of feed.listeners) listener(event);
+    }
   }
 }
