@@ -4,7 +4,7 @@ export interface BenchOptions {
   scenarios: number[];
   /** Runs per measurement (median and min–max over them). */
   runs: number;
-  /** Processes to run under `node --cpu-prof` (gateway, scheduler, worker). */
+  /** Processes to run under `node --cpu-prof` (gateway, scheduler, notifier, worker). */
   profile: string[];
   /** Wait up to this many minutes for the machine to be idle (1-min load average below the core count) before starting. */
   waitForIdleMinutes: number;

@@ -9,7 +9,7 @@ import { BENCH_REDIS_URL, flushBenchRedis } from "./redis.js";
 import type { WatchedProcess } from "./system.js";
 import { GiveUp, waitUntil } from "./time.js";
 
-export type AppName = "gateway" | "scheduler" | "worker";
+export type AppName = "gateway" | "scheduler" | "notifier" | "worker";
 
 export interface PlatformOptions {
   /** Start the PUSH worker fleet now (otherwise: startWorker() later, or never). */
@@ -73,8 +73,10 @@ export class TasklanePlatform {
       100,
     );
     platform.startApp("scheduler");
+    // npm start runs it too: its event relay reads every task event and publishes it for subscriptions.
+    platform.startApp("notifier");
     if (opts.worker) platform.startApp("worker");
-    log("platform", `gateway, scheduler${opts.worker ? ", worker" : ""} up on ${db.name}`);
+    log("platform", `gateway, scheduler, notifier${opts.worker ? ", worker" : ""} up on ${db.name}`);
     return platform;
   }
 
