@@ -1,3 +1,5 @@
+import type { Queryable } from "@tasklane/db";
+
 /** One node of `EXPLAIN (FORMAT JSON)` output, with the fields the plan tests read (the Actual ones need ANALYZE). */
 export interface PlanNode {
   "Node Type": string;
@@ -23,3 +25,21 @@ export const rowsRead = (plan: PlanNode[], relation: string): number =>
   plan
     .filter((n) => n["Relation Name"] === relation && n["Node Type"] !== "ModifyTable")
     .reduce((sum, n) => sum + ((n["Actual Rows"] ?? 0) + (n["Rows Removed by Filter"] ?? 0) + (n["Rows Removed by Index Recheck"] ?? 0)) * (n["Actual Loops"] ?? 1), 0);
+
+/** The nodes of `EXPLAIN (ANALYZE, FORMAT JSON) <statement>` (which runs it), or without ANALYZE (which only plans it). */
+export async function explainNodes(q: Queryable, statement: string, values: unknown[] = [], { analyze = true } = {}): Promise<PlanNode[]> {
+  const explained = await q.query<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(`EXPLAIN (${analyze ? "ANALYZE, " : ""}FORMAT JSON) ${statement}`, values);
+  return planNodes(explained.rows[0]!["QUERY PLAN"][0].Plan);
+}
+
+/** Stands in for a pool: runs each query on `pool` and keeps its text and values, to explain them afterwards. */
+export function recordingPool(pool: Queryable): { query: (text: string, values: unknown[]) => Promise<unknown>; statements: { text: string; values: unknown[] }[] } {
+  const statements: { text: string; values: unknown[] }[] = [];
+  return {
+    statements,
+    query: (text, values) => {
+      statements.push({ text, values });
+      return pool.query(text, values);
+    },
+  };
+}

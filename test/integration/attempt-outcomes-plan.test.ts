@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { countAttemptOutcomes, type Queryable } from "@tasklane/db";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
-import { planNodes, rowsRead, type PlanNode } from "../helpers/query-plans.js";
+import { explainNodes, recordingPool, rowsRead } from "../helpers/query-plans.js";
 import { seedFinishedTasks, seedTenant } from "../helpers/seed.js";
 
 let t: TestDatabase;
@@ -47,7 +47,7 @@ beforeAll(async () => {
   await seedFinishedTasks(t.db.pool, tenantB, b.defaultQueueId, B_TASKS);
   await seedEvents(t.db.pool, tenantA);
   await seedEvents(t.db.pool, tenantB);
-  // A failed attempt of some of A's tasks (RUNNING -> RETRYING), and a start that is no outcome.
+  // A failed attempt of some of A's tasks (RUNNING -> RETRYING): an outcome that counts as failed.
   await t.db.pool.query(
     `INSERT INTO task_events (task_id, tenant_id, from_status, to_status, at, attempt, lease_generation, actor)
      SELECT id, tenant_id, 'RUNNING', 'RETRYING', now() - interval '10 minutes', 1, 1, 'seed' FROM tasks
@@ -64,23 +64,16 @@ afterAll(async () => {
 
 describe("countAttemptOutcomes (the console's activity charts)", () => {
   it("counts only its tenant's outcome events, reading them through the outcome index and nothing else of task_events", async () => {
-    const statements: { text: string; values: unknown[] }[] = [];
-    const recording = {
-      query: (text: string, values: unknown[]) => {
-        statements.push({ text, values });
-        return t.db.pool.query(text, values);
-      },
-    };
+    const recording = recordingPool(t.db.pool);
     const since = new Date(Date.now() - 3_600_000);
     const rows = await countAttemptOutcomes(recording as never, tenantA, since, 3_600_000);
 
     const succeededOfA = A_TASKS * 0.9;
     expect(rows).toEqual([{ queue: "default", bucket: 0, succeeded: succeededOfA, failed: A_RETRIES }]);
 
-    expect(statements).toHaveLength(1);
-    const { text, values } = statements[0]!;
-    const explained = await t.db.pool.query<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, values);
-    const nodes = planNodes(explained.rows[0]!["QUERY PLAN"][0].Plan);
+    expect(recording.statements).toHaveLength(1);
+    const { text, values } = recording.statements[0]!;
+    const nodes = await explainNodes(t.db.pool, text, values);
     // An index scan names the index itself; a bitmap heap scan has it on its bitmap index scan child.
     expect(nodes.filter((n) => n["Index Name"]?.startsWith("task_events")).map((n) => n["Index Name"])).toEqual(["task_events_outcome_at_idx"]);
     expect(nodes.filter((n) => n["Relation Name"] === "task_events")).toHaveLength(1);

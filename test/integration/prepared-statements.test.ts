@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { completeAttempts, completeAttemptsQuietly, completeLeasedPlainTasks, createDatabase, leaseFromPullQueue, prepared, readPullQueue, startAttemptsByIds, submitTasks, type Database, type StartedAttempt } from "@tasklane/db";
 import { normalizeTaskSpec, parseInput, submitTaskInputSchema } from "@tasklane/core";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
-import { planNodes, rowsRead, type PlanNode } from "../helpers/query-plans.js";
+import { explainNodes, rowsRead, type PlanNode } from "../helpers/query-plans.js";
 import { seedFinishedTasks, seedTenant } from "../helpers/seed.js";
 
 let t: TestDatabase;
@@ -62,8 +62,7 @@ describe("prepared", () => {
 describe("plans cached while tasks was small", () => {
   /** The nodes of the plan `name` runs with these arguments (EXECUTE takes literals, not bind parameters). */
   async function planOf(name: string, args: string): Promise<PlanNode[]> {
-    const explained = await single.pool.query<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) EXECUTE ${name}(${args})`);
-    return planNodes(explained.rows[0]!["QUERY PLAN"][0].Plan);
+    return explainNodes(single.pool, `EXECUTE ${name}(${args})`, [], { analyze: false });
   }
   const list = (values: (string | number)[], type: string) => `ARRAY[${values.map((v) => (typeof v === "number" ? v : `'${v}'`)).join(",")}]::${type}[]`;
 
@@ -164,10 +163,7 @@ describe("a lease statement cached while tasks was small", () => {
       try {
         await client.query("BEGIN");
         const rands = Array.from({ length: 100 }, (_, i) => `'r${i}'`).join(",");
-        const explained = await client.query<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(
-          `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE ${statement!.name}('${defaultQueueId}', 100, 60, 'w', 'worker:w', ARRAY[${rands}]::text[], 30000, 0)`,
-        );
-        plan = planNodes(explained.rows[0]!["QUERY PLAN"][0].Plan);
+        plan = await explainNodes(client, `EXECUTE ${statement!.name}('${defaultQueueId}', 100, 60, 'w', 'worker:w', ARRAY[${rands}]::text[], 30000, 0)`);
       } finally {
         await client.query("ROLLBACK");
         client.release();

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listTasks, type TaskFilter } from "@tasklane/db";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
-import { planNodes, rowsRead, type PlanNode } from "../helpers/query-plans.js";
+import { explainNodes, recordingPool, rowsRead, type PlanNode } from "../helpers/query-plans.js";
 import { seedFinishedTasks, seedTenant } from "../helpers/seed.js";
 
 let t: TestDatabase;
@@ -32,19 +32,11 @@ afterAll(async () => {
 
 /** One page through listTasks, with each statement it ran explained as it ran. */
 async function explainPage(filter: TaskFilter, after: string | null = null) {
-  const statements: { text: string; values: unknown[] }[] = [];
-  const recording = {
-    query: (text: string, values: unknown[]) => {
-      statements.push({ text, values });
-      return t.db.pool.query(text, values);
-    },
-  };
+  const recording = recordingPool(t.db.pool);
+  const { statements } = recording;
   const page = await listTasks({ pool: recording as never }, tenantId, filter, { first: 50, after });
   const plans: PlanNode[][] = [];
-  for (const { text, values } of statements) {
-    const explained = await t.db.pool.query<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, values);
-    plans.push(planNodes(explained.rows[0]!["QUERY PLAN"][0].Plan));
-  }
+  for (const { text, values } of statements) plans.push(await explainNodes(t.db.pool, text, values));
   const pageQuery = plans[statements.findIndex((s) => s.text.includes("ORDER BY t.id DESC"))]!;
   expect(pageQuery).toBeDefined();
   return { page, pageQuery };
