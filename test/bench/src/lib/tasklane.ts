@@ -1,3 +1,4 @@
+import { queueStatusCounts } from "@tasklane/db";
 import { DEFAULT_START_AHEAD_MS, type SubmitTaskInput } from "@tasklane/sdk";
 import { log } from "./progress.js";
 import { Probe } from "./probe.js";
@@ -132,17 +133,14 @@ export class TasklaneSystem implements BenchSystem {
   }
 
   /**
-   * From the counts the platform keeps per queue and status (exact, written in
-   * the transaction of every change; a row per writing session until folded):
-   * the harness polls this every 100 ms, and a `count(*)` over `tasks` would
-   * read every task of every run so far, taking CPU from the system it measures.
+   * From the counts the platform keeps per queue and status (queueStatusCounts,
+   * what Queue.stats reads): the harness polls this every 100 ms, and a
+   * `count(*)` over `tasks` would read every task of every run so far, taking
+   * CPU from the system it measures.
    */
-  private async count(statuses: string[]): Promise<number> {
-    const res = await this.platform.db.pool.query<{ n: number }>(
-      `SELECT coalesce(sum(tasks), 0)::int AS n FROM queue_counters WHERE queue_id = $1 AND status = ANY($2::"TaskStatus"[])`,
-      [await this.ensureQueueId(), statuses],
-    );
-    return res.rows[0]?.n ?? 0;
+  private async count(statuses: readonly string[]): Promise<number> {
+    const counts = await queueStatusCounts(this.platform.db.pool, [await this.ensureQueueId()]);
+    return counts.filter((c) => statuses.includes(c.status)).reduce((sum, c) => sum + c.tasks, 0);
   }
 
   private async ensureQueueId(): Promise<string> {
