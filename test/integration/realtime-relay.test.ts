@@ -3,6 +3,8 @@
  * leave in id order even when transactions commit out of order, a rolled-back
  * id does not stall the feed, a restart resumes from the cursor, and when the
  * active relay's session dies a standby takes over without losing events.
+ * Only tenants marked as listened to get their events published; the relay
+ * walks over the others' and moves its cursor past them.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type pg from "pg";
@@ -11,8 +13,8 @@ import { Registry } from "prom-client";
 import { Redis } from "ioredis";
 import { normalizeTaskSpec, parseInput, submitTaskInputSchema } from "@tasklane/core";
 import { cancelTask, submitTasks } from "@tasklane/db";
-import { createKeySpace, createRedis, decodeTaskEvents, type TaskEventMessage } from "@tasklane/queue";
-import { startEventRelay, type EventRelay } from "@tasklane/notifier/relay/event-relay";
+import { EventListenerRegistry, createKeySpace, createRedis, decodeTaskEvents, type TaskEventMessage } from "@tasklane/queue";
+import { startEventRelay, type EventRelay, type EventRelayOptions } from "@tasklane/notifier/relay/event-relay";
 import { createRelayMetrics } from "@tasklane/notifier/relay/relay-metrics";
 import { waitFor } from "../helpers/app-process.js";
 import { createTestRedis, type TestRedis } from "../helpers/platform.js";
@@ -24,13 +26,17 @@ let testRedis: TestRedis;
 let publisher: Redis;
 let listener: Redis;
 let tenantId: string;
+let registry: EventListenerRegistry;
+/** Marks that outlast the whole file (the default 30 s could lapse mid-run). */
+const LONG_TTL_MS = 15 * 60_000;
 const received: TaskEventMessage[] = [];
 /** Events per Redis message, in arrival order. */
 const messageSizes: number[] = [];
 const running = new Set<EventRelay>();
 
-function relay(): EventRelay {
+function relay(listeners?: EventRelayOptions["listeners"]): EventRelay {
   const r = startEventRelay({
+    ...(listeners ? { listeners } : {}),
     databaseUrl: tdb.url,
     redis: publisher,
     keys: createKeySpace(testRedis.prefix),
@@ -47,9 +53,9 @@ async function stop(r: EventRelay): Promise<void> {
   await r.stop();
 }
 
-async function submit(): Promise<string> {
+async function submit(tenant = tenantId): Promise<string> {
   const spec = normalizeTaskSpec(parseInput(submitTaskInputSchema, { type: "relay.test" }), Date.now());
-  const { tasks } = await submitTasks(tdb.db, tenantId, [spec], { horizonMs: 0, actor: "test" });
+  const { tasks } = await submitTasks(tdb.db, tenant, [spec], { horizonMs: 0, actor: "test" });
   return tasks[0]!.id;
 }
 
@@ -91,7 +97,12 @@ beforeAll(async () => {
     received.push(...events);
   });
   ({ tenantId } = await seedTenant(tdb.db));
+  registry = new EventListenerRegistry(publisher, createKeySpace(testRedis.prefix), LONG_TTL_MS);
+  await registry.register([tenantId]);
 });
+
+const relayCursor = async (): Promise<string> =>
+  (await tdb.db.pool.query<{ id: string }>("SELECT last_event_id::text AS id FROM event_relay_cursors")).rows[0]?.id ?? "none";
 
 afterAll(async () => {
   await Promise.all([...running].map((r) => r.stop()));
@@ -183,5 +194,42 @@ describe("event relay", () => {
     expect(got).toEqual([...firstBatch, ...secondBatch]);
     expect(a.active || b.active).toBe(true);
     await Promise.all([stop(a), stop(b)]);
+  });
+
+  it("walks over the events of a tenant nobody listens to: none published, the cursor moves past them", async () => {
+    const { tenantId: quiet } = await seedTenant(tdb.db);
+    const r = relay();
+    await waitFor("relay active", () => r.active, 10_000);
+    const before = received.length;
+    const quietTasks = [await submit(quiet), await submit(quiet)];
+    const heard = await submit();
+    await submit(quiet); // the window's last event is the quiet tenant's
+    const ids = await eventIds();
+    await waitFor("cursor past every event", async () => (await relayCursor()) === ids.at(-1), 10_000);
+    expect(received.slice(before).map((e) => e.taskId)).toEqual([heard]);
+    expect(received.some((e) => quietTasks.includes(e.taskId) || e.tenantId === quiet)).toBe(false);
+    await stop(r);
+  });
+
+  it("publishes what a window held for a tenant marked only after that window was read", async () => {
+    const { tenantId: late } = await seedTenant(tdb.db);
+    // The first read runs with `late` unmarked; it is marked before the relay reads the marks again,
+    // as when a subscription goes live between the two.
+    let calls = 0;
+    const listeners = {
+      async listening() {
+        calls += 1;
+        if (calls === 2) await registry.register([late]);
+        return registry.listening();
+      },
+    };
+    const lateTasks = [await submit(late), await submit(late)];
+    const r = relay(listeners);
+    await waitFor("the late tenant's events", () => lateTasks.every((id) => received.some((e) => e.taskId === id)), 10_000);
+    const mine = received.filter((e) => e.tenantId === late);
+    expect(mine.map((e) => e.taskId)).toEqual(lateTasks);
+    expect(mine.map((e) => Number(e.eventId))).toEqual([...mine.map((e) => Number(e.eventId))].sort((a, b) => a - b));
+    expect(calls).toBeGreaterThanOrEqual(2);
+    await stop(r);
   });
 });

@@ -6,6 +6,7 @@ export * from "./dispatch-after-commit.js";
 export * from "./cancel-signal.js";
 export * from "./fleet-limits.js";
 export * from "./task-events.js";
+export * from "./event-listeners.js";
 export * from "./priority-aging.js";
 export * from "./api-token-bucket.js";
 export * from "./take-jobs.js";

@@ -20,6 +20,8 @@ export interface KeySpace {
   readonly cancelChannel: string;
   /** Pub/sub: one tenant's task events (task-events.ts); never carries another tenant's. */
   eventsChannel(tenantId: string): string;
+  /** Sorted set of tenants with live task-event subscribers (event-listeners.ts). */
+  readonly eventListeners: string;
   /** Written once by the reconciler; its absence means Redis lost its data. */
   readonly epochKey: string;
   /** BullMQ's job hash key, to check existence cheaply. */
@@ -40,6 +42,7 @@ export function createKeySpace(prefix: string): KeySpace {
     doorbellChannel: `${prefix}:doorbell`,
     cancelChannel: `${prefix}:cancel`,
     eventsChannel: (tenantId) => `${prefix}:events:${tenantId}`,
+    eventListeners: `${prefix}:event-listeners`,
     epochKey: `${prefix}:epoch`,
     jobKey: (bullQueueName, jobId) => `${prefix}:${bullQueueName}:${jobId}`,
     apiBucket: (tenantId) => `${prefix}:{${tenantId}}:api-bucket`,

@@ -1,7 +1,7 @@
 import { EventEmitter } from "node:events";
 import { createKeySpace, encodeTaskEvents, type TaskEventMessage } from "@tasklane/queue";
 import { pino } from "pino";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { TaskEventHub, type HubEvent, type PubSubConnection } from "./event-hub.js";
 
 class FakeSubscriber extends EventEmitter implements PubSubConnection {
@@ -37,13 +37,26 @@ const msg = (eventId: string, tenantId = "ten_a", taskId = "task_1"): TaskEventM
   at: "2026-01-01T00:00:00.000Z",
 });
 
-function setup() {
+function setup(refreshMs?: number) {
   const sub = new FakeSubscriber();
   const loads: string[] = [];
-  const hub = new TaskEventHub(sub, keys, async (_tenant, taskId) => {
-    loads.push(taskId);
-    return null;
-  }, pino({ level: "silent" }));
+  // Marks land in the subscriber's command log, so their order against SUBSCRIBE shows.
+  const marks = {
+    async register(tenantIds: readonly string[]) {
+      sub.commands.push(`MARK ${tenantIds.join(",")}`);
+    },
+  };
+  const hub = new TaskEventHub(
+    sub,
+    keys,
+    async (_tenant, taskId) => {
+      loads.push(taskId);
+      return null;
+    },
+    pino({ level: "silent" }),
+    marks,
+    refreshMs,
+  );
   return { sub, hub, loads };
 }
 
@@ -52,12 +65,13 @@ describe("TaskEventHub", () => {
     const { sub, hub } = setup();
     const stopA = await hub.listen("ten_a", () => undefined);
     const stopB = await hub.listen("ten_a", () => undefined);
-    expect(sub.commands).toEqual(["SUBSCRIBE tl:events:ten_a"]);
+    expect(sub.commands).toEqual(["MARK ten_a", "SUBSCRIBE tl:events:ten_a"]);
     stopA();
     expect(sub.channels.has("tl:events:ten_a")).toBe(true);
     stopB();
     stopB();
-    expect(sub.commands).toEqual(["SUBSCRIBE tl:events:ten_a", "UNSUBSCRIBE tl:events:ten_a"]);
+    expect(sub.commands).toEqual(["MARK ten_a", "SUBSCRIBE tl:events:ten_a", "UNSUBSCRIBE tl:events:ten_a"]);
+    hub.close();
     expect(hub.listenerCount).toBe(0);
   });
 
@@ -96,5 +110,21 @@ describe("TaskEventHub", () => {
     await Promise.all(events.map((e) => e.task()));
     expect(events).toHaveLength(2);
     expect(loads).toEqual(["task_1"]);
+  });
+
+  it("refreshes the marks of the tenants it still serves, and stops when closed", async () => {
+    const { sub, hub } = setup(20);
+    const stopA = await hub.listen("ten_a", () => undefined);
+    await hub.listen("ten_b", () => undefined);
+    const marks = () => sub.commands.filter((c) => c.startsWith("MARK"));
+    await vi.waitFor(() => expect(marks()).toContain("MARK ten_a,ten_b"), { timeout: 5_000 });
+    stopA();
+    const before = marks().length;
+    await vi.waitFor(() => expect(marks().slice(before)).toContain("MARK ten_b"), { timeout: 5_000 });
+    expect(marks().slice(before)).not.toContain("MARK ten_a,ten_b");
+    hub.close();
+    const atClose = marks().length;
+    await new Promise((res) => setTimeout(res, 100));
+    expect(marks().length).toBe(atClose);
   });
 });

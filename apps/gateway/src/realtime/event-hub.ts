@@ -5,11 +5,15 @@
  * local subscriber of that tenant exists, so a gateway only receives the
  * tenants it serves.
  *
+ * The relay publishes only the events of tenants marked as listened to
+ * (EventListenerRegistry): a feed marks its tenant before it subscribes and
+ * refreshes the mark while it lasts.
+ *
  * Isolation does not rest on the channel name alone: a message is handed
  * only to listeners registered for the channel it arrived on, and only if
  * its own tenantId is that channel's tenant.
  */
-import { decodeTaskEvents, type KeySpace, type TaskEventMessage } from "@tasklane/queue";
+import { EVENT_LISTENER_REFRESH_MS, decodeTaskEvents, type EventListenerRegistry, type KeySpace, type TaskEventMessage } from "@tasklane/queue";
 import type { TaskRecord } from "@tasklane/db";
 import type { Logger } from "../observability/logger.js";
 
@@ -34,10 +38,13 @@ export interface PubSubConnection {
 
 export type TaskLoader = (tenantId: string, taskId: string) => Promise<TaskRecord | null>;
 
+/** What the hub needs of the registry: marking its tenants as listened to. */
+export type ListenerMarks = Pick<EventListenerRegistry, "register">;
+
 interface TenantFeed {
   readonly tenantId: string;
   readonly listeners: Set<HubListener>;
-  /** Resolves once Redis confirmed the SUBSCRIBE. */
+  /** Resolves once the tenant is marked and Redis confirmed the SUBSCRIBE. */
   readonly ready: Promise<unknown>;
   /** Highest event id handed out: the relay re-publishes a batch after a crash, subscribers see it once. */
   lastEventId: bigint;
@@ -46,14 +53,18 @@ interface TenantFeed {
 export class TaskEventHub {
   readonly #feeds = new Map<string, TenantFeed>();
   #closed = false;
+  readonly #refresh: NodeJS.Timeout;
 
   constructor(
     private readonly subscriber: PubSubConnection,
     private readonly keys: KeySpace,
     private readonly loadTask: TaskLoader,
     private readonly log: Logger,
+    private readonly marks: ListenerMarks,
+    refreshMs = EVENT_LISTENER_REFRESH_MS,
   ) {
     subscriber.on("message", (channel: string, payload: string) => this.#dispatch(channel, payload));
+    this.#refresh = setInterval(() => void this.#refreshMarks(), refreshMs).unref();
   }
 
   /** Registers `listener` for one tenant's events; resolves when the feed is live. Call the result to stop. */
@@ -62,7 +73,9 @@ export class TaskEventHub {
     const channel = this.keys.eventsChannel(tenantId);
     let feed = this.#feeds.get(channel);
     if (feed === undefined) {
-      feed = { tenantId, listeners: new Set(), ready: this.subscriber.subscribe(channel), lastEventId: 0n };
+      // Marked before subscribing: once listen() resolves, every later event is relayed (event-listeners.ts).
+      const ready = this.marks.register([tenantId]).then(() => this.subscriber.subscribe(channel));
+      feed = { tenantId, listeners: new Set(), ready, lastEventId: 0n };
       this.#feeds.set(channel, feed);
     }
     feed.listeners.add(listener);
@@ -90,7 +103,18 @@ export class TaskEventHub {
 
   close(): void {
     this.#closed = true;
+    clearInterval(this.#refresh);
     this.#feeds.clear();
+  }
+
+  async #refreshMarks(): Promise<void> {
+    const tenants = [...this.#feeds.values()].map((f) => f.tenantId);
+    try {
+      await this.marks.register(tenants);
+    } catch (error: unknown) {
+      // The marks outlive three refreshes; the next one may well succeed.
+      this.log.warn({ err: error, tenants: tenants.length }, "could not refresh the task-event listener marks");
+    }
   }
 
   #remove(channel: string, feed: TenantFeed, listener: HubListener): void {

@@ -1,6 +1,6 @@
 /** Wires the gateway's services from its I/O handles. */
 import type { Database } from "@tasklane/db";
-import { FleetLimits, createKeySpace, createTaskDispatcher, dispatchAfterCommit, type TaskDispatcher, type RedisClient } from "@tasklane/queue";
+import { EventListenerRegistry, FleetLimits, createKeySpace, createTaskDispatcher, dispatchAfterCommit, type TaskDispatcher, type RedisClient } from "@tasklane/queue";
 import type { DispatchIntent } from "@tasklane/db";
 import type { ApiKeyAuthenticator } from "../auth/api-key-authenticator.js";
 import type { GatewayServices } from "../graphql/context.js";
@@ -93,7 +93,7 @@ export function createServices(deps: ServiceDeps): { services: GatewayServices; 
     config: { allowPrivateTargets: deps.allowPrivateTargets },
   };
   // One subscriber connection per process for task events (shared with the doorbell), fanned out in-process.
-  const hub = new TaskEventHub(deps.subscriber, keys, (tenantId, taskId) => tasks.get(tenantId, taskId), deps.log);
+  const hub = new TaskEventHub(deps.subscriber, keys, (tenantId, taskId) => tasks.get(tenantId, taskId), deps.log, new EventListenerRegistry(deps.redis, keys));
   return {
     dispatcher,
     doorbell,

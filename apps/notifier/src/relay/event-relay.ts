@@ -1,7 +1,8 @@
 /**
- * The task-event relay: tails task_events in id order and publishes each event
- * on its tenant's Redis channel, where every gateway fans it out to GraphQL
- * subscribers.
+ * The task-event relay: tails task_events in id order and publishes the events
+ * of tenants with live subscribers (EventListenerRegistry) on their tenant's
+ * Redis channel, where every gateway fans them out to GraphQL subscribers.
+ * Other tenants' events are walked over, not read out.
  *
  * Exactly one relay publishes at a time, so events leave in one order: each
  * notifier opens a dedicated Postgres session and tries
@@ -18,13 +19,14 @@ import {
   openRelayConnection,
   planRelayWindow,
   readTaskEventsAfter,
+  readTaskEventsBetween,
   saveRelayCursor,
   snapshotSettled,
   type PendingGap,
   type RelayConnection,
   type TaskEventRow,
 } from "@tasklane/db";
-import { publishTaskEvents, type KeySpace, type TaskEventMessage, type RedisClient } from "@tasklane/queue";
+import { EventListenerRegistry, publishTaskEvents, type KeySpace, type TaskEventMessage, type RedisClient } from "@tasklane/queue";
 import type { RelayMetrics } from "./relay-metrics.js";
 import { Sleeper } from "./sleeper.js";
 
@@ -53,6 +55,8 @@ export interface EventRelayOptions {
    * @defaultValue 10000
    */
   maxGapWaitMs?: number;
+  /** Where the relay learns which tenants have live subscribers. @defaultValue an EventListenerRegistry on `redis` */
+  listeners?: Pick<EventListenerRegistry, "listening">;
   /** Postgres application_name of the relay session; carries the pid so operators (and tests) can tell which process relays. */
   applicationName?: string;
 }
@@ -84,24 +88,33 @@ export function startEventRelay(opts: EventRelayOptions): EventRelay {
   const standbyMs = opts.standbyMs ?? 1_000;
   const maxGapWaitMs = opts.maxGapWaitMs ?? 10_000;
   const sleeper = new Sleeper();
+  const registry = opts.listeners ?? new EventListenerRegistry(opts.redis, opts.keys);
   let stopped = false;
   let active = false;
 
   async function relayWhileHeld(conn: RelayConnection): Promise<void> {
     let cursor = await loadRelayCursor(conn.client);
     let gap: PendingGap | null = null;
+    let listening = await registry.listening();
     opts.log.info({ cursor: cursor.toString() }, "event relay active");
     while (!stopped) {
       // Settled is checked before the read: a writer that ends in between is then visible to the read.
       const gapSettled = gap === null ? false : await snapshotSettled(conn.client, gap.snapshot);
-      const read = await readTaskEventsAfter(conn.client, cursor, batchSize);
+      const read = await readTaskEventsAfter(conn.client, cursor, batchSize, [...listening]);
       const plan = planRelayWindow({ cursor, rows: read.rows, snapshot: read.snapshot, gap, gapSettled, maxGapWaitMs, nowMs: Date.now() });
       for (const s of plan.skipped) {
         const ids = { from: s.from.toString(), to: s.to.toString() };
         if (s.forced) opts.log.warn(ids, "event ids still unsettled after the wait limit; stepped over (subscribers may miss them)");
         else opts.log.debug(ids, "stepped over event ids that were never committed");
       }
-      const messages = plan.publish.flatMap((row) => toMessage(row) ?? []);
+      // Marks read after the events: a subscription that went live before one of them was committed is marked by now.
+      const nowListening = await registry.listening();
+      const added = [...nowListening].filter((t) => !listening.has(t));
+      listening = nowListening;
+      opts.metrics.listeningTenants.set(listening.size);
+      const late = await readTaskEventsBetween(conn.client, cursor, plan.cursor, added);
+      const rows = late.length === 0 ? plan.publish : [...plan.publish, ...late].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+      const messages = rows.flatMap((row) => toMessage(row) ?? []);
       await publishTaskEvents(opts.redis, opts.keys, messages);
       opts.metrics.relayed.inc(messages.length);
       if (messages.length > 0) opts.log.debug({ count: messages.length, through: plan.cursor.toString() }, "task events relayed");
@@ -111,10 +124,10 @@ export function startEventRelay(opts: EventRelayOptions): EventRelay {
         cursor = plan.cursor;
       }
       gap = plan.gap;
-      const last = plan.publish.at(-1);
+      const last = rows.at(-1);
       if (last !== undefined) opts.metrics.lagSeconds.set(Math.max(0, (Date.now() - last.at.getTime()) / 1000));
       // A full batch read to its end means a backlog: read again at once.
-      if (read.rows.length < batchSize || gap !== null) await sleeper.sleep(idleMs);
+      if (read.windowSize < batchSize || gap !== null) await sleeper.sleep(idleMs);
     }
   }
 

@@ -7,6 +7,8 @@ export interface RelayMetrics {
   active: Gauge;
   /** Age of the newest event published, at the time it was published. */
   lagSeconds: Gauge;
+  /** Tenants with live subscribers, whose events the relay publishes. */
+  listeningTenants: Gauge;
 }
 
 export function createRelayMetrics(registry: Registry): RelayMetrics {
@@ -16,6 +18,11 @@ export function createRelayMetrics(registry: Registry): RelayMetrics {
     lagSeconds: new Gauge({
       name: "tasklane_notifier_relay_lag_seconds",
       help: "Age of the newest relayed task event when it was published",
+      registers: [registry],
+    }),
+    listeningTenants: new Gauge({
+      name: "tasklane_notifier_relay_listening_tenants",
+      help: "Tenants with live task-event subscribers, the only ones whose events are published",
       registers: [registry],
     }),
   };

@@ -32,6 +32,19 @@ export interface TaskEventRow {
   at: Date;
 }
 
+/** One row of a relay read, in id order. */
+export interface WindowRow {
+  id: string;
+  /**
+   * The id of the event just before this one in the read, or the cursor the
+   * read started after: every id in between is missing. Rows left out of the
+   * answer lie between this and the row before it, so none of them has a hole.
+   */
+  prevId: string;
+  /** The event, to publish; null for a row answered only to place the cursor (its tenant has no listeners). */
+  event: TaskEventRow | null;
+}
+
 /** A hole in the ids, and the snapshot in which it was first seen. */
 export interface PendingGap {
   /** First and last missing id (inclusive). */
@@ -47,7 +60,7 @@ export interface WindowInput {
   /** Last id already published. */
   cursor: bigint;
   /** Rows with id > cursor, ascending. */
-  rows: readonly TaskEventRow[];
+  rows: readonly WindowRow[];
   /** Snapshot the rows were read in. */
   snapshot: string;
   /** The hole the previous read stopped at, if any. */
@@ -81,6 +94,9 @@ export function planRelayWindow(input: WindowInput): WindowResult {
   for (const row of input.rows) {
     const id = BigInt(row.id);
     if (id <= cursor) continue;
+    // The ids up to prevId were read without a hole, just not handed over.
+    const prev = BigInt(row.prevId);
+    if (prev > cursor) cursor = prev;
     if (id > cursor + 1n) {
       const from = cursor + 1n;
       const to = id - 1n;
@@ -97,7 +113,7 @@ export function planRelayWindow(input: WindowInput): WindowResult {
         return { publish, cursor, gap: { from, to, snapshot: input.snapshot, seenAtMs: input.nowMs }, skipped };
       }
     }
-    publish.push(row);
+    if (row.event !== null) publish.push(row.event);
     cursor = id;
   }
   return { publish, cursor, gap: null, skipped };
