@@ -12,7 +12,7 @@ import { pino } from "pino";
 import { Registry } from "prom-client";
 import { Redis } from "ioredis";
 import { normalizeTaskSpec, parseInput, submitTaskInputSchema } from "@tasklane/core";
-import { cancelTask, submitTasks } from "@tasklane/db";
+import { MAX_LISTENING_FILTER, cancelTask, readTaskEventsAfter, submitTasks } from "@tasklane/db";
 import { EventListenerRegistry, createKeySpace, createRedis, decodeTaskEvents, type TaskEventMessage } from "@tasklane/queue";
 import { startEventRelay, type EventRelay, type EventRelayOptions } from "@tasklane/notifier/relay/event-relay";
 import { createRelayMetrics } from "@tasklane/notifier/relay/relay-metrics";
@@ -231,5 +231,27 @@ describe("event relay", () => {
     expect(mine.map((e) => Number(e.eventId))).toEqual([...mine.map((e) => Number(e.eventId))].sort((a, b) => a - b));
     expect(calls).toBeGreaterThanOrEqual(2);
     await stop(r);
+  });
+
+  it("answers a window's events in full for the tenants listed, cursor rows for the rest, and all in full past the list limit", async () => {
+    const { tenantId: other } = await seedTenant(tdb.db);
+    const from = BigInt((await eventIds()).at(-1) ?? "0");
+    const mine = [await submit(), await submit(other), await submit(other), await submit()];
+    const windowOf = (listening: string[] | null) => readTaskEventsAfter(tdb.db.pool, from, 100, listening);
+
+    const listed = await windowOf([tenantId]);
+    expect(listed.windowSize).toBe(4);
+    const full = listed.rows.filter((r) => r.event !== null);
+    expect(full.map((r) => r.event?.taskId)).toEqual([mine[0], mine[3]]);
+    // The other tenant's two events are not answered: the window's last row is the listed tenant's own.
+    expect(listed.rows).toHaveLength(2);
+    expect(listed.rows[1]!.prevId).toBe(String(from + 3n));
+
+    const many = [...Array.from({ length: MAX_LISTENING_FILTER }, (_, i) => `ten_absent_${i}`), tenantId];
+    for (const answer of [await windowOf(null), await windowOf(many)]) {
+      expect(answer.rows.map((r) => r.event?.taskId)).toEqual(mine);
+    }
+    const none = await windowOf([]);
+    expect(none.rows.map((r) => [r.id, r.event])).toEqual([[String(from + 4n), null]]);
   });
 });

@@ -112,7 +112,7 @@ export class TaskEventHub {
     try {
       await this.marks.register(tenants);
     } catch (error: unknown) {
-      // The marks outlive three refreshes; the next one may well succeed.
+      // A mark outlives two failed refreshes; the next one may well succeed.
       this.log.warn({ err: error, tenants: tenants.length }, "could not refresh the task-event listener marks");
     }
   }

@@ -34,7 +34,8 @@ interface ReadRow extends EventColumns {
  * The window is the next `$2` events after the cursor `$1`; of those it
  * answers the events of the tenants in `$3` (someone listens to them) with
  * their task's queue and workflow, and of the rest only the rows that place
- * the cursor: one just after each hole in the ids and the window's last.
+ * the cursor: one just after each hole in the ids and the window's last
+ * (`$4` true answers every event in full).
  * Every answered row carries the id before it in the window (prev_id) and,
  * with the window's size, the statement's snapshot. Relaying every event
  * cost the notifier ~40 µs of CPU per task, nearly all for tenants nobody
@@ -44,7 +45,7 @@ interface ReadRow extends EventColumns {
  * the cursor the answer is one row, all nulls but the snapshot.
  */
 const READ_AFTER = `WITH w AS (
-    SELECT ev.id, ev.task_id, ev.tenant_id, ev.from_status, ev.to_status, ev.at, ev.tenant_id = ANY($3::text[]) AS listened
+    SELECT ev.id, ev.task_id, ev.tenant_id, ev.from_status, ev.to_status, ev.at, ($4::boolean OR ev.tenant_id = ANY($3::text[])) AS listened
       FROM task_events ev WHERE ev.id > $1::bigint ORDER BY ev.id LIMIT $2
   ), x AS (
     SELECT w.*, lag(w.id, 1, $1::bigint) OVER (ORDER BY w.id) AS prev_id, lead(w.id) OVER (ORDER BY w.id) IS NULL AS last,
@@ -72,13 +73,22 @@ const eventOf = (id: string, r: EventColumns): TaskEventRow => ({
 });
 
 /**
+ * Past this many tenants listened to, the read answers every event in full:
+ * a generic plan tests `= ANY(array parameter)` element by element, so a long
+ * list would cost more per row than publishing what nobody reads.
+ */
+export const MAX_LISTENING_FILTER = 256;
+
+/**
  * The window of events after `cursor` (see READ_AFTER) and the snapshot it
  * was read in: one statement, so both come from the same snapshot
  * (relay-window.ts needs that to tell a hole that may still fill in from one
- * that will not). The walk is on the primary key.
+ * that will not). The walk is on the primary key. `listening` null answers
+ * every event in full; so does a list longer than MAX_LISTENING_FILTER.
  */
-export async function readTaskEventsAfter(client: Queryable, cursor: bigint, limit: number, listening: readonly string[]): Promise<TaskEventRead> {
-  const res = await client.query<ReadRow>(prepared(READ_AFTER, [cursor.toString(), limit, listening]));
+export async function readTaskEventsAfter(client: Queryable, cursor: bigint, limit: number, listening: readonly string[] | null): Promise<TaskEventRead> {
+  const all = listening === null || listening.length > MAX_LISTENING_FILTER;
+  const res = await client.query<ReadRow>(prepared(READ_AFTER, [cursor.toString(), limit, all ? [] : listening, all]));
   const first = res.rows[0];
   if (first === undefined) throw new Error("snapshot query returned no row");
   const rows: WindowRow[] = [];
