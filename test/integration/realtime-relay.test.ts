@@ -248,8 +248,10 @@ describe("event relay", () => {
     expect(listed.rows[1]!.prevId).toBe(String(from + 3n));
 
     const many = [...Array.from({ length: MAX_LISTENING_FILTER }, (_, i) => `ten_absent_${i}`), tenantId];
+    expect(listed.inFull).toBe(false);
     for (const answer of [await windowOf(null), await windowOf(many)]) {
       expect(answer.rows.map((r) => r.event?.taskId)).toEqual(mine);
+      expect(answer.inFull).toBe(true);
     }
     const none = await windowOf([]);
     expect(none.rows.map((r) => [r.id, r.event])).toEqual([[String(from + 4n), null]]);

@@ -15,7 +15,6 @@
  */
 import type { Logger } from "@tasklane/config";
 import {
-  MAX_LISTENING_FILTER,
   loadRelayCursor,
   openRelayConnection,
   planRelayWindow,
@@ -101,8 +100,7 @@ export function startEventRelay(opts: EventRelayOptions): EventRelay {
     while (!stopped) {
       // Settled is checked before the read: a writer that ends in between is then visible to the read.
       const gapSettled = gap === null ? false : await snapshotSettled(conn.client, gap.snapshot);
-      const everyone = listening.size > MAX_LISTENING_FILTER;
-      const read = await readTaskEventsAfter(conn.client, cursor, batchSize, everyone ? null : [...listening]);
+      const read = await readTaskEventsAfter(conn.client, cursor, batchSize, [...listening]);
       const plan = planRelayWindow({ cursor, rows: read.rows, snapshot: read.snapshot, gap, gapSettled, maxGapWaitMs, nowMs: Date.now() });
       for (const s of plan.skipped) {
         const ids = { from: s.from.toString(), to: s.to.toString() };
@@ -112,7 +110,7 @@ export function startEventRelay(opts: EventRelayOptions): EventRelay {
       // Marks read after the events: a subscription that went live before one of them was committed is marked by now.
       const nowListening = await registry.listening();
       // A window read in full holds every tenant's events already.
-      const added = everyone ? [] : [...nowListening].filter((t) => !listening.has(t));
+      const added = read.inFull ? [] : [...nowListening].filter((t) => !listening.has(t));
       listening = nowListening;
       opts.metrics.listeningTenants.set(listening.size);
       const late = await readTaskEventsBetween(conn.client, cursor, plan.cursor, added);
