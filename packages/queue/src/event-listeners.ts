@@ -2,7 +2,7 @@
  * Which tenants have live task-event subscribers, so the notifier's relay
  * reads and publishes only their events: most tenants never open a
  * subscription, and relaying every event of every task cost the notifier
- * ~40 µs of CPU per task (and Postgres a probe per event) for nobody.
+ * 30-40 µs of CPU per task (and Postgres a probe per event) for nobody.
  *
  * Gateways mark a tenant (a sorted set scored by expiry, on Redis's clock)
  * before they SUBSCRIBE its channel and refresh the mark while a subscriber
