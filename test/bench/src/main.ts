@@ -29,8 +29,8 @@ function renderReport(meta: RunMeta, scenarios: ScenarioResult[], targets: Retur
 }
 
 /** Only a run like this may become docs/benchmarks.md. */
-const isFullRun = (run: { quick: boolean; runs: number; failures: string[]; scenarioIds: number[] }) =>
-  !run.quick && run.failures.length === 0 && run.runs >= 3 && ALL_SCENARIOS.every((id) => run.scenarioIds.includes(id));
+const isFullRun = (run: { quick: boolean; runs: number; systems?: readonly string[] | undefined; failures: string[]; scenarioIds: number[] }) =>
+  !run.quick && run.systems === undefined && run.failures.length === 0 && run.runs >= 3 && ALL_SCENARIOS.every((id) => run.scenarioIds.includes(id));
 
 if (opts.render !== undefined) {
   // The saved run's own figures, meta and command; only the hand-written analysis is today's.
@@ -67,7 +67,7 @@ for (const id of opts.scenarios) {
   const started = Date.now();
   const load = loadNow();
   try {
-    const result = await scenario.run({ sizes: opts.quick ? QUICK : FULL, runs: opts.runs, quick: opts.quick, profile: opts.profile, earlier: results });
+    const result = await scenario.run({ sizes: opts.quick ? QUICK : FULL, runs: opts.runs, quick: opts.quick, profile: opts.profile, systems: opts.systems, earlier: results });
     results.set(id, { ...result, load: { start: load, end: loadNow() }, seconds: Math.round((Date.now() - started) / 1000) });
   } catch (error: unknown) {
     const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
@@ -80,7 +80,7 @@ for (const id of opts.scenarios) {
   if (interrupted) break;
 }
 
-const meta = await collectMeta({ argv: opts.argv, quick: opts.quick, runs: opts.runs, scenarios: opts.scenarios, startedAt, loadAtStart, commitAtStart });
+const meta = await collectMeta({ argv: opts.argv, quick: opts.quick, runs: opts.runs, scenarios: opts.scenarios, systems: opts.systems, startedAt, loadAtStart, commitAtStart });
 const scenarios = [...results.values()].sort((a, b) => a.id - b.id);
 const targets = checkTargets(results);
 const markdown = renderReport(meta, scenarios, targets);
@@ -92,7 +92,7 @@ const jsonFile = path.join(outDir, `${stamp}${opts.quick ? "-quick" : ""}.json`)
 const profiles = opts.profile.length ? summarizeProfiles(profileDir, startedAt.getTime()) : [];
 writeFileSync(jsonFile, `${JSON.stringify({ meta, targets, scenarios, failures, profiles }, null, 2)}\n`);
 writeFileSync(jsonFile.replace(/\.json$/, ".md"), markdown);
-const complete = isFullRun({ quick: opts.quick, runs: opts.runs, failures, scenarioIds: [...results.keys()] });
+const complete = isFullRun({ quick: opts.quick, runs: opts.runs, systems: opts.systems, failures, scenarioIds: [...results.keys()] });
 if (complete) writeFileSync(path.join(repoRoot, "docs", "benchmarks.md"), markdown);
 
 process.stdout.write(`${markdown}\n`);

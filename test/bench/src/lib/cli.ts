@@ -6,6 +6,8 @@ export interface BenchOptions {
   runs: number;
   /** Processes to run under `node --cpu-prof` (gateway, scheduler, notifier, worker). */
   profile: string[];
+  /** Only these systems in s1, s3 and s4 (for A/B runs); undefined = all. */
+  systems: SystemName[] | undefined;
   /** Wait up to this many minutes for the machine to be idle (1-min load average below the core count) before starting. */
   waitForIdleMinutes: number;
   /** Re-render docs/benchmarks.md from this saved full run (with the current analysis.md) instead of measuring. */
@@ -16,12 +18,19 @@ export interface BenchOptions {
 
 export const ALL_SCENARIOS = [1, 2, 3, 4, 5, 6, 7] as const;
 
+/** What `--systems` names: Tasklane's two modes and the peers. */
+export const SYSTEM_NAMES = ["push", "pull", "bullmq", "graphile", "graphile-batched", "pg-boss"] as const;
+export type SystemName = (typeof SYSTEM_NAMES)[number];
+const isSystemName = (s: string): s is SystemName => (SYSTEM_NAMES as readonly string[]).includes(s);
+
 const USAGE = `npm run bench [-- --quick] [--scenario <n>[,<n>…]] [--runs <n>] [--profile gateway,worker]
 
   --quick            small sizes, 1 run each (a smoke test, under 2 minutes)
   --scenario <n>     run only these scenarios (1-7; repeatable or comma-separated)
   --runs <n>         runs per measurement (default 3, quick 1)
   --profile <apps>   run these Tasklane processes with node --cpu-prof (into bench-results/profiles)
+  --systems <names>  measure only these systems in s1, s3 and s4 (push, pull, bullmq, graphile,
+                     graphile-batched, pg-boss; comma-separated): for alternating A/B runs
   --wait-for-idle <minutes>
                      first wait (at most that long) for the 1-min load average to drop below the core count
   --render <results.json>
@@ -33,6 +42,7 @@ export function parseArgs(argv: string[]): BenchOptions {
   let runs: number | undefined;
   const scenarios = new Set<number>();
   const profile: string[] = [];
+  let systems: Set<SystemName> | undefined;
   let waitForIdleMinutes = 0;
   let render: string | undefined;
   for (let i = 0; i < argv.length; i++) {
@@ -53,6 +63,13 @@ export function parseArgs(argv: string[]): BenchOptions {
       runs = Number(value());
       if (!Number.isInteger(runs) || runs < 1 || runs > 20) throw new Error(`--runs must be 1..20\n\n${USAGE}`);
     } else if (arg === "--profile") profile.push(...value().split(","));
+    else if (arg === "--systems") {
+      systems ??= new Set();
+      for (const name of value().split(",")) {
+        if (!isSystemName(name)) throw new Error(`unknown system ${name}\n\n${USAGE}`);
+        systems.add(name);
+      }
+    }
     else if (arg === "--wait-for-idle") {
       waitForIdleMinutes = Number(value());
       if (!(waitForIdleMinutes >= 0 && waitForIdleMinutes <= 120)) throw new Error(`--wait-for-idle must be 0..120 minutes\n\n${USAGE}`);
@@ -68,6 +85,7 @@ export function parseArgs(argv: string[]): BenchOptions {
     scenarios: scenarios.size ? [...scenarios].sort((a, b) => a - b) : [...ALL_SCENARIOS],
     runs: runs ?? (quick ? 1 : 3),
     profile,
+    systems: systems ? SYSTEM_NAMES.filter((n) => systems.has(n)) : undefined,
     waitForIdleMinutes,
     render,
     argv,

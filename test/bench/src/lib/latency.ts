@@ -3,7 +3,7 @@ import { withPeer, type PeerKind } from "./peers.js";
 import { withPlatform } from "./platform.js";
 import { fmt, Ticker } from "./progress.js";
 import type { FigureSet } from "./results.js";
-import { runLabel, type ScenarioContext } from "./scenario.js";
+import { measures, runLabel, type ScenarioContext } from "./scenario.js";
 import { summarizeLatency, type LatencySummary } from "./stats.js";
 import { sleep } from "./time.js";
 import type { BenchSystem, TaskRequest } from "./system.js";
@@ -156,10 +156,14 @@ export async function measureEverySystem(
     const push = await TasklaneSystem.push(platform, tenant);
     const pull = TasklaneSystem.pull(platform, tenant);
     try {
-      await measure(push);
-      if (!ctx.quick) await measure(push, LOW_RATE, `Tasklane PUSH at ${LOW_RATE}/s`);
-      await measure(pull);
-      if (!ctx.quick) await measure(pull, LOW_RATE, `Tasklane PULL at ${LOW_RATE}/s`);
+      if (measures(ctx, "push")) {
+        await measure(push);
+        if (!ctx.quick) await measure(push, LOW_RATE, `Tasklane PUSH at ${LOW_RATE}/s`);
+      }
+      if (measures(ctx, "pull")) {
+        await measure(pull);
+        if (!ctx.quick) await measure(pull, LOW_RATE, `Tasklane PULL at ${LOW_RATE}/s`);
+      }
     } finally {
       await push.close();
       await pull.close();
@@ -167,5 +171,5 @@ export async function measureEverySystem(
   });
   // --quick keeps raw BullMQ only: graphile-worker's and pg-boss's latencies are bound by their polling intervals anyway.
   const peers: PeerKind[] = ctx.quick ? ["bullmq"] : ["bullmq", "graphile", "pg-boss"];
-  for (const kind of peers) await withPeer(kind, measure);
+  for (const kind of peers) if (measures(ctx, kind)) await withPeer(kind, measure);
 }

@@ -17,6 +17,8 @@ export interface RunMeta {
   quick: boolean;
   runs: number;
   scenarios: number[];
+  /** `--systems`, when the run measured only some systems. */
+  systems?: string[];
   cores: number;
   cpuModel: string;
   memoryGiB: number;
@@ -74,6 +76,7 @@ export async function collectMeta(base: {
   quick: boolean;
   runs: number;
   scenarios: number[];
+  systems?: readonly string[] | undefined;
   startedAt: Date;
   loadAtStart: number;
   commitAtStart: string;
@@ -87,6 +90,7 @@ export async function collectMeta(base: {
     quick: base.quick,
     runs: base.runs,
     scenarios: base.scenarios,
+    ...(base.systems ? { systems: [...base.systems] } : {}),
     cores: os.cpus().length,
     cpuModel: os.cpus()[0]?.model.trim() ?? "unknown",
     memoryGiB: Math.round(os.totalmem() / 2 ** 30),

@@ -11,7 +11,7 @@ import { withPlatform } from "../lib/platform.js";
 import { fmt, log, Ticker } from "../lib/progress.js";
 import { FigureSet, memoryRows, type MemoryRow } from "../lib/results.js";
 import { RssSampler } from "../lib/rss.js";
-import { runLabel, type Scenario } from "../lib/scenario.js";
+import { measures, runLabel, type Scenario } from "../lib/scenario.js";
 import type { BenchSystem } from "../lib/system.js";
 import { PULL_CONCURRENCY, TasklaneSystem } from "../lib/tasklane.js";
 
@@ -61,23 +61,27 @@ export const throughputScenario: Scenario = {
     };
 
     // PUSH and PULL each get a fresh platform, so memory and table sizes are their own.
-    await withPlatform({ worker: true, profile: ctx.profile }, async (platform, tenant) => {
-      const push = await TasklaneSystem.push(platform, tenant);
-      try {
-        await measure(push);
-      } finally {
-        await push.close();
-      }
-    });
-    await withPlatform({ worker: false, profile: ctx.profile }, async (platform, tenant) => {
-      const pull = TasklaneSystem.pull(platform, tenant);
-      try {
-        await measure(pull);
-      } finally {
-        await pull.close();
-      }
-    });
-    for (const kind of PEERS) await withPeer(kind, measure);
+    if (measures(ctx, "push")) {
+      await withPlatform({ worker: true, profile: ctx.profile }, async (platform, tenant) => {
+        const push = await TasklaneSystem.push(platform, tenant);
+        try {
+          await measure(push);
+        } finally {
+          await push.close();
+        }
+      });
+    }
+    if (measures(ctx, "pull")) {
+      await withPlatform({ worker: false, profile: ctx.profile }, async (platform, tenant) => {
+        const pull = TasklaneSystem.pull(platform, tenant);
+        try {
+          await measure(pull);
+        } finally {
+          await pull.close();
+        }
+      });
+    }
+    for (const kind of PEERS) if (measures(ctx, kind)) await withPeer(kind, measure);
     if (windowClosed.size) {
       notes.push(`${[...windowClosed].join(", ")}: runs ended when the ${ctx.sizes.throughputWindowSeconds} s window closed, before ${fmt(ctx.sizes.throughputTasks)} tasks were finished; the rate is over the window.`);
     }
