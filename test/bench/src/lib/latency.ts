@@ -152,23 +152,25 @@ export async function measureEverySystem(
   ctx: ScenarioContext,
   measure: (system: BenchSystem, rate?: number, label?: string) => Promise<void>,
 ): Promise<void> {
-  await withPlatform({ worker: true, profile: ctx.profile }, async (platform, tenant) => {
-    const push = await TasklaneSystem.push(platform, tenant);
-    const pull = TasklaneSystem.pull(platform, tenant);
-    try {
-      if (measures(ctx, "push")) {
-        await measure(push);
-        if (!ctx.quick) await measure(push, LOW_RATE, `Tasklane PUSH at ${LOW_RATE}/s`);
+  if (measures(ctx, "push") || measures(ctx, "pull")) {
+    await withPlatform({ worker: true, profile: ctx.profile }, async (platform, tenant) => {
+      const push = await TasklaneSystem.push(platform, tenant);
+      const pull = TasklaneSystem.pull(platform, tenant);
+      try {
+        if (measures(ctx, "push")) {
+          await measure(push);
+          if (!ctx.quick) await measure(push, LOW_RATE, `Tasklane PUSH at ${LOW_RATE}/s`);
+        }
+        if (measures(ctx, "pull")) {
+          await measure(pull);
+          if (!ctx.quick) await measure(pull, LOW_RATE, `Tasklane PULL at ${LOW_RATE}/s`);
+        }
+      } finally {
+        await push.close();
+        await pull.close();
       }
-      if (measures(ctx, "pull")) {
-        await measure(pull);
-        if (!ctx.quick) await measure(pull, LOW_RATE, `Tasklane PULL at ${LOW_RATE}/s`);
-      }
-    } finally {
-      await push.close();
-      await pull.close();
-    }
-  });
+    });
+  }
   // --quick keeps raw BullMQ only: graphile-worker's and pg-boss's latencies are bound by their polling intervals anyway.
   const peers: PeerKind[] = ctx.quick ? ["bullmq"] : ["bullmq", "graphile", "pg-boss"];
   for (const kind of peers) if (measures(ctx, kind)) await withPeer(kind, measure);
