@@ -33,6 +33,15 @@ interface ReadRow extends EventColumns {
 }
 
 /**
+ * The task's queue and workflow for event `e` (what subscribers filter on):
+ * a lateral probe, fenced (LIMIT) so the planner cannot turn it into a hash of
+ * every task, since a prepared statement's generic plan guesses its sizes (on a
+ * never-analyzed table, 12 ms). `when` skips the probe for rows that do not need it.
+ */
+const taskOfEvent = (when = "true") =>
+  `LEFT JOIN LATERAL (SELECT tk.queue_id, tk.workflow_id FROM tasks tk WHERE ${when} AND tk.id = e.task_id LIMIT 1) t ON true`;
+
+/**
  * The window is the next `$2` events after the cursor `$1`; of those it
  * answers the events of the tenants in `$3` (someone listens to them) with
  * their task's queue and workflow, and of the rest only the rows that place
@@ -58,9 +67,7 @@ const READ_AFTER = `WITH w AS (
     e.task_id, e.tenant_id, t.queue_id, t.workflow_id, e.from_status, e.to_status, e.at
   FROM (SELECT pg_current_snapshot()::text AS snapshot) s
   LEFT JOIN LATERAL (SELECT * FROM x WHERE x.listened OR x.id > x.prev_id + 1 OR x.last) e ON true
-  -- A lateral probe per listened event, fenced (LIMIT) so the planner cannot turn it into a hash of every
-  -- task: the prepared statement's generic plan guesses its sizes (on a never-analyzed table, 12 ms).
-  LEFT JOIN LATERAL (SELECT tk.queue_id, tk.workflow_id FROM tasks tk WHERE e.listened AND tk.id = e.task_id LIMIT 1) t ON true
+  ${taskOfEvent("e.listened")}
  ORDER BY e.id`;
 
 const eventOf = (id: string, r: EventColumns): TaskEventRow => ({
@@ -103,7 +110,7 @@ export async function readTaskEventsAfter(client: Queryable, cursor: bigint, lim
 
 const READ_BETWEEN = `SELECT e.id::text AS id, e.task_id, e.tenant_id, t.queue_id, t.workflow_id, e.from_status, e.to_status, e.at
   FROM task_events e
-  LEFT JOIN LATERAL (SELECT tk.queue_id, tk.workflow_id FROM tasks tk WHERE tk.id = e.task_id LIMIT 1) t ON true
+  ${taskOfEvent()}
  WHERE e.id > $1::bigint AND e.id <= $2::bigint AND e.tenant_id = ANY($3::text[])
  ORDER BY e.id`;
 

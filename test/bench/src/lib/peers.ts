@@ -3,9 +3,11 @@ import { GRAPHILE_BATCHED_SETTINGS, GRAPHILE_SETTINGS, GraphileSystem } from "..
 import { PGBOSS_SETTINGS, PgBossSystem } from "../peers/pgboss.js";
 import { TASKLANE_SETTINGS } from "./tasklane.js";
 import { createBenchDatabase } from "./postgres.js";
+import type { SystemName } from "./cli.js";
 import type { BenchSystem } from "./system.js";
 
-export type PeerKind = "bullmq" | "graphile" | "graphile-batched" | "pg-boss";
+/** The peers `--systems` names (cli.ts), that is every system but Tasklane's two modes. */
+export type PeerKind = Exclude<SystemName, "push" | "pull">;
 
 /** How each system is configured, for the report. */
 export const SETTINGS: Record<string, string> = {

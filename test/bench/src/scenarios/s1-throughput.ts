@@ -7,7 +7,7 @@
 import { withCpuPerTask } from "../lib/cpu.js";
 import { driveThroughput, warmUp } from "../lib/drive.js";
 import { withPeer, type PeerKind } from "../lib/peers.js";
-import { withPlatform } from "../lib/platform.js";
+import { withPlatform, type TasklanePlatform, type Tenant } from "../lib/platform.js";
 import { fmt, log, Ticker } from "../lib/progress.js";
 import { FigureSet, memoryRows, type MemoryRow } from "../lib/results.js";
 import { RssSampler } from "../lib/rss.js";
@@ -18,6 +18,11 @@ import { PULL_CONCURRENCY, TasklaneSystem } from "../lib/tasklane.js";
 const BATCH = 500;
 const IN_FLIGHT = 4;
 const PEERS: PeerKind[] = ["bullmq", "graphile", "graphile-batched", "pg-boss"];
+/** PUSH (with the worker fleet) and PULL, in that order. */
+const MODES = [
+  { name: "push", open: (platform: TasklanePlatform, tenant: Tenant) => TasklaneSystem.push(platform, tenant) },
+  { name: "pull", open: async (platform: TasklanePlatform, tenant: Tenant) => TasklaneSystem.pull(platform, tenant) },
+] as const;
 const CPU_TABLE = "CPU time per 1,000 tasks (ms), by process";
 /** Enough queued work to keep every consumer busy, small enough to drain between systems. */
 const MAX_BACKLOG = 5_000;
@@ -61,23 +66,14 @@ export const throughputScenario: Scenario = {
     };
 
     // PUSH and PULL each get a fresh platform, so memory and table sizes are their own.
-    if (measures(ctx, "push")) {
-      await withPlatform({ worker: true, profile: ctx.profile }, async (platform, tenant) => {
-        const push = await TasklaneSystem.push(platform, tenant);
+    for (const mode of MODES) {
+      if (!measures(ctx, mode.name)) continue;
+      await withPlatform({ worker: mode.name === "push", profile: ctx.profile }, async (platform, tenant) => {
+        const system = await mode.open(platform, tenant);
         try {
-          await measure(push);
+          await measure(system);
         } finally {
-          await push.close();
-        }
-      });
-    }
-    if (measures(ctx, "pull")) {
-      await withPlatform({ worker: false, profile: ctx.profile }, async (platform, tenant) => {
-        const pull = TasklaneSystem.pull(platform, tenant);
-        try {
-          await measure(pull);
-        } finally {
-          await pull.close();
+          await system.close();
         }
       });
     }
