@@ -117,6 +117,25 @@ describe("row-level security", () => {
   });
 });
 
+  it("refuses a task whose tenant is not its queue's, even from the platform's unconfined role", async () => {
+    const a = await seedTenant(db);
+    const b = await seedTenant(db);
+    const insert = (tenantId: string, queueId: string) =>
+      db.pool.query(
+        `INSERT INTO tasks (id, tenant_id, queue_id, type, status, run_at, max_attempts, backoff_strategy, backoff_delay_seconds, backoff_jitter, timeout_seconds)
+         VALUES ('task_' || replace(gen_random_uuid()::text, '-', ''), $1, $2, 't', 'QUEUED', now(), 3, 'EXPONENTIAL', 1, false, 30)`,
+        [tenantId, queueId],
+      );
+    await expect(insert(a.tenantId, b.defaultQueueId)).rejects.toThrow(/tasks_tenant_id_queue_id_fkey/);
+    await expect(insert(a.tenantId, "que_missing")).rejects.toThrow(/tasks_tenant_id_queue_id_fkey/);
+    await insert(a.tenantId, a.defaultQueueId);
+    const rows = await db.pool.query<{ tenant_id: string; n: number }>(
+      "SELECT tenant_id, count(*)::int AS n FROM tasks WHERE tenant_id = ANY($1::text[]) GROUP BY tenant_id",
+      [[a.tenantId, b.tenantId]],
+    );
+    expect(rows.rows).toEqual([{ tenant_id: a.tenantId, n: 1 }]);
+  });
+
 describe("pending counters", () => {
   /** Checks both counters against the tasks themselves; answers the tenant's pending count. */
   async function expectExact(tenantId: string): Promise<number> {
