@@ -138,6 +138,32 @@ describe("gateway tasks", () => {
     });
   });
 
+  it("answers submissions that ask only for ids with the same tasks, beside concurrent whole-task submissions", async () => {
+    const { apiKey } = await createTenant(platform.gateway);
+    const IDS = `mutation ($inputs: [SubmitTaskInput!]!) { submitTasks(inputs: $inputs) { __typename ...I } } fragment I on Task { id }`;
+    const WHOLE = `mutation ($inputs: [SubmitTaskInput!]!) { submitTasks(inputs: $inputs) { id type } }`;
+    const calls = Array.from({ length: 20 }, (_, r) => {
+      const inputs = [{ type: `r${r}-a` }, { type: `r${r}-b`, idempotencyKey: `key-${r % 5}` }];
+      return gql<{ submitTasks: Array<{ id: string; __typename?: string; type?: string }> }>(platform.gateway.url, r % 2 ? WHOLE : IDS, { inputs }, apiKey);
+    });
+    const answers = await Promise.all(calls);
+    expect(answers.map((a) => a.errors?.[0]?.message).filter(Boolean)).toEqual([]);
+    const byId = async (id: string) =>
+      (await gql<{ task: { type: string } | null }>(platform.gateway.url, `query ($id: ID!) { task(id: $id) { type } }`, { id }, apiKey)).data?.task?.type;
+    for (const [r, answer] of answers.entries()) {
+      const tasks = answer.data?.submitTasks ?? [];
+      expect(tasks).toHaveLength(2);
+      if (r % 2 === 0) expect(tasks.map((t) => Object.keys(t).sort())).toEqual([["__typename", "id"], ["__typename", "id"]]);
+      expect(await byId(tasks[0]?.id ?? "")).toBe(`r${r}-a`);
+    }
+    // Calls sharing an idempotency key answer the one task of that key, whichever shape they asked for.
+    for (let k = 0; k < 5; k++) {
+      const ids = new Set(answers.filter((_, r) => r % 5 === k).map((a) => a.data?.submitTasks[1]?.id));
+      expect(ids.size).toBe(1);
+      expect(await byId([...ids][0] ?? "")).toMatch(new RegExp(`^r(${k}|${k + 5}|${k + 10}|${k + 15})-b$`));
+    }
+  });
+
   it("cancels a pending task; cancelling it again is CONFLICT", async () => {
     const { apiKey } = await createTenant(platform.gateway);
     const submitted = await gql<{ submitTask: TaskView }>(platform.gateway.url, SUBMIT, { input: { type: "x", delaySeconds: 600 } }, apiKey);

@@ -1,6 +1,6 @@
 import { buildSchema, execute, parse, type GraphQLResolveInfo } from "graphql";
 import { describe, expect, it } from "vitest";
-import { selectsField } from "./selection.js";
+import { selectsField, selectsOnly } from "./selection.js";
 
 describe("selectsField", () => {
   const schema = buildSchema(`type Task { id: ID } type Outcome { taskId: ID task: Task } type Query { outcomes: [Outcome] }`);
@@ -31,5 +31,40 @@ describe("selectsField", () => {
     expect(await asks("{ outcomes { taskId } }")).toBe(false);
     expect(await asks("query { outcomes { ...O } } fragment O on Outcome { taskId }")).toBe(false);
     expect(await asks("{ outcomes { task: taskId } }")).toBe(false);
+  });
+});
+
+describe("selectsOnly", () => {
+  const schema = buildSchema(`type Task { id: ID status: String } type Query { tasks: [Task] }`);
+  const ID_ONLY = new Set(["id", "__typename"]);
+  /** Runs `query` and reports what selectsOnly(id, __typename) said while resolving `tasks`. */
+  const idOnly = async (query: string) => {
+    let seen: boolean | undefined;
+    const result = await execute({
+      schema,
+      document: parse(query),
+      rootValue: {
+        tasks: (_args: unknown, _ctx: unknown, info: GraphQLResolveInfo) => {
+          seen = selectsOnly(info, ID_ONLY);
+          return [];
+        },
+      },
+    });
+    expect(result.errors).toBeUndefined();
+    return seen;
+  };
+
+  it("is true when only the named fields are asked for, directly, aliased or through fragments", async () => {
+    expect(await idOnly("{ tasks { id } }")).toBe(true);
+    expect(await idOnly("{ tasks { key: id __typename } }")).toBe(true);
+    expect(await idOnly("query { tasks { ...T ... on Task { id } } } fragment T on Task { id }")).toBe(true);
+  });
+
+  it("is false as soon as any other field is asked for, wherever it hides", async () => {
+    expect(await idOnly("{ tasks { id status } }")).toBe(false);
+    expect(await idOnly("{ tasks { id ... on Task { status } } }")).toBe(false);
+    expect(await idOnly("query { tasks { id ...T } } fragment T on Task { id ...S } fragment S on Task { status }")).toBe(false);
+    // The same field asked for twice is resolved once, with both selections.
+    expect(await idOnly("{ tasks { id } tasks { status } }")).toBe(false);
   });
 });

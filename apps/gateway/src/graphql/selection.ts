@@ -22,3 +22,26 @@ function inSelection(set: SelectionSetNode, name: string, fragments: Record<stri
   }
   return false;
 }
+
+/**
+ * Whether every child the field being resolved asks for (through fragments
+ * too) is one of `names`: submitTasks answers from each task's id alone when
+ * only `id` is asked for, and then reads no row back whole.
+ */
+export function selectsOnly(info: Pick<GraphQLResolveInfo, "fieldNodes" | "fragments">, names: ReadonlySet<string>): boolean {
+  return info.fieldNodes.every((node) => node.selectionSet !== undefined && onlyIn(node.selectionSet, names, info.fragments, new Set()));
+}
+
+function onlyIn(set: SelectionSetNode, names: ReadonlySet<string>, fragments: Record<string, FragmentDefinitionNode>, seen: Set<string>): boolean {
+  for (const selection of set.selections) {
+    if (selection.kind === "Field" && !names.has(selection.name.value)) return false;
+    if (selection.kind === "InlineFragment" && !onlyIn(selection.selectionSet, names, fragments, seen)) return false;
+    if (selection.kind === "FragmentSpread" && !seen.has(selection.name.value)) {
+      seen.add(selection.name.value);
+      const fragment = fragments[selection.name.value];
+      // An unknown fragment fails validation before any resolver runs; answer the safe way anyway.
+      if (!fragment || !onlyIn(fragment.selectionSet, names, fragments, seen)) return false;
+    }
+  }
+  return true;
+}

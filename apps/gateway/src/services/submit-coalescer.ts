@@ -17,18 +17,19 @@
 import { UserError } from "@tasklane/core";
 import type { SubmitResult, TaskInsert } from "@tasklane/db";
 
-export type SubmitRun = (tenantId: string, specs: TaskInsert[], actor: string) => Promise<SubmitResult>;
+/** One submission statement; T is what it answers per task (the whole task, or a SubmittedTaskRef). */
+export type SubmitRun<T extends { id: string }> = (tenantId: string, specs: TaskInsert[], actor: string) => Promise<SubmitResult<T>>;
 
-interface Waiting {
+interface Waiting<T> {
   specs: TaskInsert[];
-  resolve: (result: SubmitResult) => void;
+  resolve: (result: SubmitResult<T>) => void;
   reject: (error: unknown) => void;
 }
 
-interface Lane {
+interface Lane<T> {
   tenantId: string;
   actor: string;
-  waiting: Waiting[];
+  waiting: Waiting<T>[];
   inFlight: number;
 }
 
@@ -39,15 +40,15 @@ export interface CoalescerOptions {
   maxInFlight: number;
 }
 
-export class SubmitCoalescer {
-  readonly #lanes = new Map<string, Lane>();
+export class SubmitCoalescer<T extends { id: string }> {
+  readonly #lanes = new Map<string, Lane<T>>();
 
   constructor(
-    private readonly run: SubmitRun,
+    private readonly run: SubmitRun<T>,
     private readonly options: CoalescerOptions = { maxBatch: 500, maxInFlight: 2 },
   ) {}
 
-  submit(tenantId: string, specs: TaskInsert[], actor: string): Promise<SubmitResult> {
+  submit(tenantId: string, specs: TaskInsert[], actor: string): Promise<SubmitResult<T>> {
     if (specs.length >= this.options.maxBatch) return this.run(tenantId, specs, actor);
     const key = `${tenantId}\u0000${actor}`;
     let lane = this.#lanes.get(key);
@@ -56,13 +57,13 @@ export class SubmitCoalescer {
       this.#lanes.set(key, lane);
     }
     const joined = lane;
-    return new Promise<SubmitResult>((resolve, reject) => {
+    return new Promise<SubmitResult<T>>((resolve, reject) => {
       joined.waiting.push({ specs, resolve, reject });
       this.#pump(key, joined);
     });
   }
 
-  #pump(key: string, lane: Lane): void {
+  #pump(key: string, lane: Lane<T>): void {
     while (lane.inFlight < this.options.maxInFlight && lane.waiting.length > 0) {
       const batch = this.#takeBatch(lane);
       lane.inFlight++;
@@ -75,8 +76,8 @@ export class SubmitCoalescer {
   }
 
   /** The oldest waiting requests, up to maxBatch tasks (always at least one request). */
-  #takeBatch(lane: Lane): Waiting[] {
-    const batch: Waiting[] = [];
+  #takeBatch(lane: Lane<T>): Waiting<T>[] {
+    const batch: Waiting<T>[] = [];
     let tasks = 0;
     for (;;) {
       const next = lane.waiting[0];
@@ -87,13 +88,13 @@ export class SubmitCoalescer {
     }
   }
 
-  async #flush(lane: Lane, batch: Waiting[]): Promise<void> {
+  async #flush(lane: Lane<T>, batch: Waiting<T>[]): Promise<void> {
     if (batch.length === 1) {
-      const only = batch[0] as Waiting;
+      const only = batch[0] as Waiting<T>;
       await this.run(lane.tenantId, only.specs, lane.actor).then(only.resolve, only.reject);
       return;
     }
-    let merged: SubmitResult;
+    let merged: SubmitResult<T>;
     try {
       merged = await this.run(lane.tenantId, batch.flatMap((w) => w.specs), lane.actor);
     } catch (error) {

@@ -13,6 +13,7 @@ import {
   listTaskAuditEvents,
   listTasks,
   redriveTask,
+  submitTaskRefs,
   submitTasks,
   withTenantScope,
   type AttemptRecord,
@@ -20,6 +21,8 @@ import {
   type Database,
   type DispatchIntent,
   type Page,
+  type SubmitResult,
+  type SubmittedTaskRef,
   type TaskFilter,
   type TaskPage,
   type TaskAuditEventRecord,
@@ -33,6 +36,8 @@ import { SubmitCoalescer } from "./submit-coalescer.js";
 
 export interface TaskService {
   submit(tenantId: string, specs: TaskSpec[], actor: string): Promise<TaskRecord[]>;
+  /** submit for a caller that reads back no more than each task's id (and queue and status). */
+  submitRefs(tenantId: string, specs: TaskSpec[], actor: string): Promise<SubmittedTaskRef[]>;
   get(tenantId: string, id: string): Promise<TaskRecord | null>;
   list(tenantId: string, filter: TaskFilter, page: Page): Promise<TaskPage>;
   attempts(taskIds: string[]): Promise<Map<string, AttemptRecord[]>>;
@@ -64,31 +69,37 @@ export function createTaskService({ db, dispatcher, log, announceCancel, horizon
       ),
     );
   // Insert and post-commit dispatch together: merged submissions share the dispatch call as well.
-  const coalescer = new SubmitCoalescer(async (tenantId, specs, actor) => {
-    const result = await submitTasks(db, tenantId, specs, { horizonMs, actor });
-    await dispatch(result.dispatch);
-    return result;
-  });
+  const coalescing = <T extends SubmittedTaskRef>(insert: (tenantId: string, specs: TaskSpec[], actor: string) => Promise<SubmitResult<T>>) =>
+    new SubmitCoalescer<T>(async (tenantId, specs, actor) => {
+      const result = await insert(tenantId, specs, actor);
+      await dispatch(result.dispatch);
+      return result;
+    });
+  // One coalescer per answer: a merged batch is one statement, and so one answer shape.
+  const whole = coalescing((tenantId, specs, actor) => submitTasks(db, tenantId, specs, { horizonMs, actor }));
+  const refs = coalescing((tenantId, specs, actor) => submitTaskRefs(db, tenantId, specs, { horizonMs, actor }));
+  async function accept<T extends SubmittedTaskRef>(coalescer: SubmitCoalescer<T>, tenantId: string, specs: TaskSpec[], actor: string): Promise<T[]> {
+    backlog?.assertAccepting(specs.length);
+    // Each task's trace starts here (tasks.trace_parent); its dispatch, attempts and deliveries join it.
+    const trace = startSubmitTrace(specs.length, tenantId, currentRequestScope()?.traceParent ?? null);
+    const traced = trace.traceParents.some((p) => p !== null) ? specs.map((s, i) => ({ ...s, traceParent: trace.traceParents[i] ?? null })) : specs;
+    let tasks: T[];
+    let intents: DispatchIntent[];
+    try {
+      ({ tasks, dispatch: intents } = await coalescer.submit(tenantId, traced, actor));
+    } catch (error) {
+      trace.finish([], error);
+      throw error;
+    }
+    trace.finish(tasks.map((t) => t.id));
+    const pushed = new Set(intents.map((i) => i.queueId));
+    const pullQueues = tasks.filter((t) => t.status === "QUEUED" && !pushed.has(t.queueId)).map((t) => t.queueId);
+    await ringPullQueues(pullQueues).catch((error: unknown) => log.warn({ err: error }, "could not ring pull workers"));
+    return tasks;
+  }
   return {
-    async submit(tenantId, specs, actor) {
-      backlog?.assertAccepting(specs.length);
-      // Each task's trace starts here (tasks.trace_parent); its dispatch, attempts and deliveries join it.
-      const trace = startSubmitTrace(specs.length, tenantId, currentRequestScope()?.traceParent ?? null);
-      const traced = trace.traceParents.some((p) => p !== null) ? specs.map((s, i) => ({ ...s, traceParent: trace.traceParents[i] ?? null })) : specs;
-      let tasks: TaskRecord[];
-      let intents: DispatchIntent[];
-      try {
-        ({ tasks, dispatch: intents } = await coalescer.submit(tenantId, traced, actor));
-      } catch (error) {
-        trace.finish([], error);
-        throw error;
-      }
-      trace.finish(tasks.map((t) => t.id));
-      const pushed = new Set(intents.map((i) => i.queueId));
-      const pullQueues = tasks.filter((t) => t.status === "QUEUED" && !pushed.has(t.queueId)).map((t) => t.queueId);
-      await ringPullQueues(pullQueues).catch((error: unknown) => log.warn({ err: error }, "could not ring pull workers"));
-      return tasks;
-    },
+    submit: (tenantId, specs, actor) => accept(whole, tenantId, specs, actor),
+    submitRefs: (tenantId, specs, actor) => accept(refs, tenantId, specs, actor),
     // Reads run confined to the tenant by row-level security (defence in depth; packages/db tenant-scope.ts).
     get: (tenantId, id) => withTenantScope(db.pool, tenantId, (client) => getTask({ pool: client }, tenantId, id)),
     list: (tenantId, filter, page) => withTenantScope(db.pool, tenantId, (client) => listTasks({ pool: client }, tenantId, filter, page)),

@@ -13,7 +13,7 @@ import {
 import type pg from "pg";
 import { withTransaction, type Database } from "../database.js";
 import type { DispatchIntent } from "../outbox/dispatch-intent.js";
-import { insertTasks, type SubmitOptions, type TaskInsert } from "../tasks/submit-tasks.js";
+import { insertTaskRefs, type SubmitOptions, type TaskInsert } from "../tasks/submit-tasks.js";
 import { cancelUnfinishedRuns } from "./cancel-runs.js";
 import { SCHEDULE_COLUMNS, mapScheduleRow, type ScheduleRecord } from "./schedule-record.js";
 
@@ -134,12 +134,12 @@ export async function fireDueSchedules(db: Database, options: FireOptions): Prom
         }
         // Each run must be visible to the overlap check of the next occurrence in this batch.
         if (inserts.length) {
-          const { dispatch } = await insertTasks(client, schedule.tenantId, inserts.splice(0), runOptions(options));
+          const { dispatch } = await insertTaskRefs(client, schedule.tenantId, inserts.splice(0), runOptions(options));
           result.dispatch.push(...dispatch);
         }
       }
       if (inserts.length) {
-        const { dispatch } = await insertTasks(client, schedule.tenantId, inserts, runOptions(options));
+        const { dispatch } = await insertTaskRefs(client, schedule.tenantId, inserts, runOptions(options));
         result.dispatch.push(...dispatch);
       }
       result.fired += fire.length;

@@ -2,7 +2,7 @@ import { newId, type WorkflowSpec } from "@tasklane/core";
 import type pg from "pg";
 import { withTransaction, type Database } from "../database.js";
 import type { DispatchIntent } from "../outbox/dispatch-intent.js";
-import { insertTasks, type SubmitOptions } from "../tasks/submit-tasks.js";
+import { insertTaskRefs, type SubmitOptions } from "../tasks/submit-tasks.js";
 import { WORKFLOW_COLUMNS, mapWorkflowRow, type WorkflowRecord, type WorkflowTaskRecord } from "./workflow-record.js";
 import { listWorkflowTasks } from "./read-workflows.js";
 
@@ -40,7 +40,7 @@ export async function submitWorkflow(db: Database, tenantId: string, spec: Workf
        SELECT $1, $2, parent_key, child_key FROM unnest($3::text[], $4::text[]) AS e(parent_key, child_key)`,
       [workflow.id, tenantId, edges.map((e) => e[0]), edges.map((e) => e[1])],
     );
-    const { dispatch } = await insertTasks(
+    const { dispatch } = await insertTaskRefs(
       client,
       tenantId,
       spec.tasks.map(({ key, dependsOn, ...task }) => ({
