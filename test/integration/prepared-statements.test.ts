@@ -5,8 +5,9 @@
  * no longer pays for planning every time. Checked on a real connection
  * through pg_prepared_statements, and the plan it settles on through EXPLAIN.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { completeAttempts, completeAttemptsQuietly, completeLeasedPlainTasks, createDatabase, leaseFromPullQueue, prepared, readPullQueue, startAttemptsByIds, submitTasks, type Database, type StartedAttempt } from "@tasklane/db";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { completeAttempts, completeAttemptsQuietly, completeLeasedPlainTasks, createDatabase, leaseFromPullQueue, prepared, readPullQueue, withTransactionIfAny, startAttemptsByIds, submitTasks, type Database, type StartedAttempt } from "@tasklane/db";
 import { normalizeTaskSpec, parseInput, submitTaskInputSchema } from "@tasklane/core";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
 import { explainNodes, rowsRead, type PlanNode } from "../helpers/query-plans.js";
@@ -197,5 +198,36 @@ describe("session planner settings", () => {
     const withOptions = new URL(t.url);
     withOptions.searchParams.set("options", "-c statement_timeout=1234 -c random_page_cost=2");
     expect(await settingsOf(withOptions.toString())).toEqual({ rpc: "2", jit: "off", st: "1234ms" });
+  });
+});
+
+describe("withTransactionIfAny", () => {
+  const inTransaction = async (client: { query: Database["pool"]["query"] }) =>
+    (await client.query<{ open: boolean }>("SELECT xact_start < statement_timestamp() AS open FROM pg_stat_activity WHERE pid = pg_backend_pid()")).rows[0]?.open;
+
+  it("answers the idle value without opening a transaction when the probe finds nothing", async () => {
+    const queries = vi.spyOn(pg.Client.prototype, "query");
+    try {
+      let ran = false;
+      const result = await withTransactionIfAny(single.pool, prepared("SELECT 1 WHERE $1::boolean", [false]), "idle", async () => {
+        ran = true;
+        return "work";
+      });
+      expect(result).toBe("idle");
+      expect(ran).toBe(false);
+      // The probe was the only statement sent.
+      expect(queries).toHaveBeenCalledTimes(1);
+      expect(queries.mock.calls.flat()).not.toContain("BEGIN");
+    } finally {
+      queries.mockRestore();
+    }
+  });
+
+  it("runs the work in one transaction when the probe finds a row", async () => {
+    const result = await withTransactionIfAny(single.pool, prepared("SELECT 1 WHERE $1::boolean", [true]), null, async (client) => {
+      await client.query("SELECT pg_sleep(0.01)");
+      return inTransaction(client);
+    });
+    expect(result).toBe(true);
   });
 });

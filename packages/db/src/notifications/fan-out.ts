@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { withTransaction, type Database } from "../database.js";
+import { prepared, withTransactionIfAny, type Database } from "../database.js";
 import { TASK_COLUMNS, mapTaskRow, type TaskRecord } from "../tasks/task-record.js";
 import { WORKFLOW_COLUMNS, mapWorkflowRow, type WorkflowRecord } from "../workflows/workflow-record.js";
 import { planDeliveries, type NotifyEvent, type PlannedDelivery, type WebhookTarget } from "./plan-deliveries.js";
@@ -23,7 +23,8 @@ export interface FanOutResult {
  * claim; nothing is delivered twice under two different delivery ids.
  */
 export async function fanOutNotifications(db: Database, limit = NOTIFY_BATCH_SIZE): Promise<FanOutResult> {
-  return withTransaction(db.pool, async (client) => {
+  const probe = prepared("SELECT 1 FROM outbox WHERE kind = 'NOTIFY' AND available_at <= now() LIMIT 1", []);
+  return withTransactionIfAny(db.pool, probe, { events: 0, deliveries: 0 }, async (client) => {
     const claimed = await client.query<{ tenant_id: string; task_id: string | null; payload: unknown; created_at: Date }>(
       `DELETE FROM outbox o WHERE o.id IN (
          SELECT id FROM outbox WHERE kind = 'NOTIFY' AND available_at <= now()

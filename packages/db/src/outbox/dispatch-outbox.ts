@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { withTransaction, type Database } from "../database.js";
+import { prepared, withTransaction, withTransactionIfAny, type Database } from "../database.js";
 import { mapDispatchRow, type DispatchIntent } from "./dispatch-intent.js";
 
 /** What one drain did: outbox rows claimed, and the tasks of theirs that were still waiting and got enqueued. */
@@ -24,7 +24,11 @@ export async function drainDispatchOutbox(
   minAgeMs: number,
   enqueue: (intents: DispatchIntent[]) => Promise<void>,
 ): Promise<DrainedOutbox> {
-  return withTransaction(db.pool, async (client: pg.PoolClient) => {
+  const probe = prepared(
+    "SELECT 1 FROM outbox WHERE kind = 'DISPATCH_TASK' AND available_at <= now() - $1 * interval '1 millisecond' LIMIT 1",
+    [minAgeMs],
+  );
+  return withTransactionIfAny(db.pool, probe, { rows: 0, tasks: 0 }, async (client: pg.PoolClient) => {
     const claimed = await client.query(
       // In (kind, available_at, id) order, the index's: the fast path deletes nearly every row
       // within milliseconds, and a scan in id order would wade through all of them, dead, on every poll.

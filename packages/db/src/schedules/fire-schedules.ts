@@ -11,7 +11,7 @@ import {
   occurrencesBetween,
 } from "@tasklane/core";
 import type pg from "pg";
-import { withTransaction, type Database } from "../database.js";
+import { prepared, withTransactionIfAny, type Database } from "../database.js";
 import type { DispatchIntent } from "../outbox/dispatch-intent.js";
 import { insertTaskRefs, type SubmitOptions, type TaskInsert } from "../tasks/submit-tasks.js";
 import { cancelUnfinishedRuns } from "./cancel-runs.js";
@@ -83,6 +83,10 @@ async function previousRunUnfinished(client: pg.PoolClient, scheduleId: string):
   return (res.rowCount ?? 0) > 0;
 }
 
+/** Schedules with an occurrence to materialise: due now, or ALLOW ones due within the lookahead ($1, ms). */
+const DUE = `enabled AND deleted_at IS NULL AND next_run_at IS NOT NULL
+  AND next_run_at <= now() + (CASE WHEN overlap_policy = 'ALLOW' THEN $1::float8 ELSE 0 END) * interval '1 millisecond'`;
+
 /**
  * Fires every due schedule once per occurrence. Schedules are claimed with
  * FOR UPDATE SKIP LOCKED and next_run_at only moves forward under that lock,
@@ -91,11 +95,10 @@ async function previousRunUnfinished(client: pg.PoolClient, scheduleId: string):
  * still materialises exactly once.
  */
 export async function fireDueSchedules(db: Database, options: FireOptions): Promise<FireResult> {
-  return withTransaction(db.pool, async (client) => {
+  const none: FireResult = { schedules: 0, fired: 0, skipped: 0, dispatch: [], cancelledRunning: [] };
+  return withTransactionIfAny(db.pool, prepared(`SELECT 1 FROM schedules WHERE ${DUE} LIMIT 1`, [options.lookaheadMs]), none, async (client) => {
     const due = await client.query(
-      `SELECT ${SCHEDULE_COLUMNS}, now() AS db_now FROM schedules
-       WHERE enabled AND deleted_at IS NULL AND next_run_at IS NOT NULL
-         AND next_run_at <= now() + (CASE WHEN overlap_policy = 'ALLOW' THEN $1::float8 ELSE 0 END) * interval '1 millisecond'
+      `SELECT ${SCHEDULE_COLUMNS}, now() AS db_now FROM schedules WHERE ${DUE}
        ORDER BY next_run_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
       [options.lookaheadMs, options.limit],
     );

@@ -1,7 +1,9 @@
-import { prepared, withTransaction, type Database } from "../database.js";
+import { prepared, withTransaction, withTransactionIfAny, type Database } from "../database.js";
 import { dispatchOutboxCtes, mapDispatchRow, mapReleased, type DispatchIntent } from "../outbox/dispatch-intent.js";
 import { RELEASED_JOIN, RETURNING_FOR_CTES, endAttempts, enqueuedGenerationExpr, eventInsert, notifyOutboxInsert, releaseNextInOrder, sameId } from "./sql-fragments.js";
 import { advanceWorkflows } from "./workflow-progress.js";
+
+const ANY_LEASE_EXPIRED = "SELECT 1 FROM tasks t WHERE t.status = 'RUNNING' AND t.lease_expires_at < now() LIMIT 1";
 
 const EXPIRE_LEASES = `WITH cand AS (
      SELECT t.id, t.status AS from_status, t.lease_token AS old_token FROM tasks t
@@ -36,7 +38,7 @@ const EXPIRE_LEASES = `WITH cand AS (
  * dependants in the same transaction.
  */
 export async function expireLeases(db: Database, limit: number, horizonMs: number): Promise<{ expired: number; dispatch: DispatchIntent[] }> {
-  return withTransaction(db.pool, async (client) => {
+  return withTransactionIfAny(db.pool, prepared(ANY_LEASE_EXPIRED, []), { expired: 0, dispatch: [] }, async (client) => {
     const res = await client.query(prepared(EXPIRE_LEASES, [limit, horizonMs]));
     const dead = res.rows
       .filter((r) => r.status === "DEAD")
