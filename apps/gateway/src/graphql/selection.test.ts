@@ -1,25 +1,27 @@
-import { buildSchema, execute, parse, type GraphQLResolveInfo } from "graphql";
+import { buildSchema, execute, parse, type GraphQLResolveInfo, type GraphQLSchema } from "graphql";
 import { describe, expect, it } from "vitest";
 import { selectsField, selectsOnly } from "./selection.js";
 
+/** Runs `query` and reports what `look` said about the selection while the root field `field` resolved. */
+async function whileResolving<T>(schema: GraphQLSchema, field: string, query: string, look: (info: GraphQLResolveInfo) => T): Promise<T | undefined> {
+  let seen: T | undefined;
+  const result = await execute({
+    schema,
+    document: parse(query),
+    rootValue: {
+      [field]: (_args: unknown, _ctx: unknown, info: GraphQLResolveInfo) => {
+        seen = look(info);
+        return [];
+      },
+    },
+  });
+  expect(result.errors).toBeUndefined();
+  return seen;
+}
+
 describe("selectsField", () => {
   const schema = buildSchema(`type Task { id: ID } type Outcome { taskId: ID task: Task } type Query { outcomes: [Outcome] }`);
-  /** Runs `query` and reports what selectsField said about `task` while resolving `outcomes`. */
-  const asks = async (query: string) => {
-    let seen: boolean | undefined;
-    const result = await execute({
-      schema,
-      document: parse(query),
-      rootValue: {
-        outcomes: (_args: unknown, _ctx: unknown, info: GraphQLResolveInfo) => {
-          seen = selectsField(info, "task");
-          return [];
-        },
-      },
-    });
-    expect(result.errors).toBeUndefined();
-    return seen;
-  };
+  const asks = (query: string) => whileResolving(schema, "outcomes", query, (info) => selectsField(info, "task"));
 
   it("sees the child field asked for directly, in an inline fragment or in a named fragment", async () => {
     expect(await asks("{ outcomes { taskId task { id } } }")).toBe(true);
@@ -37,22 +39,7 @@ describe("selectsField", () => {
 describe("selectsOnly", () => {
   const schema = buildSchema(`type Task { id: ID status: String } type Query { tasks: [Task] }`);
   const ID_ONLY = new Set(["id", "__typename"]);
-  /** Runs `query` and reports what selectsOnly(id, __typename) said while resolving `tasks`. */
-  const idOnly = async (query: string) => {
-    let seen: boolean | undefined;
-    const result = await execute({
-      schema,
-      document: parse(query),
-      rootValue: {
-        tasks: (_args: unknown, _ctx: unknown, info: GraphQLResolveInfo) => {
-          seen = selectsOnly(info, ID_ONLY);
-          return [];
-        },
-      },
-    });
-    expect(result.errors).toBeUndefined();
-    return seen;
-  };
+  const idOnly = (query: string) => whileResolving(schema, "tasks", query, (info) => selectsOnly(info, ID_ONLY));
 
   it("is true when only the named fields are asked for, directly, aliased or through fragments", async () => {
     expect(await idOnly("{ tasks { id } }")).toBe(true);
