@@ -233,6 +233,46 @@ describe("event relay", () => {
     await stop(r);
   });
 
+  it("polls slowly while nobody listens, and reads at once when a gateway marks a first listener", async () => {
+    // A deployment of its own (key prefix), where no tenant is marked.
+    const keys = createKeySpace(`${testRedis.prefix}quiet`);
+    const wakeups = createRedis(testRedis.url, "test-relay-wakeups");
+    const heard = new Redis(testRedis.url);
+    const mine: TaskEventMessage[] = [];
+    await heard.psubscribe(`${keys.prefix}:events:*`);
+    heard.on("pmessage", (_pattern: string, _channel: string, message: string) => mine.push(...(decodeTaskEvents(message) ?? [])));
+    const r = startEventRelay({
+      databaseUrl: tdb.url,
+      redis: publisher,
+      wakeups,
+      keys,
+      log: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
+      metrics: createRelayMetrics(new Registry()),
+      standbyMs: 100,
+      // Without the announcement a new subscriber would wait this long for its first events.
+      unlistenedIdleMs: 120_000,
+    });
+    running.add(r);
+    try {
+      await waitFor("relay active", () => r.active, 10_000);
+      const { tenantId: first } = await seedTenant(tdb.db);
+      await submit(first);
+      // Its first read is done and it is in its slow poll (nothing is published for an unmarked tenant).
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(mine).toEqual([]);
+      const startedAt = Date.now();
+      await new EventListenerRegistry(publisher, keys, LONG_TTL_MS).register([first]);
+      const taskId = await submit(first);
+      await waitFor("the new listener's event", () => mine.some((e) => e.taskId === taskId), 10_000);
+      expect(Date.now() - startedAt).toBeLessThan(10_000);
+      expect(mine.every((e) => e.tenantId === first)).toBe(true);
+    } finally {
+      await stop(r);
+      heard.disconnect();
+      wakeups.disconnect();
+    }
+  });
+
   it("answers a window's events in full for the tenants listed, cursor rows for the rest, and all in full past the list limit", async () => {
     const { tenantId: other } = await seedTenant(tdb.db);
     const from = BigInt((await eventIds()).at(-1) ?? "0");

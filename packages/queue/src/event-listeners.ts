@@ -23,7 +23,7 @@ export const EVENT_LISTENER_TTL_MS = 30_000;
 export const EVENT_LISTENER_REFRESH_MS = 10_000;
 
 interface ListenerCommands {
-  tasklaneRegisterEventListeners(key: string, ttlMs: number, ...tenantIds: string[]): Promise<number>;
+  tasklaneRegisterEventListeners(key: string, ttlMs: number, addedChannel: string, ...tenantIds: string[]): Promise<number>;
   tasklaneListeningTenants(key: string): Promise<string[]>;
 }
 
@@ -47,10 +47,33 @@ export class EventListenerRegistry {
     this.redis = redis;
   }
 
-  /** Marks these tenants as listened to for the next ttlMs (a gateway calls this before it subscribes, and to refresh). */
-  async register(tenantIds: readonly string[]): Promise<void> {
-    if (tenantIds.length === 0) return;
-    await this.redis.tasklaneRegisterEventListeners(this.keys.eventListeners, this.ttlMs, ...tenantIds);
+  /**
+   * Marks these tenants as listened to for the next ttlMs (a gateway calls
+   * this before it subscribes, and to refresh); answers how many were not
+   * marked before, which the script also announces (onNewListeners).
+   */
+  async register(tenantIds: readonly string[]): Promise<number> {
+    if (tenantIds.length === 0) return 0;
+    return this.redis.tasklaneRegisterEventListeners(this.keys.eventListeners, this.ttlMs, this.keys.eventListenersAddedChannel, ...tenantIds);
+  }
+
+  /**
+   * Calls `onAdded` whenever a gateway marks a tenant that was not marked
+   * before. `subscriber` becomes a subscriber connection (Redis allows no
+   * other commands on it): pass a dedicated one. Resolves once subscribed;
+   * the function it answers unsubscribes.
+   */
+  static async onNewListeners(subscriber: RedisClient, keys: KeySpace, onAdded: () => void): Promise<() => Promise<void>> {
+    const channel = keys.eventListenersAddedChannel;
+    const handler = (from: string) => {
+      if (from === channel) onAdded();
+    };
+    subscriber.on("message", handler);
+    await subscriber.subscribe(channel);
+    return async () => {
+      subscriber.off("message", handler);
+      await subscriber.unsubscribe(channel);
+    };
   }
 
   /** The tenants marked now. */

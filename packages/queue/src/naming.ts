@@ -22,6 +22,8 @@ export interface KeySpace {
   eventsChannel(tenantId: string): string;
   /** Sorted set of tenants with live task-event subscribers (event-listeners.ts). */
   readonly eventListeners: string;
+  /** Pub/sub: a tenant was marked in eventListeners that was not marked before (message = how many). */
+  readonly eventListenersAddedChannel: string;
   /** Written once by the reconciler; its absence means Redis lost its data. */
   readonly epochKey: string;
   /** BullMQ's job hash key, to check existence cheaply. */
@@ -43,6 +45,7 @@ export function createKeySpace(prefix: string): KeySpace {
     cancelChannel: `${prefix}:cancel`,
     eventsChannel: (tenantId) => `${prefix}:events:${tenantId}`,
     eventListeners: `${prefix}:event-listeners`,
+    eventListenersAddedChannel: `${prefix}:event-listeners:added`,
     epochKey: `${prefix}:epoch`,
     jobKey: (bullQueueName, jobId) => `${prefix}:${bullQueueName}:${jobId}`,
     apiBucket: (tenantId) => `${prefix}:{${tenantId}}:api-bucket`,

@@ -44,6 +44,7 @@ function setup(refreshMs?: number) {
   const marks = {
     async register(tenantIds: readonly string[]) {
       sub.commands.push(`MARK ${tenantIds.join(",")}`);
+      return tenantIds.length;
     },
   };
   const hub = new TaskEventHub(

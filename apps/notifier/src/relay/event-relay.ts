@@ -44,6 +44,16 @@ export interface EventRelayOptions {
    * @defaultValue 50
    */
   idleMs?: number;
+  /**
+   * Poll interval while caught up and no tenant listens, when `wakeups` is
+   * given: nobody waits for these events, and idle, the 50 ms polls were
+   * half of an idle notifier's CPU. A gateway marking a first listener
+   * announces it, which ends the wait at once (EventListenerRegistry).
+   * @defaultValue 1000 (idleMs without `wakeups`)
+   */
+  unlistenedIdleMs?: number;
+  /** A dedicated connection the relay subscribes on to hear of newly marked listeners. */
+  wakeups?: RedisClient;
   /** Events per read while draining a backlog. @defaultValue 500 */
   batchSize?: number;
   /** How often a standby retries the lock, and the pause after an error. @defaultValue 1000 */
@@ -89,6 +99,14 @@ export function startEventRelay(opts: EventRelayOptions): EventRelay {
   const maxGapWaitMs = opts.maxGapWaitMs ?? 10_000;
   const sleeper = new Sleeper();
   const registry = opts.listeners ?? new EventListenerRegistry(opts.redis, opts.keys);
+  const unlistenedIdleMs = opts.wakeups ? (opts.unlistenedIdleMs ?? 1_000) : idleMs;
+  // Without it the relay still finds a new listener, at its next slow poll.
+  const unsubscribe = opts.wakeups
+    ? EventListenerRegistry.onNewListeners(opts.wakeups, opts.keys, () => sleeper.wake()).catch((error: unknown) => {
+        opts.log.warn({ err: error }, "could not subscribe to new-listener announcements; polling only");
+        return undefined;
+      })
+    : undefined;
   let stopped = false;
   let active = false;
 
@@ -128,7 +146,7 @@ export function startEventRelay(opts: EventRelayOptions): EventRelay {
       const last = rows.at(-1);
       if (last !== undefined) opts.metrics.lagSeconds.set(Math.max(0, (Date.now() - last.at.getTime()) / 1000));
       // A full batch read to its end means a backlog: read again at once.
-      if (read.windowSize < batchSize || gap !== null) await sleeper.sleep(idleMs);
+      if (read.windowSize < batchSize || gap !== null) await sleeper.sleep(listening.size === 0 ? unlistenedIdleMs : idleMs);
     }
   }
 
@@ -162,6 +180,7 @@ export function startEventRelay(opts: EventRelayOptions): EventRelay {
       stopped = true;
       sleeper.wake();
       await done;
+      await (await unsubscribe)?.().catch(() => undefined);
     },
   };
 }

@@ -10,9 +10,13 @@ export function startRelay(env: NotifierEnv, log: Logger, registry: Registry): {
   // the relay then drops its lock and retries, and shutdown is never stuck behind Redis.
   const redis = createRedis(redisTargetOf(env), "tasklane-event-relay", { maxRetriesPerRequest: 2 });
   redis.on("error", (error: unknown) => log.debug({ err: error }, "event relay redis error"));
+  // A subscriber connection takes no other commands: its own, for new-listener announcements.
+  const wakeups = createRedis(redisTargetOf(env), "tasklane-event-relay-wakeups");
+  wakeups.on("error", (error: unknown) => log.debug({ err: error }, "event relay wake-up redis error"));
   const relay = startEventRelay({
     databaseUrl: env.DATABASE_URL,
     redis,
+    wakeups,
     keys: createKeySpace(env.REDIS_KEY_PREFIX),
     log: log.child({ loop: "event-relay" }),
     metrics: createRelayMetrics(registry),
@@ -21,6 +25,7 @@ export function startRelay(env: NotifierEnv, log: Logger, registry: Registry): {
     async stop() {
       await relay.stop();
       redis.disconnect();
+      wakeups.disconnect();
     },
   };
 }
