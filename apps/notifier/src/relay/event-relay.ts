@@ -52,7 +52,7 @@ export interface EventRelayOptions {
    * @defaultValue 1000 (idleMs without `wakeups`)
    */
   unlistenedIdleMs?: number;
-  /** A dedicated connection the relay subscribes on to hear of newly marked listeners. */
+  /** A dedicated connection the relay subscribes on to hear of newly marked listeners; its owner disconnects it after stop(). */
   wakeups?: RedisClient;
   /** Events per read while draining a backlog. @defaultValue 500 */
   batchSize?: number;
@@ -100,13 +100,13 @@ export function startEventRelay(opts: EventRelayOptions): EventRelay {
   const sleeper = new Sleeper();
   const registry = opts.listeners ?? new EventListenerRegistry(opts.redis, opts.keys);
   const unlistenedIdleMs = opts.wakeups ? (opts.unlistenedIdleMs ?? 1_000) : idleMs;
-  // Without it the relay still finds a new listener, at its next slow poll.
-  const unsubscribe = opts.wakeups
-    ? EventListenerRegistry.onNewListeners(opts.wakeups, opts.keys, () => sleeper.wake()).catch((error: unknown) => {
-        opts.log.warn({ err: error }, "could not subscribe to new-listener announcements; polling only");
-        return undefined;
-      })
-    : undefined;
+  // Never awaited: with Redis unreachable the subscription waits for it, and the relay
+  // still finds a new listener at its next slow poll. Disconnecting `wakeups` ends it.
+  if (opts.wakeups) {
+    EventListenerRegistry.onNewListeners(opts.wakeups, opts.keys, () => sleeper.wake()).catch((error: unknown) => {
+      opts.log.warn({ err: error }, "could not subscribe to new-listener announcements; polling only");
+    });
+  }
   let stopped = false;
   let active = false;
 
@@ -180,7 +180,6 @@ export function startEventRelay(opts: EventRelayOptions): EventRelay {
       stopped = true;
       sleeper.wake();
       await done;
-      await (await unsubscribe)?.().catch(() => undefined);
     },
   };
 }
