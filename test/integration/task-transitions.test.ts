@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { normalizeTaskSpec, parseInput, submitTaskInputSchema, type SubmitTaskInput } from "@tasklane/core";
+import { IdPrefix, newId, normalizeTaskSpec, parseInput, submitTaskInputSchema, type SubmitTaskInput } from "@tasklane/core";
 import {
   cancelTask,
   completeAttempts,
@@ -10,6 +10,7 @@ import {
   failAttempt,
   getTask,
   listAttempts,
+  listTasksThatBelongInRedis,
   redriveTask,
   startAttemptsByIds,
   startAttemptsFromQueue,
@@ -422,5 +423,30 @@ describe("deleting tasks", () => {
       client.release();
     }
     expect((await db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM task_events")).rows[0]?.n).toBeGreaterThan(0);
+  });
+});
+
+describe("the reconciler's sweep pages", () => {
+  it("walk waiting PUSH tasks in id order, up to the id a pass started at when given one", async () => {
+    const { tenantId } = await seedTenant(db);
+    await seedPushQueue(db, tenantId, "swept", "http://127.0.0.1:9/never");
+    const push = (type: string) => normalizeTaskSpec(parseInput(submitTaskInputSchema, { type, queue: "swept" }), Date.now());
+    const before = (await submitTasks(db, tenantId, [push("a"), push("b"), push("c")], { horizonMs: 60_000 })).tasks.map((t) => t.id);
+    const passEnd = newId(IdPrefix.task);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const after = (await submitTasks(db, tenantId, [push("d")], { horizonMs: 60_000 })).tasks.map((t) => t.id);
+    const mine = (ids: string[]) => ids.filter((id) => [...before, ...after].includes(id));
+    const walk = async (upTo: string | null, pageSize: number) => {
+      const seen: string[] = [];
+      let next: string | undefined = "";
+      while (next !== undefined) {
+        const page = await listTasksThatBelongInRedis(db, 60_000, next, pageSize, upTo);
+        seen.push(...page.intents.map((i) => i.taskId));
+        next = page.next;
+      }
+      return mine(seen);
+    };
+    expect(await walk(passEnd, 2)).toEqual([...before].sort());
+    expect(await walk(null, 2)).toEqual([...before, ...after].sort());
   });
 });

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { IdPrefix, newId } from "@tasklane/core";
 import { listTasksThatBelongInRedis, type DispatchIntent } from "@tasklane/db";
 import { groupByBullQueue, jobIdFor } from "@tasklane/queue";
 import type { SchedulerContext } from "../context.js";
@@ -22,6 +23,13 @@ export function createReconciler(ctx: SchedulerContext) {
   let lastSweep = 0;
   /** Where the current sweep pass has got to (keyset on task id); undefined between passes. */
   let sweepAfter: string | undefined;
+  /**
+   * Where the current pass ends: an id drawn when it started. Task ids are
+   * time-ordered (UUIDv7), so tasks created since are left to the next pass;
+   * unbounded, a pass behind a stream of new tasks faster than a page a tick
+   * chased them for as long as the stream lasted, one page every second.
+   */
+  let sweepUpTo: string | null = null;
 
   async function forEachPage(visit: (page: DispatchIntent[]) => Promise<void>): Promise<number> {
     let after: string | undefined = "";
@@ -106,7 +114,7 @@ export function createReconciler(ctx: SchedulerContext) {
 
   /** One page of the current sweep pass: the number of jobs put back. */
   async function sweepPage(after: string): Promise<number> {
-    const page = await listTasksThatBelongInRedis(ctx.db, ctx.horizonMs, after, PAGE);
+    const page = await listTasksThatBelongInRedis(ctx.db, ctx.horizonMs, after, PAGE, sweepUpTo);
     const missing = page.intents.length > 0 ? await jobsMissingFromRedis(page.intents) : [];
     if (missing.length > 0) await ctx.dispatcher.dispatch(missing);
     // Only a checked page moves the pass on: after a failure the same page is tried next tick.
@@ -131,6 +139,7 @@ export function createReconciler(ctx: SchedulerContext) {
       if (Date.now() - lastSweep < ctx.env.RECONCILE_INTERVAL_SECONDS * 1000) return;
       lastSweep = Date.now();
       sweepAfter = "";
+      sweepUpTo = newId(IdPrefix.task);
     }
     const n = await sweepPage(sweepAfter);
     ctx.metrics.reconcilerReadded.inc({ reason: "sweep" }, n);
