@@ -15,6 +15,9 @@ export interface FanOutResult {
   deliveries: number;
 }
 
+/** NOTIFY rows ready to fan out: the probe and the claim test the same thing. */
+const NOTIFY_DUE = "kind = 'NOTIFY' AND available_at <= now()";
+
 /**
  * Turns NOTIFY outbox rows into webhook_deliveries rows, in one transaction:
  * the claim (DELETE of rows picked with SKIP LOCKED, so any number of
@@ -23,11 +26,11 @@ export interface FanOutResult {
  * claim; nothing is delivered twice under two different delivery ids.
  */
 export async function fanOutNotifications(db: Database, limit = NOTIFY_BATCH_SIZE): Promise<FanOutResult> {
-  const probe = prepared("SELECT 1 FROM outbox WHERE kind = 'NOTIFY' AND available_at <= now() LIMIT 1", []);
+  const probe = prepared(`SELECT 1 FROM outbox WHERE ${NOTIFY_DUE} LIMIT 1`, []);
   return withTransactionIfAny(db.pool, probe, { events: 0, deliveries: 0 }, async (client) => {
     const claimed = await client.query<{ tenant_id: string; task_id: string | null; payload: unknown; created_at: Date }>(
       `DELETE FROM outbox o WHERE o.id IN (
-         SELECT id FROM outbox WHERE kind = 'NOTIFY' AND available_at <= now()
+         SELECT id FROM outbox WHERE ${NOTIFY_DUE}
          ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
        RETURNING o.tenant_id, o.task_id, o.payload, o.created_at`,
       [limit],

@@ -8,6 +8,9 @@ export interface DrainedOutbox {
   tasks: number;
 }
 
+/** Dispatch rows older than the fast path's grace (`minAgeParam`, ms): the probe and the claim test the same thing. */
+const dispatchDue = (minAgeParam: string) => `kind = 'DISPATCH_TASK' AND available_at <= now() - ${minAgeParam} * interval '1 millisecond'`;
+
 /**
  * Claims due DISPATCH_TASK outbox rows (SKIP LOCKED, so any number of
  * dispatchers share the work), hands their tasks to `enqueue`, and deletes
@@ -24,16 +27,13 @@ export async function drainDispatchOutbox(
   minAgeMs: number,
   enqueue: (intents: DispatchIntent[]) => Promise<void>,
 ): Promise<DrainedOutbox> {
-  const probe = prepared(
-    "SELECT 1 FROM outbox WHERE kind = 'DISPATCH_TASK' AND available_at <= now() - $1 * interval '1 millisecond' LIMIT 1",
-    [minAgeMs],
-  );
+  const probe = prepared(`SELECT 1 FROM outbox WHERE ${dispatchDue("$1")} LIMIT 1`, [minAgeMs]);
   return withTransactionIfAny(db.pool, probe, { rows: 0, tasks: 0 }, async (client: pg.PoolClient) => {
     const claimed = await client.query(
       // In (kind, available_at, id) order, the index's: the fast path deletes nearly every row
       // within milliseconds, and a scan in id order would wade through all of them, dead, on every poll.
       `DELETE FROM outbox o WHERE o.id IN (
-         SELECT id FROM outbox WHERE kind = 'DISPATCH_TASK' AND available_at <= now() - $2 * interval '1 millisecond'
+         SELECT id FROM outbox WHERE ${dispatchDue("$2")}
          ORDER BY available_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
        RETURNING o.id, o.task_id, o.task_ids`,
       [limit, minAgeMs],

@@ -3,11 +3,13 @@ import { dispatchOutboxCtes, mapDispatchRow, mapReleased, type DispatchIntent } 
 import { RELEASED_JOIN, RETURNING_FOR_CTES, endAttempts, enqueuedGenerationExpr, eventInsert, notifyOutboxInsert, releaseNextInOrder, sameId } from "./sql-fragments.js";
 import { advanceWorkflows } from "./workflow-progress.js";
 
-const ANY_LEASE_EXPIRED = "SELECT 1 FROM tasks t WHERE t.status = 'RUNNING' AND t.lease_expires_at < now() LIMIT 1";
+/** Leases that ran out: the probe and the claim below test the same thing. */
+const LEASE_EXPIRED = "t.status = 'RUNNING' AND t.lease_expires_at < now()";
+const ANY_LEASE_EXPIRED = `SELECT 1 FROM tasks t WHERE ${LEASE_EXPIRED} LIMIT 1`;
 
 const EXPIRE_LEASES = `WITH cand AS (
      SELECT t.id, t.status AS from_status, t.lease_token AS old_token FROM tasks t
-     WHERE t.status = 'RUNNING' AND t.lease_expires_at < now()
+     WHERE ${LEASE_EXPIRED}
      ORDER BY t.lease_expires_at LIMIT $1 FOR UPDATE OF t SKIP LOCKED
    ),
    upd AS (

@@ -154,20 +154,16 @@ export async function measureEverySystem(
 ): Promise<void> {
   if (measures(ctx, "push") || measures(ctx, "pull")) {
     await withPlatform({ worker: true, profile: ctx.profile }, async (platform, tenant) => {
-      const push = await TasklaneSystem.push(platform, tenant);
-      const pull = TasklaneSystem.pull(platform, tenant);
+      const systems: TasklaneSystem[] = [];
       try {
-        if (measures(ctx, "push")) {
-          await measure(push);
-          if (!ctx.quick) await measure(push, LOW_RATE, `Tasklane PUSH at ${LOW_RATE}/s`);
-        }
-        if (measures(ctx, "pull")) {
-          await measure(pull);
-          if (!ctx.quick) await measure(pull, LOW_RATE, `Tasklane PULL at ${LOW_RATE}/s`);
+        if (measures(ctx, "push")) systems.push(await TasklaneSystem.push(platform, tenant));
+        if (measures(ctx, "pull")) systems.push(TasklaneSystem.pull(platform, tenant));
+        for (const system of systems) {
+          await measure(system);
+          if (!ctx.quick) await measure(system, LOW_RATE, `${system.label} at ${LOW_RATE}/s`);
         }
       } finally {
-        await push.close();
-        await pull.close();
+        for (const system of systems) await system.close();
       }
     });
   }
