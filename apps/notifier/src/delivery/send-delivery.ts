@@ -1,7 +1,7 @@
 import { checkOutboundUrl, parseRetryAfter, signatureHeaders } from "@tasklane/core";
 import type { ClaimedDelivery } from "@tasklane/db";
-import { request, type Agent } from "undici";
-import { PrivateTargetError, readCappedBody } from "@tasklane/outbound";
+import type { Agent } from "undici";
+import { PrivateTargetError, postTo, readCappedBody } from "@tasklane/outbound";
 
 /** What one POST came to, before any retry decision. */
 export type SendResult =
@@ -48,7 +48,7 @@ export async function sendDelivery(delivery: ClaimedDelivery, options: SendOptio
   };
   const timeout = AbortSignal.timeout(options.timeoutMs);
   try {
-    const res = await request(check.url, { method: "POST", headers, body: delivery.body, dispatcher: options.agent, signal: timeout });
+    const res = await postTo(options.agent, check.url, { headers, body: delivery.body, signal: timeout });
     const text = await readCappedBody(res.body, MAX_RESPONSE_BYTES);
     const retryAfterHeader = res.headers["retry-after"];
     const retryAfter = parseRetryAfter(Array.isArray(retryAfterHeader) ? retryAfterHeader[0] : retryAfterHeader, Date.now());

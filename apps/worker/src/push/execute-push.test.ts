@@ -46,6 +46,12 @@ describe("executePush", () => {
     expect(await executePush(target("/ok"), agent, true, new AttemptAbort())).toEqual({ kind: "succeeded", result: { ok: true }, status: 200 });
   });
 
+  it("sends the endpoint's path and query string as they are", async () => {
+    const before = requests.length;
+    expect(await executePush(target("/hooks/tasks?source=tasklane&v=2"), agent, true, new AttemptAbort())).toMatchObject({ kind: "succeeded" });
+    expect(requests.slice(before)).toEqual(["/hooks/tasks?source=tasklane&v=2"]);
+  });
+
   it("fails retryably as timed out when the endpoint outlasts timeoutSeconds", async () => {
     const outcome = await executePush(target("/hang", 1), agent, true, new AttemptAbort());
     expect(outcome).toEqual({ kind: "failed", retryable: true, timedOut: true, error: "Timed out after 1 s" });

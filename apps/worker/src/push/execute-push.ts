@@ -1,6 +1,6 @@
 import { MAX_RESULT_BYTES, buildPushBody, checkOutboundUrl, classifyHttpStatus, parseRetryAfter, signatureHeaders } from "@tasklane/core";
-import { request, type Agent } from "undici";
-import { BodyTooLargeError, PrivateTargetError, readBoundedBody } from "@tasklane/outbound";
+import type { Agent } from "undici";
+import { BodyTooLargeError, PrivateTargetError, postTo, readBoundedBody } from "@tasklane/outbound";
 import type { AttemptAbort } from "./attempt-abort.js";
 
 export interface PushTarget {
@@ -66,7 +66,7 @@ export async function executePush(target: PushTarget, agent: Agent, allowPrivate
   if (abort.aborted) return { kind: "aborted" };
   const timer = setTimeout(() => abort.abort(TIMED_OUT), target.timeoutSeconds * 1000);
   try {
-    const res = await request(check.url, { method: "POST", headers, body, dispatcher: agent, signal: abort });
+    const res = await postTo(agent, check.url, { headers, body, signal: abort });
     const text = await readBoundedBody(res.body, MAX_RESULT_BYTES);
     const kind = classifyHttpStatus(res.statusCode);
     if (kind === "success") return { kind: "succeeded", result: parseResult(text), status: res.statusCode };
