@@ -7,7 +7,7 @@
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { completeAttempts, completeAttemptsQuietly, completeLeasedPlainTasks, createDatabase, leaseFromPullQueue, prepared, readPullQueue, withTransactionIfAny, startAttemptsByIds, submitTasks, type Database, type StartedAttempt } from "@tasklane/db";
+import { completeAttempts, completeAttemptsQuietly, completeLeasedPlainTasks, createDatabase, leaseFromPullQueue, prepared, readPullQueue, withTransactionIfAny, startAttemptsByIds, submitTasks, type Database, type PushTaskRecord, type StartedAttempt } from "@tasklane/db";
 import { normalizeTaskSpec, parseInput, submitTaskInputSchema } from "@tasklane/core";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
 import { explainNodes, rowsRead, type PlanNode } from "../helpers/query-plans.js";
@@ -73,7 +73,7 @@ describe("plans cached while tasks was small", () => {
     const small = (await submitTasks(t.db, tenantId, Array.from({ length: 360 }, () => spec), { horizonMs: 60_000 })).tasks;
     // Cached while the table holds a few hundred rows, as on a fresh install: six calls of each,
     // as the plan cache tries five custom plans before it settles on a generic one.
-    const started: StartedAttempt[] = [];
+    const started: StartedAttempt<PushTaskRecord>[] = [];
     for (let i = 0; i < 9; i++) {
       const ids = small.slice(i * 40, (i + 1) * 40).map((task) => task.id);
       started.push(...(await startAttemptsByIds(single, ids, { workerId: "w", leaseMs: 30_000, actor: "test" })));

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { decideAfterFailure, type BackoffPolicy } from "@tasklane/core";
-import { failAttempt, type StartedAttempt } from "@tasklane/db";
+import { failAttempt, type PushTaskRecord, type StartedAttempt } from "@tasklane/db";
 import { SpanKind, TaskAttr, endSpan, outboundTraceParent, startTaskSpan, withTaskSpans } from "@tasklane/observability";
 import { dispatchAfterCommit } from "@tasklane/queue";
 import type { WorkerContext } from "./context.js";
@@ -16,7 +16,7 @@ import { executePush } from "./push/execute-push.js";
  * (cancelled, lease expired and re-leased) and this attempt's outcome is void.
  * `abort` is the attempt's: a cancellation aborts it.
  */
-export async function runAttempt(ctx: WorkerContext, started: StartedAttempt, abort: AttemptAbort, executed: () => void): Promise<void> {
+export async function runAttempt(ctx: WorkerContext, started: StartedAttempt<PushTaskRecord>, abort: AttemptAbort, executed: () => void): Promise<void> {
   const { task } = started;
   const info = ctx.directory.get(task.queueId);
   if (!info) {
@@ -85,7 +85,7 @@ export async function runAttempt(ctx: WorkerContext, started: StartedAttempt, ab
 
 async function recordFailure(
   ctx: WorkerContext,
-  { task }: StartedAttempt,
+  { task }: StartedAttempt<PushTaskRecord>,
   failure: { retryable: boolean; error: string; timedOut: boolean; retryAfterSeconds?: number },
 ): Promise<void> {
   const backoff: BackoffPolicy = {

@@ -1,5 +1,5 @@
 import { WeightedFairPicker, type FairCandidate } from "@tasklane/core";
-import { startAttemptsByIds, type StartedAttempt } from "@tasklane/db";
+import { startAttemptsByIds, type PushTaskRecord, type StartedAttempt } from "@tasklane/db";
 import { FleetLimits, JobTaker, type TakenJob } from "@tasklane/queue";
 import type { WorkerContext } from "../context.js";
 import { ActiveQueues } from "./active-queues.js";
@@ -81,7 +81,7 @@ export class FairFetcher {
   constructor(
     private readonly ctx: WorkerContext,
     /** Runs an attempt to its recorded outcome, calling `executed` once its request is over. */
-    private readonly run: (started: StartedAttempt, executed: () => void) => Promise<void>,
+    private readonly run: (started: StartedAttempt<PushTaskRecord>, executed: () => void) => Promise<void>,
   ) {
     this.active = new ActiveQueues(ctx.redis, ctx.keys, ctx.env.WORKER_START_AHEAD_MS);
     this.limits = new FleetLimits(ctx.redis, ctx.keys);
