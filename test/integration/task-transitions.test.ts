@@ -142,6 +142,32 @@ describe("leases and fencing", () => {
     expect(await statuses(task.id)).toEqual(["->QUEUED", "QUEUED>RUNNING", "RUNNING>SUCCEEDED"]);
   });
 
+  it("answers a PUSH start with the worker's columns of the task, as stored", async () => {
+    const { tenantId } = await seedTenant(db);
+    await seedPushQueue(db, tenantId, "lean", "http://127.0.0.1:9/never");
+    const traceParent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    const input = {
+      type: "lean",
+      queue: "lean",
+      payload: { n: 1, tags: ["a"] },
+      maxAttempts: 4,
+      timeoutSeconds: 17,
+      backoff: { strategy: "LINEAR" as const, delaySeconds: 2.5, maxDelaySeconds: 30, jitter: false },
+    };
+    const { tasks } = await submitTasks(db, tenantId, [{ ...spec(input), traceParent }], { horizonMs: HORIZON });
+    const [started] = await startAttemptsByIds(db, [tasks[0]!.id], { workerId: "w1", leaseMs: 30_000, actor: "test" });
+    const stored = (await getTask(db, tenantId, tasks[0]!.id))!;
+    const columns = [
+      "id", "tenantId", "queueId", "type", "payload", "runAt", "startedAt", "attempts", "maxAttempts", "backoffStrategy",
+      "backoffDelaySeconds", "backoffMaxDelaySeconds", "backoffJitter", "timeoutSeconds", "workflowId", "leaseGeneration",
+      "leaseToken", "leaseExpiresAt", "traceParent",
+    ] as const;
+    expect(Object.keys(started!.task).sort()).toEqual([...columns].sort());
+    expect(started!.task).toEqual(Object.fromEntries(columns.map((c) => [c, stored[c]])));
+    expect(started!.task).toMatchObject({ payload: { n: 1, tags: ["a"] }, backoffStrategy: "LINEAR", backoffDelaySeconds: 2.5, timeoutSeconds: 17, traceParent });
+    expect(started!.leaseToken).toBe(stored.leaseToken);
+  });
+
   it("records outcomes quietly (the PUSH worker's call) as completeAttempts does, refusing stale ones and releasing an ordering key", async () => {
     const { tenantId } = await seedTenant(db);
     const queueId = await seedPushQueue(db, tenantId, "quiet", "http://127.0.0.1:9/never");

@@ -110,6 +110,64 @@ export function mapTaskRow(r: TaskRow): TaskRecord {
   };
 }
 
+/**
+ * What a PUSH worker needs of a task it starts: the request it sends, its
+ * timeout and retry policy, the lease it holds and the trace it joins.
+ */
+export type PushTaskRecord = Pick<
+  TaskRecord,
+  | "id"
+  | "tenantId"
+  | "queueId"
+  | "type"
+  | "payload"
+  | "runAt"
+  | "startedAt"
+  | "attempts"
+  | "maxAttempts"
+  | "backoffStrategy"
+  | "backoffDelaySeconds"
+  | "backoffMaxDelaySeconds"
+  | "backoffJitter"
+  | "timeoutSeconds"
+  | "workflowId"
+  | "leaseGeneration"
+  | "leaseToken"
+  | "leaseExpiresAt"
+  | "traceParent"
+>;
+
+/** The columns PushTaskRecord is read from (unqualified; the start statement names its alias). */
+export const PUSH_TASK_COLUMNS = [
+  "id", "tenant_id", "queue_id", "type", "payload", "run_at", "started_at", "attempts", "max_attempts",
+  "backoff_strategy", "backoff_delay_seconds", "backoff_max_delay_seconds", "backoff_jitter", "timeout_seconds",
+  "workflow_id", "lease_generation", "lease_token", "lease_expires_at", "trace_parent",
+];
+
+export function mapPushTaskRow(r: TaskRow): PushTaskRecord {
+  return {
+    id: r.id as string,
+    tenantId: r.tenant_id as string,
+    queueId: r.queue_id as string,
+    type: r.type as string,
+    payload: r.payload ?? null,
+    runAt: r.run_at as Date,
+    startedAt: (r.started_at as Date | null) ?? null,
+    attempts: r.attempts as number,
+    maxAttempts: r.max_attempts as number,
+    backoffStrategy: r.backoff_strategy as BackoffStrategy,
+    backoffDelaySeconds: r.backoff_delay_seconds as number,
+    backoffMaxDelaySeconds: (r.backoff_max_delay_seconds as number | null) ?? null,
+    backoffJitter: r.backoff_jitter as boolean,
+    timeoutSeconds: r.timeout_seconds as number,
+    workflowId: (r.workflow_id as string | null) ?? null,
+    leaseGeneration: r.lease_generation as number,
+    leaseToken: (r.lease_token as string | null) ?? null,
+    leaseExpiresAt: (r.lease_expires_at as Date | null) ?? null,
+    traceParent: (r.trace_parent as string | null) ?? null,
+  };
+}
+
 export function mapAttemptRow(r: TaskRow): AttemptRecord {
   return {
     taskId: r.task_id as string,

@@ -1,34 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { prepared, type Database, type Queryable } from "../database.js";
-import { mapTaskRow, taskColumnsOf, type TaskRecord } from "../tasks/task-record.js";
+import { PUSH_TASK_COLUMNS, mapPushTaskRow, mapTaskRow, taskColumnsOf, type PushTaskRecord, type TaskRecord } from "../tasks/task-record.js";
 import { eventInsert, lockById, sameId } from "./sql-fragments.js";
-
-/**
- * What a PUSH worker needs of a task it starts: the request it sends, its
- * timeout and retry policy, the lease it holds and the trace it joins.
- */
-export type PushTaskRecord = Pick<
-  TaskRecord,
-  | "id"
-  | "tenantId"
-  | "queueId"
-  | "type"
-  | "payload"
-  | "runAt"
-  | "startedAt"
-  | "attempts"
-  | "maxAttempts"
-  | "backoffStrategy"
-  | "backoffDelaySeconds"
-  | "backoffMaxDelaySeconds"
-  | "backoffJitter"
-  | "timeoutSeconds"
-  | "workflowId"
-  | "leaseGeneration"
-  | "leaseToken"
-  | "leaseExpiresAt"
-  | "traceParent"
->;
 
 export interface StartedAttempt<Task extends PushTaskRecord = TaskRecord> {
   task: Task;
@@ -119,15 +92,10 @@ const WHOLE_TASKS: StartAnswer = { returning: "t.*", columns: taskColumnsOf("u")
  * 19 columns of each started task instead of 37 (five timestamps fewer), and
  * Postgres neither formats the rest nor probes queues once per row.
  */
-const PUSH_COLUMNS = [
-  "id", "tenant_id", "queue_id", "type", "payload", "run_at", "started_at", "attempts", "max_attempts",
-  "backoff_strategy", "backoff_delay_seconds", "backoff_max_delay_seconds", "backoff_jitter", "timeout_seconds",
-  "workflow_id", "lease_generation", "lease_token", "lease_expires_at", "trace_parent",
-];
 const PUSH_TASKS: StartAnswer = {
   // The attempt and event inserts and the parents' results read these too.
-  returning: [...PUSH_COLUMNS, "status", "worker_id", "workflow_key"].map((c) => `t.${c}`).join(", "),
-  columns: PUSH_COLUMNS.map((c) => `u.${c}`).join(", "),
+  returning: [...PUSH_TASK_COLUMNS, "status", "worker_id", "workflow_key"].map((c) => `t.${c}`).join(", "),
+  columns: PUSH_TASK_COLUMNS.map((c) => `u.${c}`).join(", "),
   from: "upd u",
 };
 
@@ -147,30 +115,6 @@ const dueAndUnblocked = (dueBy: string) => `t.status IN ('QUEUED', 'SCHEDULED', 
     SELECT 1 FROM tasks o WHERE o.tenant_id = t.tenant_id AND o.ordering_key = t.ordering_key AND o.id < t.id
       AND o.status NOT IN ('SUCCEEDED', 'DEAD', 'CANCELLED', 'SKIPPED')))`;
 
-
-function mapPushTaskRow(r: Record<string, unknown>): PushTaskRecord {
-  return {
-    id: r.id as string,
-    tenantId: r.tenant_id as string,
-    queueId: r.queue_id as string,
-    type: r.type as string,
-    payload: r.payload ?? null,
-    runAt: r.run_at as Date,
-    startedAt: (r.started_at as Date | null) ?? null,
-    attempts: r.attempts as number,
-    maxAttempts: r.max_attempts as number,
-    backoffStrategy: r.backoff_strategy as PushTaskRecord["backoffStrategy"],
-    backoffDelaySeconds: r.backoff_delay_seconds as number,
-    backoffMaxDelaySeconds: (r.backoff_max_delay_seconds as number | null) ?? null,
-    backoffJitter: r.backoff_jitter as boolean,
-    timeoutSeconds: r.timeout_seconds as number,
-    workflowId: (r.workflow_id as string | null) ?? null,
-    leaseGeneration: r.lease_generation as number,
-    leaseToken: (r.lease_token as string | null) ?? null,
-    leaseExpiresAt: (r.lease_expires_at as Date | null) ?? null,
-    traceParent: (r.trace_parent as string | null) ?? null,
-  };
-}
 
 function mapStarted<Task extends PushTaskRecord>(rows: Record<string, unknown>[], mapTask: (row: Record<string, unknown>) => Task): StartedAttempt<Task>[] {
   return rows.map((row) => {
