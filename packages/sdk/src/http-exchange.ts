@@ -8,7 +8,7 @@
  * caller that must route requests its own way (a proxy, a test) passes a
  * fetch, which is used as given.
  */
-import { request } from "undici";
+import { getGlobalDispatcher } from "undici";
 import type { RawResponse } from "./graphql/interpret-response.js";
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
@@ -21,8 +21,26 @@ export interface Outgoing {
 
 export type HttpExchange = (url: string, outgoing: Outgoing) => Promise<RawResponse>;
 
+/** The last URL posted to, split: a client posts to one URL, so it is parsed once, not per call. */
+let lastTarget = { url: "", origin: "", path: "" };
+
+function targetOf(url: string): { origin: string; path: string } {
+  if (lastTarget.url !== url) {
+    const parsed = new URL(url);
+    lastTarget = { url, origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+  }
+  return lastTarget;
+}
+
+/**
+ * Through the global dispatcher's own `request`, as undici's top-level
+ * `request(url)` would, but without parsing the URL and copying the options
+ * on every call: ~60 µs of client CPU per call that way against ~44 (20,000
+ * POSTs to a local no-op endpoint, alternating runs).
+ */
 export const undiciExchange: HttpExchange = async (url, { headers, body, signal }) => {
-  const res = await request(url, { method: "POST", headers, body, signal });
+  const { origin, path } = targetOf(url);
+  const res = await getGlobalDispatcher().request({ origin, path, method: "POST", headers, body, signal });
   const text = await res.body.text();
   return { status: res.statusCode, headers: headerReader(res.headers), text };
 };

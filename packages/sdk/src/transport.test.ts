@@ -68,6 +68,15 @@ describe("transport: requests", () => {
     expect(req?.query).toContain("attemptHistory");
   });
 
+  it("posts to the URL's path and query string as given, also when two clients alternate", async () => {
+    const { client, gateway } = await clientFor(() => ok({ task: { ...TASK, attemptHistory: [] } }));
+    const other = new TasklaneClient({ url: `${gateway.url}?region=eu&v=2`, apiKey: "tl_key", retry: { baseDelayMs: 1 } });
+    await client.tasks.get("task_1");
+    await other.tasks.get("task_1");
+    await client.tasks.get("task_1");
+    expect(gateway.requests.map((r) => r.path)).toEqual(["/graphql", "/graphql?region=eu&v=2", "/graphql"]);
+  });
+
   it("sends DateTime inputs as ISO strings", async () => {
     const { client, gateway } = await clientFor(() => ok({ submitTask: TASK }));
     const runAt = new Date(Date.now() + 60_000);

@@ -12,6 +12,8 @@ export interface FakeRequest {
   query: string;
   variables: Record<string, unknown>;
   headers: IncomingHttpHeaders;
+  /** The request target: path and query string. */
+  path: string;
   /** Aborted when the client goes away (e.g. an aborted long poll). */
   signal: AbortSignal;
 }
@@ -64,6 +66,7 @@ export async function startFakeGateway(responder: FakeResponder): Promise<FakeGa
           query: parsed.query,
           variables: parsed.variables ?? {},
           headers: req.headers,
+          path: req.url ?? "",
           signal: gone.signal,
         };
         requests.push(request);
