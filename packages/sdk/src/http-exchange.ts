@@ -21,29 +21,25 @@ export interface Outgoing {
 
 export type HttpExchange = (url: string, outgoing: Outgoing) => Promise<RawResponse>;
 
-/** The last URL posted to, split: a client posts to one URL, so it is parsed once, not per call. */
-let lastTarget = { url: "", origin: "", path: "" };
-
-function targetOf(url: string): { origin: string; path: string } {
-  if (lastTarget.url !== url) {
-    const parsed = new URL(url);
-    lastTarget = { url, origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
-  }
-  return lastTarget;
-}
-
 /**
  * Through the global dispatcher's own `request`, as undici's top-level
  * `request(url)` would, but without parsing the URL and copying the options
  * on every call: ~60 µs of client CPU per call that way against ~44 (20,000
- * POSTs to a local no-op endpoint, alternating runs).
+ * POSTs to a local no-op endpoint, alternating runs). One per transport: a
+ * transport posts to one URL, so each keeps that URL split.
  */
-export const undiciExchange: HttpExchange = async (url, { headers, body, signal }) => {
-  const { origin, path } = targetOf(url);
-  const res = await getGlobalDispatcher().request({ origin, path, method: "POST", headers, body, signal });
-  const text = await res.body.text();
-  return { status: res.statusCode, headers: headerReader(res.headers), text };
-};
+export function undiciExchange(): HttpExchange {
+  let split = { url: "", origin: "", path: "" };
+  return async (url, { headers, body, signal }) => {
+    if (split.url !== url) {
+      const parsed = new URL(url);
+      split = { url, origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+    }
+    const res = await getGlobalDispatcher().request({ origin: split.origin, path: split.path, method: "POST", headers, body, signal });
+    const text = await res.body.text();
+    return { status: res.statusCode, headers: headerReader(res.headers), text };
+  };
+}
 
 export function fetchExchange(fetch: FetchLike): HttpExchange {
   return async (url, { headers, body, signal }) => {

@@ -65,7 +65,7 @@ export class GraphQLTransport {
     this.timeoutMs = timeoutMs;
     this.retry = resolveRetry(options.retry);
     this.#apiKey = options.apiKey;
-    this.#exchange = options.fetch ? fetchExchange(options.fetch) : undiciExchange;
+    this.#exchange = options.fetch ? fetchExchange(options.fetch) : undiciExchange();
   }
 
   /**

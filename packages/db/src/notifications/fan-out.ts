@@ -17,6 +17,7 @@ export interface FanOutResult {
 
 /** NOTIFY rows ready to fan out: the probe and the claim test the same thing. */
 const NOTIFY_DUE = "kind = 'NOTIFY' AND available_at <= now()";
+const ANY_NOTIFY_DUE = `SELECT 1 FROM outbox WHERE ${NOTIFY_DUE} LIMIT 1`;
 
 /**
  * Turns NOTIFY outbox rows into webhook_deliveries rows, in one transaction:
@@ -26,8 +27,7 @@ const NOTIFY_DUE = "kind = 'NOTIFY' AND available_at <= now()";
  * claim; nothing is delivered twice under two different delivery ids.
  */
 export async function fanOutNotifications(db: Database, limit = NOTIFY_BATCH_SIZE): Promise<FanOutResult> {
-  const probe = prepared(`SELECT 1 FROM outbox WHERE ${NOTIFY_DUE} LIMIT 1`, []);
-  return withTransactionIfAny(db.pool, probe, { events: 0, deliveries: 0 }, async (client) => {
+  return withTransactionIfAny(db.pool, prepared(ANY_NOTIFY_DUE, []), { events: 0, deliveries: 0 }, async (client) => {
     const claimed = await client.query<{ tenant_id: string; task_id: string | null; payload: unknown; created_at: Date }>(
       `DELETE FROM outbox o WHERE o.id IN (
          SELECT id FROM outbox WHERE ${NOTIFY_DUE}

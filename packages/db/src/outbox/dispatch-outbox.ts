@@ -10,6 +10,7 @@ export interface DrainedOutbox {
 
 /** Dispatch rows older than the fast path's grace (`minAgeParam`, ms): the probe and the claim test the same thing. */
 const dispatchDue = (minAgeParam: string) => `kind = 'DISPATCH_TASK' AND available_at <= now() - ${minAgeParam} * interval '1 millisecond'`;
+const ANY_DISPATCH_DUE = `SELECT 1 FROM outbox WHERE ${dispatchDue("$1")} LIMIT 1`;
 
 /**
  * Claims due DISPATCH_TASK outbox rows (SKIP LOCKED, so any number of
@@ -27,8 +28,7 @@ export async function drainDispatchOutbox(
   minAgeMs: number,
   enqueue: (intents: DispatchIntent[]) => Promise<void>,
 ): Promise<DrainedOutbox> {
-  const probe = prepared(`SELECT 1 FROM outbox WHERE ${dispatchDue("$1")} LIMIT 1`, [minAgeMs]);
-  return withTransactionIfAny(db.pool, probe, { rows: 0, tasks: 0 }, async (client: pg.PoolClient) => {
+  return withTransactionIfAny(db.pool, prepared(ANY_DISPATCH_DUE, [minAgeMs]), { rows: 0, tasks: 0 }, async (client: pg.PoolClient) => {
     const claimed = await client.query(
       // In (kind, available_at, id) order, the index's: the fast path deletes nearly every row
       // within milliseconds, and a scan in id order would wade through all of them, dead, on every poll.

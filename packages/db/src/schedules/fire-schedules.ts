@@ -86,6 +86,7 @@ async function previousRunUnfinished(client: pg.PoolClient, scheduleId: string):
 /** Schedules with an occurrence to materialise: due now, or ALLOW ones due within the lookahead ($1, ms). */
 const DUE = `enabled AND deleted_at IS NULL AND next_run_at IS NOT NULL
   AND next_run_at <= now() + (CASE WHEN overlap_policy = 'ALLOW' THEN $1::float8 ELSE 0 END) * interval '1 millisecond'`;
+const ANY_DUE = `SELECT 1 FROM schedules WHERE ${DUE} LIMIT 1`;
 
 /**
  * Fires every due schedule once per occurrence. Schedules are claimed with
@@ -96,7 +97,7 @@ const DUE = `enabled AND deleted_at IS NULL AND next_run_at IS NOT NULL
  */
 export async function fireDueSchedules(db: Database, options: FireOptions): Promise<FireResult> {
   const none: FireResult = { schedules: 0, fired: 0, skipped: 0, dispatch: [], cancelledRunning: [] };
-  return withTransactionIfAny(db.pool, prepared(`SELECT 1 FROM schedules WHERE ${DUE} LIMIT 1`, [options.lookaheadMs]), none, async (client) => {
+  return withTransactionIfAny(db.pool, prepared(ANY_DUE, [options.lookaheadMs]), none, async (client) => {
     const due = await client.query(
       `SELECT ${SCHEDULE_COLUMNS}, now() AS db_now FROM schedules WHERE ${DUE}
        ORDER BY next_run_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
