@@ -44,9 +44,10 @@ async function executions(pattern: string): Promise<number> {
 const QUEUE_READ = "FROM queues.*name = \\$2";
 const args = (queue: string, waitSeconds = 5): LeaseArgs => ({ queue, workerId: "w", max: 10, leaseSeconds: 30, waitSeconds, startAheadMs: 0 });
 
-async function submitOne(tenantId: string, queue: string): Promise<void> {
+async function submitOne(tenantId: string, queue: string): Promise<string> {
   const spec = normalizeTaskSpec(parseInput(submitTaskInputSchema, { type: "t", queue }), Date.now());
-  await submitTasks(t.db, tenantId, [spec], { horizonMs: 60_000 });
+  const { tasks } = await submitTasks(t.db, tenantId, [spec], { horizonMs: 60_000 });
+  return tasks[0]!.id;
 }
 
 beforeAll(async () => {
@@ -82,10 +83,10 @@ describe("LeaseService", () => {
     const readsBefore = await executions(QUEUE_READ);
     const leasing = leases.lease(tenantId, args("default"));
     await sleep(150); // the call has found nothing and waits on the doorbell
-    await submitOne(tenantId, "default");
+    const submitted = await submitOne(tenantId, "default");
     await doorbell.ring([defaultQueueId]);
     const leased = await leasing;
-    expect(leased.map((l) => l.task.queueId)).toEqual([defaultQueueId]);
+    expect(leased.map((l) => [l.task.id, l.task.queueName])).toEqual([[submitted, "default"]]);
     // One read when the call began; the wake-up, well within a second of it, leased straight away.
     expect((await executions(QUEUE_READ)) - readsBefore).toBe(1);
   });

@@ -168,6 +168,31 @@ describe("leases and fencing", () => {
     expect(started!.leaseToken).toBe(stored.leaseToken);
   });
 
+  it("answers a PULL lease with the API's view of the task and its lease, as stored, its queue named", async () => {
+    const { tenantId, defaultQueueId } = await seedTenant(db);
+    const traceParent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    const input = {
+      type: "leased",
+      payload: { n: 2 },
+      priority: "HIGH" as const,
+      maxAttempts: 5,
+      idempotencyKey: "lease-shape",
+      orderingKey: "shape",
+    };
+    const { tasks } = await submitTasks(db, tenantId, [{ ...spec(input), traceParent }], { horizonMs: HORIZON });
+    const [leased] = await startAttemptsFromQueue(db, defaultQueueId, 1, 60, { workerId: "w1", leaseMs: 30_000, actor: "test" });
+    const stored = (await getTask(db, tenantId, tasks[0]!.id))!;
+    const columns = [
+      "id", "type", "queueName", "payload", "status", "priority", "runAt", "createdAt", "startedAt", "completedAt",
+      "attempts", "maxAttempts", "result", "lastError", "idempotencyKey", "orderingKey", "workflowId", "scheduleId",
+      "cancelRequested", "traceParent", "leaseGeneration", "leaseToken", "leaseExpiresAt",
+    ] as const;
+    expect(Object.keys(leased!.task).sort()).toEqual([...columns].sort());
+    expect(leased!.task).toEqual(Object.fromEntries(columns.map((c) => [c, stored[c]])));
+    expect(leased!.task).toMatchObject({ queueName: "default", status: "RUNNING", priority: "HIGH", payload: { n: 2 }, idempotencyKey: "lease-shape", orderingKey: "shape", traceParent });
+    expect(leased!.leaseToken).toBe(stored.leaseToken);
+  });
+
   it("records outcomes quietly (the PUSH worker's call) as completeAttempts does, refusing stale ones and releasing an ordering key", async () => {
     const { tenantId } = await seedTenant(db);
     const queueId = await seedPushQueue(db, tenantId, "quiet", "http://127.0.0.1:9/never");

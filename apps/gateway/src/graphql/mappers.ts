@@ -1,6 +1,6 @@
 /** Storage rows → GraphQL objects. The only place that knows both shapes. */
 import { startRateOf } from "@tasklane/core";
-import type { Prisma, AttemptRecord, TaskAuditEventRecord, TaskRecord } from "@tasklane/db";
+import type { Prisma, AttemptRecord, TaskAuditEventRecord, TaskView } from "@tasklane/db";
 import type { Attempt, Task } from "./types/task.js";
 import type { TaskAuditEvent } from "./types/task-audit-event.js";
 import type { ApiKey } from "./types/api-key.js";
@@ -8,7 +8,7 @@ import type { Queue } from "./types/queue.js";
 import type { Tenant } from "./types/tenant.js";
 import type { Webhook, WebhookDelivery } from "./types/webhook.js";
 
-export function toTask(r: TaskRecord): Task {
+export function toTask(r: TaskView): Task {
   return {
     id: r.id,
     type: r.type,

@@ -59,10 +59,10 @@ export type CompletionOutcome =
 const POLL_MS = 200;
 
 /** PULL attempts in the task's trace: the lease (an attempt starts) ... */
-function traceLeases(leases: StartedAttempt[], workerId: string): void {
+function traceLeases(leases: StartedAttempt[], tenantId: string, workerId: string): void {
   if (!tracingActive()) return;
   for (const { task } of leases) {
-    const attrs = { [TaskAttr.taskId]: task.id, [TaskAttr.tenantId]: task.tenantId, [TaskAttr.attempt]: task.attempts, [TaskAttr.workerId]: workerId };
+    const attrs = { [TaskAttr.taskId]: task.id, [TaskAttr.tenantId]: tenantId, [TaskAttr.attempt]: task.attempts, [TaskAttr.workerId]: workerId };
     endSpan(startTaskSpan("task.lease", task.traceParent, attrs, SpanKind.SERVER));
   }
 }
@@ -94,7 +94,7 @@ export class LeaseService {
       try {
         const { leases, rateWaitMs } = await this.leaseWithinRate(tenantId, queue, args);
         const left = deadline - Date.now();
-        if (leases.length > 0) traceLeases(leases, args.workerId);
+        if (leases.length > 0) traceLeases(leases, tenantId, args.workerId);
         if (leases.length > 0 || left <= 0) return leases;
         if (rateWaitMs > 0) {
           await sleep(Math.min(left, Math.max(POLL_MS, rateWaitMs)), abort);

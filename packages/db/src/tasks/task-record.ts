@@ -174,6 +174,77 @@ export function mapPushTaskRow(r: TaskRow): PushTaskRecord {
   };
 }
 
+/** What the API's `Task` shows of a task: the fields the gateway's toTask reads. */
+export type TaskView = Pick<
+  TaskRecord,
+  | "id"
+  | "type"
+  | "queueName"
+  | "payload"
+  | "status"
+  | "priority"
+  | "runAt"
+  | "createdAt"
+  | "startedAt"
+  | "completedAt"
+  | "attempts"
+  | "maxAttempts"
+  | "result"
+  | "lastError"
+  | "idempotencyKey"
+  | "orderingKey"
+  | "workflowId"
+  | "scheduleId"
+  | "cancelRequested"
+  | "traceParent"
+>;
+
+/**
+ * What a PULL lease answers of each task: the API's view of it and the lease
+ * it now holds (its generation too, for callers inside the platform that
+ * record outcomes by generation rather than by token).
+ */
+export type LeasedTaskRecord = TaskView & Pick<TaskRecord, "leaseGeneration" | "leaseToken" | "leaseExpiresAt">;
+
+/**
+ * The columns LeasedTaskRecord is read from (unqualified), its queue's name
+ * aside: a lease names its queue, so the statement need not join it.
+ */
+export const LEASED_TASK_COLUMNS = [
+  "id", "type", "payload", "status", "priority", "run_at", "created_at", "started_at", "completed_at", "attempts",
+  "max_attempts", "result", "last_error", "idempotency_key", "ordering_key", "workflow_id", "schedule_id",
+  "cancel_requested", "trace_parent", "lease_generation", "lease_token", "lease_expires_at",
+];
+
+/** LeasedTaskRecord's fields of a row of the queue named `queueName` (a flat literal, as mapPushTaskRow). */
+export function mapLeasedTaskRow(r: TaskRow, queueName: string): LeasedTaskRecord {
+  return {
+    id: r.id as string,
+    type: r.type as string,
+    queueName,
+    payload: r.payload ?? null,
+    status: r.status as TaskStatus,
+    priority: r.priority as Priority,
+    runAt: r.run_at as Date,
+    createdAt: r.created_at as Date,
+    startedAt: (r.started_at as Date | null) ?? null,
+    completedAt: (r.completed_at as Date | null) ?? null,
+    attempts: r.attempts as number,
+    maxAttempts: r.max_attempts as number,
+    result: r.result ?? null,
+    lastError: (r.last_error as string | null) ?? null,
+    idempotencyKey: (r.idempotency_key as string | null) ?? null,
+    orderingKey: (r.ordering_key as string | null) ?? null,
+    workflowId: (r.workflow_id as string | null) ?? null,
+    scheduleId: (r.schedule_id as string | null) ?? null,
+    cancelRequested: r.cancel_requested as boolean,
+    traceParent: (r.trace_parent as string | null) ?? null,
+    leaseGeneration: r.lease_generation as number,
+    leaseToken: (r.lease_token as string | null) ?? null,
+    leaseExpiresAt: (r.lease_expires_at as Date | null) ?? null,
+  };
+}
+
 export function mapAttemptRow(r: TaskRow): AttemptRecord {
   return {
     taskId: r.task_id as string,
