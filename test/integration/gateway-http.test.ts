@@ -81,6 +81,19 @@ describe("gateway HTTP surface", () => {
     expect(text).not.toMatch(/SELECT|relation|stack|at .*\.js/);
   });
 
+  it("masks an unexpected failure before any resolver runs (authentication) with the request's id too", async () => {
+    const { apiKey } = await createTenant(platform.gateway);
+    // The key is looked up in a database that does not exist: an error no client can act on.
+    const url = new URL(platform.database.url);
+    url.pathname = "/tl_no_such_database";
+    const broken = await startGateway({ databaseUrl: url.toString(), redis: { url: "redis://127.0.0.1:1/0", prefix: "none", cleanup: async () => undefined } });
+    standalone.push(broken);
+    const res = await post(broken.url, { query: "{ tenant { id } }" }, apiKey);
+    expect(res.status).toBe(500);
+    expect(res.headers.get("x-request-id")).toBeTruthy();
+    expect(res.body).toEqual({ errors: [{ message: "Internal server error", extensions: { code: "INTERNAL_SERVER_ERROR", requestId: res.headers.get("x-request-id") } }] });
+  });
+
   it("answers RATE_LIMITED with 429 and OVERLOADED with 503, both with Retry-After", async () => {
     let next: unknown = new RateLimitedError(2.2);
     const throttled = await platform.startAnother({ deps: { taskService: failingTasks(() => next) } });

@@ -26,6 +26,7 @@ import { ApiRateLimit, operationCount } from "./limits/api-rate-limit.js";
 import { BacklogGuard } from "./limits/backlog-guard.js";
 import { TenantLimitsCache } from "./limits/tenant-limits-cache.js";
 import { createLogger, type Logger } from "./observability/logger.js";
+import { tagErrorScope } from "./observability/request-scope.js";
 import { createMetrics } from "./observability/metrics.js";
 import type { HostResolver } from "./services/outbound-url.js";
 import { createServices } from "./services/index.js";
@@ -124,14 +125,17 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
         res.on("close", () => {
           if (!res.writableFinished) gone.abort();
         });
+        const scope = { requestId: String(res.locals.requestId), log: res.locals.log as Logger };
         try {
-          const context = await contextFor(req.headers.authorization, { requestId: String(res.locals.requestId), log: res.locals.log as Logger, signal: gone.signal });
+          const context = await contextFor(req.headers.authorization, { ...scope, signal: gone.signal, traceParent: res.locals.traceParent as string | null });
           // Before anything runs: a refused request (429, or 400 for a batch above the burst) did nothing.
           await apiRateLimit.admit(context.principal, operationCount(req.body));
           return context;
         } catch (error: unknown) {
           // Authentication and the tenant's limits read Postgres: while it is down, 503 OVERLOADED + Retry-After, not a bare 500.
-          throw isStoreUnavailable(error) ? toGraphQLError(storeUnavailableError()) : error;
+          const refusal = isStoreUnavailable(error) ? toGraphQLError(storeUnavailableError()) : error;
+          tagErrorScope(refusal, scope);
+          throw refusal;
         }
       },
     }),

@@ -8,6 +8,7 @@ import type { Logger } from "../observability/logger.js";
 import type { GatewayMetrics } from "../observability/metrics.js";
 import type { GatewayContext } from "./context.js";
 import { formatError } from "./errors.js";
+import { errorScope } from "./plugins/error-scope.js";
 import { introspectionGuard } from "./plugins/introspection-guard.js";
 import { throttleHttpStatus } from "./plugins/http-status.js";
 import { queryCostGuard } from "./plugins/query-cost.js";
@@ -56,6 +57,7 @@ export function createApollo(opts: ApolloOptions): ApolloServer<GatewayContext> 
       // resolver (willResolveField), a measurable cost on 500-task batches (npm run bench).
       ApolloServerPluginCacheControlDisabled(),
       drainWs,
+      errorScope(),
       introspectionGuard(),
       queryCostGuard(),
       textGuard(),

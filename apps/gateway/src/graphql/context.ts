@@ -36,6 +36,8 @@ export interface GatewayServices {
 
 export interface GatewayContext {
   readonly requestId: string;
+  /** The caller's W3C traceparent (HTTP header), when it sent a well-formed one: tasks it submits join that trace. */
+  readonly traceParent: string | null;
   /** Aborted when the HTTP client goes away: long polls must stop leasing for nobody. */
   readonly signal?: AbortSignal;
   readonly log: Logger;

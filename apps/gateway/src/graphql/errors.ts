@@ -13,7 +13,7 @@ import { HeaderMap } from "@apollo/server";
 import { ErrorCode, httpStatusForCode, isUserError, type UserError } from "@tasklane/core";
 import { GraphQLError, type GraphQLFormattedError } from "graphql";
 import type { Logger } from "../observability/logger.js";
-import { currentRequestScope } from "../observability/request-scope.js";
+import { errorScopeOf, type RequestScope } from "../observability/request-scope.js";
 import { isStoreUnavailable, storeUnavailableError } from "./store-unavailable.js";
 
 /** Apollo's codes for a request that never reached execution. */
@@ -36,11 +36,6 @@ export interface ErrorFormatOptions {
   hideSuggestions: boolean;
   /** Used when no request scope is active (e.g. a WebSocket message). */
   fallbackLog: Logger;
-}
-
-export interface ErrorScope {
-  requestId: string;
-  log: Logger;
 }
 
 /**
@@ -88,7 +83,7 @@ export function formatError(
   formatted: GraphQLFormattedError,
   error: unknown,
   opts: ErrorFormatOptions,
-  scope: ErrorScope | undefined = currentRequestScope(),
+  scope: RequestScope | undefined = errorScopeOf(error),
 ): GraphQLFormattedError {
   const userError = userErrorBehind(error);
   const where = { ...(formatted.locations ? { locations: formatted.locations } : {}), ...(formatted.path ? { path: formatted.path } : {}) };

@@ -1,8 +1,8 @@
-/** Gives each HTTP request an id (echoed in X-Request-Id) and a child logger, for the whole async chain. */
+/** Gives each HTTP request an id (echoed in X-Request-Id), a child logger and the caller's traceparent, in res.locals. */
 import { validTraceParent } from "@tasklane/observability";
 import type { NextFunction, Request, Response } from "express";
 import type { Logger } from "../observability/logger.js";
-import { requestIdFrom, runInRequestScope } from "../observability/request-scope.js";
+import { requestIdFrom } from "../observability/request-scope.js";
 
 export function requestScope(log: Logger) {
   return (req: Request, res: Response, next: NextFunction): void => {
@@ -12,10 +12,12 @@ export function requestScope(log: Logger) {
     res.setHeader("x-request-id", requestId);
     res.locals.requestId = requestId;
     res.locals.log = child;
+    // The caller's W3C traceparent, when it sent a well-formed one: tasks it submits join that trace.
+    res.locals.traceParent = validTraceParent(req.headers.traceparent);
     res.on("finish", () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       child.debug({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, "request served");
     });
-    runInRequestScope({ requestId, log: child, traceParent: validTraceParent(req.headers.traceparent) }, next);
+    next();
   };
 }

@@ -1,27 +1,35 @@
 /**
- * The request a piece of code runs for, without threading it through every
- * call: Apollo's formatError receives no context, yet a masked error must
- * carry the requestId the client can quote to an operator.
+ * The request a piece of code runs for. It travels explicitly (res.locals,
+ * then the GraphQL context), not in an AsyncLocalStorage: entering one turns
+ * on Node's promise hooks for the whole process, and every promise of every
+ * request then paid for them (50-150 us of gateway CPU per call, measured in
+ * test/bench/analysis.md). Apollo's formatError receives no context, so the
+ * errors of a request are tagged with its scope before they are formatted.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 import type { Logger } from "./logger.js";
 
 export interface RequestScope {
   readonly requestId: string;
   readonly log: Logger;
-  /** The caller's W3C traceparent, when it sent a well-formed one: tasks it submits join that trace. */
-  readonly traceParent?: string | null;
 }
 
-const storage = new AsyncLocalStorage<RequestScope>();
+const errorScopes = new WeakMap<object, RequestScope>();
 
-export function runInRequestScope<T>(scope: RequestScope, fn: () => T): T {
-  return storage.run(scope, fn);
+/** Marks `error` as raised while serving `scope` (for formatError, which sees the error alone). */
+export function tagErrorScope(error: unknown, scope: RequestScope): void {
+  if (typeof error === "object" && error !== null) errorScopes.set(error, { requestId: scope.requestId, log: scope.log });
 }
 
-export function currentRequestScope(): RequestScope | undefined {
-  return storage.getStore();
+/** The scope `error` (or an error it wraps) was tagged with. */
+export function errorScopeOf(error: unknown): RequestScope | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
+    const scope = errorScopes.get(current);
+    if (scope !== undefined) return scope;
+    current = (current as { originalError?: unknown }).originalError;
+  }
+  return undefined;
 }
 
 // A caller-supplied id is kept only when it is short and plain, so it cannot inject into logs.

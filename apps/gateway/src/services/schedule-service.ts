@@ -24,7 +24,6 @@ import {
   type TaskRecord,
 } from "@tasklane/db";
 import { TaskAttr, newTaskTrace } from "@tasklane/observability";
-import { currentRequestScope } from "../observability/request-scope.js";
 
 function toTemplate(input: TaskTemplateInput): ScheduleTemplate {
   return {
@@ -91,9 +90,9 @@ export class ScheduleService {
     return listScheduleRuns(this.db, tenantId, scheduleIds, first);
   }
 
-  async trigger(tenantId: string, id: string, actor: string): Promise<TaskRecord> {
-    const incoming = currentRequestScope()?.traceParent ?? null;
-    const newTraceParent = () => newTaskTrace("task.submit", incoming, { [TaskAttr.tenantId]: tenantId });
+  /** `traceParent`: the caller's own W3C traceparent, which the run's trace then joins. */
+  async trigger(tenantId: string, id: string, actor: string, traceParent: string | null = null): Promise<TaskRecord> {
+    const newTraceParent = () => newTaskTrace("task.submit", traceParent, { [TaskAttr.tenantId]: tenantId });
     const { task, dispatch } = await triggerSchedule(this.db, tenantId, id, this.horizonMs, { actor, newTraceParent });
     await this.dispatch(dispatch);
     return task;

@@ -31,13 +31,13 @@ import {
 import { startSubmitTrace, withTaskSpans } from "@tasklane/observability";
 import { dispatchAfterCommit, type TaskDispatcher } from "@tasklane/queue";
 import type { Logger } from "../observability/logger.js";
-import { currentRequestScope } from "../observability/request-scope.js";
 import { SubmitCoalescer } from "./submit-coalescer.js";
 
 export interface TaskService {
-  submit(tenantId: string, specs: TaskSpec[], actor: string): Promise<TaskRecord[]>;
+  /** `traceParent`: the caller's own W3C traceparent, which each task's trace then joins. */
+  submit(tenantId: string, specs: TaskSpec[], actor: string, traceParent?: string | null): Promise<TaskRecord[]>;
   /** submit for a caller that reads back no more than each task's id (and queue and status). */
-  submitRefs(tenantId: string, specs: TaskSpec[], actor: string): Promise<SubmittedTaskRef[]>;
+  submitRefs(tenantId: string, specs: TaskSpec[], actor: string, traceParent?: string | null): Promise<SubmittedTaskRef[]>;
   get(tenantId: string, id: string): Promise<TaskRecord | null>;
   list(tenantId: string, filter: TaskFilter, page: Page): Promise<TaskPage>;
   attempts(taskIds: string[]): Promise<Map<string, AttemptRecord[]>>;
@@ -78,10 +78,16 @@ export function createTaskService({ db, dispatcher, log, announceCancel, horizon
   // One coalescer per answer: a merged batch is one statement, and so one answer shape.
   const whole = coalescing((tenantId, specs, actor) => submitTasks(db, tenantId, specs, { horizonMs, actor }));
   const refs = coalescing((tenantId, specs, actor) => submitTaskRefs(db, tenantId, specs, { horizonMs, actor }));
-  async function accept<T extends SubmittedTaskRef>(coalescer: SubmitCoalescer<T>, tenantId: string, specs: TaskSpec[], actor: string): Promise<T[]> {
+  async function accept<T extends SubmittedTaskRef>(
+    coalescer: SubmitCoalescer<T>,
+    tenantId: string,
+    specs: TaskSpec[],
+    actor: string,
+    traceParent: string | null,
+  ): Promise<T[]> {
     backlog?.assertAccepting(specs.length);
     // Each task's trace starts here (tasks.trace_parent); its dispatch, attempts and deliveries join it.
-    const trace = startSubmitTrace(specs.length, tenantId, currentRequestScope()?.traceParent ?? null);
+    const trace = startSubmitTrace(specs.length, tenantId, traceParent);
     const traced = trace.traceParents.some((p) => p !== null) ? specs.map((s, i) => ({ ...s, traceParent: trace.traceParents[i] ?? null })) : specs;
     let tasks: T[];
     let intents: DispatchIntent[];
@@ -98,8 +104,8 @@ export function createTaskService({ db, dispatcher, log, announceCancel, horizon
     return tasks;
   }
   return {
-    submit: (tenantId, specs, actor) => accept(whole, tenantId, specs, actor),
-    submitRefs: (tenantId, specs, actor) => accept(refs, tenantId, specs, actor),
+    submit: (tenantId, specs, actor, traceParent = null) => accept(whole, tenantId, specs, actor, traceParent),
+    submitRefs: (tenantId, specs, actor, traceParent = null) => accept(refs, tenantId, specs, actor, traceParent),
     // Reads run confined to the tenant by row-level security (defence in depth; packages/db tenant-scope.ts).
     get: (tenantId, id) => withTenantScope(db.pool, tenantId, (client) => getTask({ pool: client }, tenantId, id)),
     list: (tenantId, filter, page) => withTenantScope(db.pool, tenantId, (client) => listTasks({ pool: client }, tenantId, filter, page)),

@@ -20,7 +20,6 @@ import {
 } from "@tasklane/db";
 import { TaskAttr, newTaskTrace, withTaskSpans } from "@tasklane/observability";
 import type { Logger } from "../observability/logger.js";
-import { currentRequestScope } from "../observability/request-scope.js";
 
 export interface WorkflowServiceDeps {
   db: Database;
@@ -36,10 +35,9 @@ export interface WorkflowServiceDeps {
 export class WorkflowService {
   constructor(private readonly deps: WorkflowServiceDeps) {}
 
-  async submit(tenantId: string, spec: WorkflowSpec, actor: string): Promise<SubmitWorkflowResult> {
+  async submit(tenantId: string, spec: WorkflowSpec, actor: string, traceParent: string | null = null): Promise<SubmitWorkflowResult> {
     // Each workflow task gets its own trace (a child of the caller's traceparent, if it sent one).
-    const incoming = currentRequestScope()?.traceParent ?? null;
-    const newTraceParent = () => newTaskTrace("task.submit", incoming, { [TaskAttr.tenantId]: tenantId });
+    const newTraceParent = () => newTaskTrace("task.submit", traceParent, { [TaskAttr.tenantId]: tenantId });
     const result = await submitWorkflow(this.deps.db, tenantId, spec, { horizonMs: this.deps.horizonMs, actor, newTraceParent });
     if (!result.created) return result;
     await withTaskSpans("task.dispatch", result.dispatch, () => this.deps.dispatch(result.dispatch));

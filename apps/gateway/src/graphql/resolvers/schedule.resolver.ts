@@ -73,6 +73,6 @@ export class ScheduleResolver {
   @Mutation(() => Task, { description: "run now, outside the cron" })
   async triggerSchedule(@Arg("id", () => ID) id: string, @Ctx() ctx: GatewayContext): Promise<Task> {
     const caller = requireTenant(ctx.principal, Permission.SUBMIT);
-    return toTask(await ctx.services.schedules.trigger(caller.tenantId, parseInput(idArgSchema, id), `api-key:${caller.apiKeyId}`));
+    return toTask(await ctx.services.schedules.trigger(caller.tenantId, parseInput(idArgSchema, id), `api-key:${caller.apiKeyId}`, ctx.traceParent));
   }
 }

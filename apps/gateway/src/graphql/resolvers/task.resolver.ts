@@ -158,8 +158,8 @@ const ID_ONLY = new Set(["id", "__typename"]);
 async function submit(ctx: GatewayContext, caller: TenantPrincipal, specs: TaskSpec[], info: GraphQLResolveInfo): Promise<Task[]> {
   const tasks = selectsOnly(info, ID_ONLY)
     ? // A Task holding its id alone: nothing else is asked for, so nothing else is read.
-      (await ctx.services.tasks.submitRefs(caller.tenantId, specs, actorOf(caller))).map((ref) => ({ id: ref.id }) as Task)
-    : (await ctx.services.tasks.submit(caller.tenantId, specs, actorOf(caller))).map(toTask);
+      (await ctx.services.tasks.submitRefs(caller.tenantId, specs, actorOf(caller), ctx.traceParent)).map((ref) => ({ id: ref.id }) as Task)
+    : (await ctx.services.tasks.submit(caller.tenantId, specs, actorOf(caller), ctx.traceParent)).map(toTask);
   ctx.services.metrics.tasksSubmitted.inc(tasks.length);
   return tasks;
 }

@@ -52,7 +52,7 @@ export class WorkflowResolver {
     const caller = requireTenant(ctx.principal, Permission.SUBMIT);
     const parsed = parseInput(submitWorkflowInputSchema, input);
     validateWorkflowGraph(parsed.tasks);
-    const { workflow, tasks, created } = await ctx.services.workflows.submit(caller.tenantId, normalizeWorkflowSpec(parsed, Date.now()), actorOf(caller));
+    const { workflow, tasks, created } = await ctx.services.workflows.submit(caller.tenantId, normalizeWorkflowSpec(parsed, Date.now()), actorOf(caller), ctx.traceParent);
     if (created) ctx.services.metrics.tasksSubmitted.inc(tasks.length);
     return toWorkflow(workflow);
   }
