@@ -23,8 +23,14 @@ export class CompletionBatcher {
     private readonly leases: LeasesResource,
     /** A flush never carries more than this (the gateway accepts up to 500). */
     private readonly maxBatch = 100,
-    /** How long the first completion of a batch waits for company. */
-    private readonly maxDelayMs = 2,
+    /**
+     * How long the first completion of a batch waits for company. A trickle of
+     * outcomes is where it counts: at 200 tasks/s 2 ms sent ~170 calls a
+     * second of one or two outcomes each, and every call costs the gateway a
+     * few hundred microseconds whatever it carries (10 ms, as the PUSH
+     * worker's completion window; test/bench/analysis.md).
+     */
+    private readonly maxDelayMs = 10,
   ) {}
 
   /** Resolves once recorded; rejects with the TasklaneError completeTask would have thrown. */

@@ -1,0 +1,57 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { CompletionBatcher } from "./completion-batcher.js";
+import type { LeasesResource } from "./resources/leases.js";
+import type { TaskCompletion } from "./types.js";
+
+/** A LeasesResource whose settleMany records each call and accepts every outcome. */
+function recordingLeases() {
+  const calls: TaskCompletion[][] = [];
+  const leases = {
+    settleMany: async (completions: TaskCompletion[]) => {
+      calls.push(completions);
+      return completions.map((c) => ({ taskId: c.taskId, accepted: true, code: null, message: null }));
+    },
+  } as unknown as LeasesResource;
+  return { calls, leases };
+}
+
+const completion = (n: number): TaskCompletion => ({ taskId: `task_${n}`, leaseToken: `lt_1_${n}`, result: n });
+
+describe("CompletionBatcher", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("sends outcomes that arrive within 10 ms of the first in one call, and none before then", async () => {
+    vi.useFakeTimers();
+    const { calls, leases } = recordingLeases();
+    const batcher = new CompletionBatcher(leases);
+    const recorded = [batcher.complete(completion(1))];
+    await vi.advanceTimersByTimeAsync(4);
+    recorded.push(batcher.complete(completion(2)));
+    await vi.advanceTimersByTimeAsync(4);
+    recorded.push(batcher.complete(completion(3)));
+    await vi.advanceTimersByTimeAsync(1);
+    expect(calls).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    await Promise.all(recorded);
+    expect(calls.map((c) => c.map((x) => x.taskId))).toEqual([["task_1", "task_2", "task_3"]]);
+    // The next outcome opens a batch of its own.
+    const later = batcher.complete(completion(4));
+    await vi.advanceTimersByTimeAsync(10);
+    await later;
+    expect(calls.map((c) => c.length)).toEqual([3, 1]);
+  });
+
+  it("sends a full batch at once, without waiting out the window", async () => {
+    vi.useFakeTimers();
+    const { calls, leases } = recordingLeases();
+    const batcher = new CompletionBatcher(leases, 100);
+    const recorded = Array.from({ length: 101 }, (_, i) => batcher.complete(completion(i)));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(calls.map((c) => c.length)).toEqual([100]);
+    await vi.advanceTimersByTimeAsync(10);
+    await Promise.all(recorded);
+    expect(calls.map((c) => c.length)).toEqual([100, 1]);
+  });
+});
