@@ -94,6 +94,27 @@ describe("gateway HTTP surface", () => {
     expect(res.body).toEqual({ errors: [{ message: "Internal server error", extensions: { code: "INTERNAL_SERVER_ERROR", requestId: res.headers.get("x-request-id") } }] });
   });
 
+  it("stops a long-polling lease whose client went away: work arriving afterwards is left for a live worker", async () => {
+    const { apiKey } = await createTenant(platform.gateway);
+    const client = new AbortController();
+    const polling = fetch(platform.gateway.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${apiKey}` },
+      body: JSON.stringify({ query: `mutation { leaseTasks(queue: "default", workerId: "gone", waitSeconds: 5) { leaseToken } }` }),
+      signal: client.signal,
+    }).catch((error: unknown) => error);
+    await new Promise((r) => setTimeout(r, 300)); // the call found nothing and waits
+    client.abort();
+    await polling;
+    await new Promise((r) => setTimeout(r, 100));
+    const submitted = await gql<{ submitTask: { id: string } }>(platform.gateway.url, `mutation { submitTask(input: { type: "late" }) { id } }`, {}, apiKey);
+    const id = submitted.data!.submitTask.id;
+    // The dead poll would have been woken by this task's doorbell and leased it at once.
+    await new Promise((r) => setTimeout(r, 700));
+    const read = await gql<{ task: { status: string; attempts: number } }>(platform.gateway.url, `query ($id: ID!) { task(id: $id) { status attempts } }`, { id }, apiKey);
+    expect(read.data!.task).toEqual({ status: "QUEUED", attempts: 0 });
+  });
+
   it("answers RATE_LIMITED with 429 and OVERLOADED with 503, both with Retry-After", async () => {
     let next: unknown = new RateLimitedError(2.2);
     const throttled = await platform.startAnother({ deps: { taskService: failingTasks(() => next) } });
