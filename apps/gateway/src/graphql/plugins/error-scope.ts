@@ -3,13 +3,14 @@
  * Apollo formats it: formatError sees the error alone, and a masked error must
  * carry the requestId the client can quote, logged under the same id.
  */
-import type { ApolloServerPlugin } from "@apollo/server";
+import type { ApolloServerPlugin, GraphQLRequestListener } from "@apollo/server";
 import { tagErrorScope } from "../../observability/request-scope.js";
 import type { GatewayContext } from "../context.js";
 
 export function errorScope(): ApolloServerPlugin<GatewayContext> {
-  const listener = {
-    async didEncounterErrors({ contextValue, errors }: { contextValue: GatewayContext; errors: readonly unknown[] }) {
+  // One listener for every request: it keeps no state of its own.
+  const listener: GraphQLRequestListener<GatewayContext> = {
+    async didEncounterErrors({ contextValue, errors }) {
       for (const error of errors) tagErrorScope(error, contextValue);
     },
   };
