@@ -44,8 +44,8 @@ async function executions(pattern: string): Promise<number> {
 const QUEUE_READ = "FROM queues.*name = \\$2";
 const args = (queue: string, waitSeconds = 5): LeaseArgs => ({ queue, workerId: "w", max: 10, leaseSeconds: 30, waitSeconds, startAheadMs: 0 });
 
-async function submitOne(tenantId: string, queue: string): Promise<string> {
-  const spec = normalizeTaskSpec(parseInput(submitTaskInputSchema, { type: "t", queue }), Date.now());
+async function submitOne(tenantId: string, queue: string, delaySeconds?: number): Promise<string> {
+  const spec = normalizeTaskSpec(parseInput(submitTaskInputSchema, { type: "t", queue, delaySeconds }), Date.now());
   const { tasks } = await submitTasks(t.db, tenantId, [spec], { horizonMs: 60_000 });
   return tasks[0]!.id;
 }
@@ -107,6 +107,30 @@ describe("LeaseService", () => {
     expect(await leases.lease(tenantId, args("default", 0))).toEqual([]);
     await queues.upsert(tenantId, { name: "default", mode: "PUSH", endpointUrl: "http://127.0.0.1:9/hook" });
     await expect(leases.lease(tenantId, args("default", 0))).rejects.toThrow(/is a PUSH queue/);
+  });
+
+  it("gathers delayed tasks in a long poll: it leases once one is due within half its look-ahead, with all due within the whole", async () => {
+    const { tenantId } = await seedTenant(t.db);
+    const ahead = (waitSeconds: number): LeaseArgs => ({ ...args("default", waitSeconds), startAheadMs: 1_000 });
+    const startedAt = Date.now();
+    const first = await submitOne(tenantId, "default", 0.9);
+    const second = await submitOne(tenantId, "default", 1.3);
+    // Both are within the look-ahead; neither is within half of it yet, so a waiting call waits.
+    const leased = await leases.lease(tenantId, ahead(5));
+    const waited = Date.now() - startedAt;
+    expect(leased.map((l) => l.task.id)).toEqual([first, second]);
+    // Leased once the first was due within 500 ms (it was submitted due in 900), not at once;
+    // and still ahead of both (each held until its runAt).
+    expect(waited).toBeGreaterThanOrEqual(350);
+    expect(leased.every((l) => l.startInMs > 0)).toBe(true);
+  });
+
+  it("a lease call that does not wait takes every task its look-ahead holds, at once", async () => {
+    const { tenantId } = await seedTenant(t.db);
+    const id = await submitOne(tenantId, "default", 0.9);
+    const leased = await leases.lease(tenantId, { ...args("default", 0), startAheadMs: 1_000 });
+    expect(leased.map((l) => l.task.id)).toEqual([id]);
+    expect(leased[0]!.startInMs).toBeGreaterThan(500);
   });
 
   it("applies a change made elsewhere during a long poll within a second: a queue turned PUSH is refused", async () => {

@@ -164,7 +164,7 @@ describe("a lease statement cached while tasks was small", () => {
       try {
         await client.query("BEGIN");
         const rands = Array.from({ length: 100 }, (_, i) => `'r${i}'`).join(",");
-        plan = await explainNodes(client, `EXECUTE ${statement!.name}('${defaultQueueId}', 100, 60, 'w', 'worker:w', ARRAY[${rands}]::text[], 30000, 0)`);
+        plan = await explainNodes(client, `EXECUTE ${statement!.name}('${defaultQueueId}', 100, 60, 'w', 'worker:w', ARRAY[${rands}]::text[], 30000, 0, NULL)`);
       } finally {
         await client.query("ROLLBACK");
         client.release();

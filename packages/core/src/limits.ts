@@ -49,8 +49,14 @@ export const MAX_LEASE_BATCH = 100;
 export const MAX_WAIT_SECONDS = 20;
 /** leaseTasks(startAheadMs): how far ahead of their runAt tasks may be leased (and held by the worker). */
 export const MAX_START_AHEAD_MS = 1_000;
-/** The SDK Worker's startAheadMs unless set; the PUSH worker's WORKER_START_AHEAD_MS defaults to the same (packages/config). */
+/** The PUSH worker's WORKER_START_AHEAD_MS unless set (packages/config). */
 export const DEFAULT_START_AHEAD_MS = 50;
+/**
+ * The SDK Worker's startAheadMs unless set. Its long polls lease once a task
+ * is due within half of it (the gateway gathers), so each lease is still at
+ * least DEFAULT_START_AHEAD_MS ahead of its task.
+ */
+export const DEFAULT_LEASE_AHEAD_MS = 2 * DEFAULT_START_AHEAD_MS;
 /** Every tenant starts with a PULL queue of this name (contract convention). */
 export const DEFAULT_QUEUE_NAME = "default";
 /**

@@ -81,7 +81,7 @@ describe("Worker", () => {
     ]);
     expect(seen.map((s) => s.attempt)).toEqual([1, 1, 1]);
     expect(seen.every((s) => /^lt_1_task_\d+$/.test(s.leaseToken))).toBe(true);
-    expect(fake.leaseRequests[0]).toEqual({ max: 10, leaseSeconds: 2, waitSeconds: 0.2, startAheadMs: 50 });
+    expect(fake.leaseRequests[0]).toEqual({ max: 10, leaseSeconds: 2, waitSeconds: 0.2, startAheadMs: 100 });
     expect(errors).toEqual([]);
   });
 

@@ -10,7 +10,7 @@
  */
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
-import { DEFAULT_START_AHEAD_MS, MAX_LEASE_BATCH, MAX_LEASE_SECONDS, MAX_START_AHEAD_MS, MAX_WAIT_SECONDS } from "@tasklane/core/limits";
+import { DEFAULT_LEASE_AHEAD_MS, MAX_LEASE_BATCH, MAX_LEASE_SECONDS, MAX_START_AHEAD_MS, MAX_WAIT_SECONDS } from "@tasklane/core/limits";
 import { ServerClock } from "@tasklane/core/server-clock";
 import { TasklaneClient, type TasklaneClientOptions } from "./client.js";
 import { delay } from "./delay.js";
@@ -72,7 +72,10 @@ export interface WorkerSettings<TPayload, TResult> {
    * they start. A task held meanwhile takes a concurrency slot. 0 leases nothing before it is due.
    * In `npm run bench` (scenario 3, 1,000 delayed tasks/s) 50 against 0 took the p99 start
    * delay from 14 to 5–6 ms and the max from 27–35 to 15 (docs/benchmarks.md).
-   * @defaultValue 50, as the PUSH worker's WORKER_START_AHEAD_MS
+   * The gateway gathers: a waiting lease call answers once some task is due within half of
+   * this, with every task due within all of it, so a trickle of delayed tasks costs a call per
+   * batch rather than per task, each leased at least half of this ahead.
+   * @defaultValue 100 (DEFAULT_LEASE_AHEAD_MS): leases at least 50 ms ahead, as the PUSH worker's WORKER_START_AHEAD_MS
    */
   startAheadMs?: number;
   /**
@@ -139,7 +142,7 @@ export class Worker<TPayload = unknown, TResult = unknown> {
     this.heartbeatEverySeconds = options.heartbeatEverySeconds ?? this.leaseSeconds / 3;
     this.pollWaitSeconds = options.pollWaitSeconds ?? 10;
     this.maxConcurrentPolls = options.maxConcurrentPolls ?? 3;
-    this.startAheadMs = options.startAheadMs ?? DEFAULT_START_AHEAD_MS;
+    this.startAheadMs = options.startAheadMs ?? DEFAULT_LEASE_AHEAD_MS;
     this.#handler = options.handler;
     this.#completions = new CompletionBatcher(this.client.leases);
     this.#onError = options.onError ?? ((error, context) => defaultOnError(this.workerId, error, context));

@@ -84,6 +84,12 @@ export class LeaseService {
    */
   async lease(tenantId: string, args: LeaseArgs, abort?: AbortSignal): Promise<StartedAttempt[]> {
     const deadline = Date.now() + args.waitSeconds * 1000;
+    // A long poll that leases ahead gathers: it leases once some task is due within half its
+    // look-ahead, and then every task due within all of it. Answering as soon as one task entered
+    // the window cost a call per task for a trickle of delayed tasks (test/bench/analysis.md).
+    // The call's last look, and a call that does not wait, take whatever the window holds.
+    const gatherMs = args.waitSeconds > 0 && args.startAheadMs > 0 ? args.startAheadMs / 2 : null;
+    let lastLook = gatherMs === null;
     for (;;) {
       if (abort?.aborted) return [];
       // The queue as it is now, from the gateway's cache (so a wake-up leases at once): a change applies within a second.
@@ -92,15 +98,22 @@ export class LeaseService {
       const queueId = queue?.id ?? "";
       const bell = this.deps.doorbell.arm(queueId);
       try {
-        const { leases, rateWaitMs } = await this.leaseWithinRate(tenantId, queue, args);
+        // A queue with a start rate leases without gathering: a gathered call that leased nothing would still spend its tokens.
+        const onceDueWithinMs = lastLook || queue?.rate ? null : gatherMs;
+        const { leases, rateWaitMs } = await this.leaseWithinRate(tenantId, queue, { ...args, onceDueWithinMs });
         const left = deadline - Date.now();
         if (leases.length > 0) traceLeases(leases, tenantId, args.workerId);
-        if (leases.length > 0 || left <= 0) return leases;
+        if (leases.length > 0) return leases;
+        if (left <= 0) {
+          if (lastLook || onceDueWithinMs === null) return leases;
+          lastLook = true;
+          continue;
+        }
         if (rateWaitMs > 0) {
           await sleep(Math.min(left, Math.max(POLL_MS, rateWaitMs)), abort);
           continue;
         }
-        await this.waitForWork(bell, queueId, left, args.startAheadMs, abort);
+        await this.waitForWork(bell, queueId, left, onceDueWithinMs ?? args.startAheadMs, abort);
       } finally {
         bell.disarm();
       }
@@ -108,7 +121,11 @@ export class LeaseService {
   }
 
   /** One lease attempt; when the queue's start rate holds it back, how long until tokens are due. */
-  private async leaseWithinRate(tenantId: string, queue: PullQueue | null, args: LeaseArgs): Promise<{ leases: StartedAttempt[]; rateWaitMs: number }> {
+  private async leaseWithinRate(
+    tenantId: string,
+    queue: PullQueue | null,
+    args: LeaseArgs & { onceDueWithinMs: number | null },
+  ): Promise<{ leases: StartedAttempt[]; rateWaitMs: number }> {
     let max = args.max;
     let rateWaitMs = 0;
     if (queue?.rate) {

@@ -33,6 +33,8 @@ export interface LeaseRequest {
   agingSeconds: number;
   /** Also lease tasks due within this many ms; the worker holds each until its runAt (StartedAttempt.startInMs). */
   startAheadMs?: number;
+  /** Lease nothing unless a waiting task is due within this many ms (StartOptions.onceDueWithinMs). */
+  onceDueWithinMs?: number | null;
 }
 
 /** What leasing needs to know of a queue (the gateway keeps it for a second: PullQueueCache). */
@@ -85,7 +87,13 @@ export async function readPullQueue(db: Database, tenantId: string, name: string
 export async function leaseFromPullQueue(db: Database, tenantId: string, queue: PullQueue | null, req: LeaseRequest): Promise<StartedAttempt[]> {
   if (!queue) throw new NotFoundError("Queue", req.queue);
   if (queue.mode !== "PULL") throw new BadUserInputError(`Queue "${req.queue}" is a PUSH queue; only PULL queues are leased`);
-  const options = { workerId: req.workerId, leaseMs: req.leaseSeconds * 1000, actor: `worker:${req.workerId}`, startAheadMs: req.startAheadMs };
+  const options = {
+    workerId: req.workerId,
+    leaseMs: req.leaseSeconds * 1000,
+    actor: `worker:${req.workerId}`,
+    startAheadMs: req.startAheadMs,
+    onceDueWithinMs: req.onceDueWithinMs ?? null,
+  };
   if (queue.concurrency === null && queue.maxConcurrency === null) {
     return startAttemptsFromQueue(db, queue.id, req.max, req.agingSeconds, options);
   }

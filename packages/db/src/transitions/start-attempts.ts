@@ -9,6 +9,7 @@ import {
   type PushTaskRecord,
   type TaskRecord,
 } from "../tasks/task-record.js";
+import { firstInWaitingLanes } from "../tasks/waiting-lanes.js";
 import { eventInsert, lockById, sameId } from "./sql-fragments.js";
 
 export interface StartedAttempt<Task extends LeaseFields = LeasedTaskRecord> {
@@ -40,6 +41,13 @@ export interface StartOptions {
    * and startedAt count from runAt.
    */
   startAheadMs?: number;
+  /**
+   * PULL leases only: lease nothing unless some waiting task of the queue is
+   * due within this many ms (already due counts). A long poll uses half its
+   * look-ahead, so tasks trickling in are leased a batch at a time, each still
+   * that far ahead of its runAt, instead of one call per task.
+   */
+  onceDueWithinMs?: number | null;
 }
 
 /** What every start statement answers of the lease, whatever else it answers of the task. */
@@ -205,7 +213,9 @@ export async function startAttemptsFromQueueIn(
   const fixedLease = typeof options.leaseMs === "number" ? options.leaseMs : 0;
   const rands = randomParts(max);
   const res = await q.query(
-    prepared(LEASE_FROM_QUEUE, [queueId, max, agingSeconds, options.workerId, options.actor, rands, fixedLease, options.startAheadMs ?? 0]),
+    prepared(LEASE_FROM_QUEUE, [
+      queueId, max, agingSeconds, options.workerId, options.actor, rands, fixedLease, options.startAheadMs ?? 0, options.onceDueWithinMs ?? null,
+    ]),
   );
   return mapStarted(res.rows, (row) => mapLeasedTaskRow(row, row.queue_name as string));
 }
@@ -234,6 +244,8 @@ const LEASE_FROM_QUEUE = startSql(
        LIMIT $2 FOR UPDATE OF t SKIP LOCKED) w
      -- Checked once for the whole statement, not per row (which also spoils the lane estimates).
      WHERE NOT (SELECT pq.paused FROM queues pq WHERE pq.id = $1)
+       AND ($9::float8 IS NULL OR EXISTS (
+         SELECT 1 FROM ${firstInWaitingLanes("$1", "t.run_at <= now() + $9::float8 * interval '1 millisecond'")}))
      -- Aging: each PRIORITY_AGING_SECONDS of waiting counts one lane higher (LOW reaches HIGH after two).
      ORDER BY ord
      LIMIT $2) p`,
