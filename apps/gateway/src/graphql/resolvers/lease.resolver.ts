@@ -23,7 +23,7 @@ export class LeaseResolver {
     @Arg("startAheadMs", () => Int, {
       nullable: true,
       description:
-        "also lease tasks due within this many ms (0-1000, default 0); each lease's startInMs says how long to hold it before running, so the round trip is off a delayed task's start",
+        "also lease tasks due within this many ms (0-1000, default 0); each lease's startInMs says how long to hold it before running, so the round trip is off a delayed task's start. A call that waits (waitSeconds) answers once some task is due within half of this, with every task due within all of it",
     })
     startAheadMs: number | null,
     @Ctx() ctx: GatewayContext,
