@@ -13,7 +13,7 @@ import { HeaderMap } from "@apollo/server";
 import { ErrorCode, httpStatusForCode, isUserError, type UserError } from "@tasklane/core";
 import { GraphQLError, type GraphQLFormattedError } from "graphql";
 import type { Logger } from "../observability/logger.js";
-import { errorScopeOf, type RequestScope } from "../observability/request-scope.js";
+import { errorScopeTaggedOn, type RequestScope } from "../observability/request-scope.js";
 import { isStoreUnavailable, storeUnavailableError } from "./store-unavailable.js";
 
 /** Apollo's codes for a request that never reached execution. */
@@ -59,15 +59,29 @@ export function requestErrorBody(message: string): { errors: GraphQLFormattedErr
   return { errors: [{ message, extensions: { code: ErrorCode.BAD_USER_INPUT } }] };
 }
 
+/** `error` and the errors graphql or Apollo wrapped it around, outermost first (a few levels at most). */
+function* wrappedErrors(error: unknown): Generator<unknown> {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current !== undefined; depth++) {
+    yield current;
+    current = current instanceof GraphQLError ? current.originalError : undefined;
+  }
+}
+
 /**
  * The UserError behind a GraphQLError, however deeply graphql or Apollo wrapped
  * it (resolver errors carry a path; errors from plugins and scalars do not).
  */
 function userErrorBehind(error: unknown): UserError | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && current !== undefined; depth++) {
-    if (isUserError(current)) return current;
-    current = current instanceof GraphQLError ? current.originalError : undefined;
+  for (const e of wrappedErrors(error)) if (isUserError(e)) return e;
+  return undefined;
+}
+
+/** The request an error was raised for (tagged on it, or on an error it wraps: Apollo wraps context failures). */
+function requestScopeOf(error: unknown): RequestScope | undefined {
+  for (const e of wrappedErrors(error)) {
+    const scope = errorScopeTaggedOn(e);
+    if (scope !== undefined) return scope;
   }
   return undefined;
 }
@@ -83,7 +97,7 @@ export function formatError(
   formatted: GraphQLFormattedError,
   error: unknown,
   opts: ErrorFormatOptions,
-  scope: RequestScope | undefined = errorScopeOf(error),
+  scope: RequestScope | undefined = requestScopeOf(error),
 ): GraphQLFormattedError {
   const userError = userErrorBehind(error);
   const where = { ...(formatted.locations ? { locations: formatted.locations } : {}), ...(formatted.path ? { path: formatted.path } : {}) };

@@ -21,15 +21,9 @@ export function tagErrorScope(error: unknown, scope: RequestScope): void {
   if (typeof error === "object" && error !== null) errorScopes.set(error, { requestId: scope.requestId, log: scope.log });
 }
 
-/** The scope `error` (or an error it wraps) was tagged with. */
-export function errorScopeOf(error: unknown): RequestScope | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
-    const scope = errorScopes.get(current);
-    if (scope !== undefined) return scope;
-    current = (current as { originalError?: unknown }).originalError;
-  }
-  return undefined;
+/** The scope `error` itself was tagged with (formatError looks through the errors it wraps). */
+export function errorScopeTaggedOn(error: unknown): RequestScope | undefined {
+  return typeof error === "object" && error !== null ? errorScopes.get(error) : undefined;
 }
 
 // A caller-supplied id is kept only when it is short and plain, so it cannot inject into logs.

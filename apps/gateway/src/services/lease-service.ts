@@ -102,8 +102,10 @@ export class LeaseService {
         const onceDueWithinMs = lastLook || queue?.rate ? null : gatherMs;
         const { leases, rateWaitMs } = await this.leaseWithinRate(tenantId, queue, { ...args, onceDueWithinMs });
         const left = deadline - Date.now();
-        if (leases.length > 0) traceLeases(leases, tenantId, args.workerId);
-        if (leases.length > 0) return leases;
+        if (leases.length > 0) {
+          traceLeases(leases, tenantId, args.workerId);
+          return leases;
+        }
         if (left <= 0) {
           if (lastLook || onceDueWithinMs === null) return leases;
           lastLook = true;
