@@ -1,2 +1,2 @@
 export * from "./outbound-agent.js";
-export * from "./read-body.js";
+export * from "./post-text.js";

@@ -1,7 +1,7 @@
 import { checkOutboundUrl, parseRetryAfter, signatureHeaders } from "@tasklane/core";
 import type { ClaimedDelivery } from "@tasklane/db";
 import type { Agent } from "undici";
-import { PrivateTargetError, postTo, readCappedBody } from "@tasklane/outbound";
+import { PrivateTargetError, postText } from "@tasklane/outbound";
 
 /** What one POST came to, before any retry decision. */
 export type SendResult =
@@ -48,11 +48,10 @@ export async function sendDelivery(delivery: ClaimedDelivery, options: SendOptio
   };
   const timeout = AbortSignal.timeout(options.timeoutMs);
   try {
-    const res = await postTo(options.agent, check.url, { headers, body: delivery.body, signal: timeout });
-    const text = await readCappedBody(res.body, MAX_RESPONSE_BYTES);
+    const res = await postText(options.agent, check.url, { headers, body: delivery.body, signal: timeout, limit: MAX_RESPONSE_BYTES, overLimit: "truncate" });
     const retryAfterHeader = res.headers["retry-after"];
     const retryAfter = parseRetryAfter(Array.isArray(retryAfterHeader) ? retryAfterHeader[0] : retryAfterHeader, Date.now());
-    return { kind: "response", status: res.statusCode, retryAfterSeconds: retryAfter, snippet: text.slice(0, SNIPPET_CHARS) };
+    return { kind: "response", status: res.statusCode, retryAfterSeconds: retryAfter, snippet: res.text.slice(0, SNIPPET_CHARS) };
   } catch (error) {
     const refused = privateTargetCause(error);
     if (refused) return { kind: "refused", reason: `target refused: ${refused.message}` };

@@ -2,10 +2,10 @@ import { EventEmitter } from "node:events";
 
 /**
  * Ends one PUSH attempt early: the task was cancelled, or its timeout came.
- * An EventEmitter with `aborted` and `reason`, which undici takes as a
+ * An EventEmitter with `aborted` and `reason`, which postText takes as a
  * request's signal, instead of an AbortController: the controller's
  * EventTarget cost ~10 µs of CPU per request (a local no-op endpoint, undici
- * request; the request itself is ~45 µs).
+ * request; the request itself was ~45 µs).
  */
 export class AttemptAbort extends EventEmitter {
   aborted = false;

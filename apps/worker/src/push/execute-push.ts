@@ -1,6 +1,6 @@
 import { MAX_RESULT_BYTES, buildPushBody, checkOutboundUrl, classifyHttpStatus, parseRetryAfter, signatureHeaders } from "@tasklane/core";
 import type { Agent } from "undici";
-import { BodyTooLargeError, PrivateTargetError, postTo, readBoundedBody } from "@tasklane/outbound";
+import { BodyTooLargeError, PrivateTargetError, postText } from "@tasklane/outbound";
 import type { AttemptAbort } from "./attempt-abort.js";
 
 export interface PushTarget {
@@ -66,17 +66,16 @@ export async function executePush(target: PushTarget, agent: Agent, allowPrivate
   if (abort.aborted) return { kind: "aborted" };
   const timer = setTimeout(() => abort.abort(TIMED_OUT), target.timeoutSeconds * 1000);
   try {
-    const res = await postTo(agent, check.url, { headers, body, signal: abort });
-    const text = await readBoundedBody(res.body, MAX_RESULT_BYTES);
+    const res = await postText(agent, check.url, { headers, body, signal: abort, limit: MAX_RESULT_BYTES, overLimit: "fail" });
     const kind = classifyHttpStatus(res.statusCode);
-    if (kind === "success") return { kind: "succeeded", result: parseResult(text), status: res.statusCode };
+    if (kind === "success") return { kind: "succeeded", result: parseResult(res.text), status: res.statusCode };
     const retryAfter = parseRetryAfter(res.headers["retry-after"] as string | undefined, Date.now());
     return {
       kind: "failed",
       retryable: kind === "retryable",
       timedOut: false,
       status: res.statusCode,
-      error: `HTTP ${res.statusCode}${text ? `: ${text.slice(0, 500)}` : ""}`,
+      error: `HTTP ${res.statusCode}${res.text ? `: ${res.text.slice(0, 500)}` : ""}`,
       ...(retryAfter !== undefined ? { retryAfterSeconds: retryAfter } : {}),
     };
   } catch (error) {

@@ -1,0 +1,126 @@
+/** postText against a real HTTP server on 127.0.0.1. */
+import { EventEmitter } from "node:events";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createOutboundAgent } from "./outbound-agent.js";
+import { BodyTooLargeError, postText, type PostTextOptions } from "./post-text.js";
+
+describe("postText", () => {
+  let server: Server;
+  let base = "";
+  const agent = createOutboundAgent(true, 5_000);
+  /** Per path: what the server saw. */
+  const seen = new Map<string, { body: string; closedEarly: boolean; bytesSent: number }>();
+
+  const routes: Record<string, (req: IncomingMessage, res: ServerResponse, record: { bytesSent: number }) => void> = {
+    "/echo": (req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c.toString()));
+      req.on("end", () => {
+        res.writeHead(201, { "content-type": "text/plain", "retry-after": "7" });
+        // Two writes: the answer arrives in more than one piece.
+        res.write(`got ${req.headers["x-test"]}:`);
+        res.end(body);
+      });
+    },
+    "/endless": (_req, res, record) => {
+      res.writeHead(200);
+      const kb = Buffer.alloc(1024, 0x61);
+      const pump = (): void => {
+        while (!res.destroyed && record.bytesSent < 16 * 1024 * 1024) {
+          record.bytesSent += kb.length;
+          if (!res.write(kb)) return void res.once("drain", pump);
+        }
+        res.end();
+      };
+      pump();
+    },
+    "/hang": () => undefined,
+  };
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const path = req.url ?? "";
+      const record = { body: "", closedEarly: false, bytesSent: 0 };
+      seen.set(path, record);
+      res.on("close", () => (record.closedEarly = !res.writableFinished));
+      routes[path]?.(req, res, record);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await agent.close();
+  });
+
+  const options = (over: Partial<PostTextOptions> = {}): PostTextOptions => ({
+    headers: { "content-type": "text/plain", "x-test": "yes" },
+    body: "hello",
+    signal: new AbortController().signal,
+    limit: 1024,
+    overLimit: "fail",
+    ...over,
+  });
+  const until = async (done: () => boolean): Promise<void> => {
+    for (let i = 0; i < 500 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+  };
+
+  it("answers the status, the headers and the whole body", async () => {
+    const res = await postText(agent, new URL(`${base}/echo`), options());
+    expect(res.statusCode).toBe(201);
+    expect(res.headers["retry-after"]).toBe("7");
+    expect(res.text).toBe("got yes:hello");
+  });
+
+  it("keeps the first `limit` bytes of a longer body and closes the connection", async () => {
+    const res = await postText(agent, new URL(`${base}/endless`), options({ limit: 4000, overLimit: "truncate" }));
+    expect(res.text).toBe("a".repeat(4000));
+    await until(() => seen.get("/endless")?.closedEarly === true);
+    const record = seen.get("/endless")!;
+    expect(record.closedEarly).toBe(true);
+    expect(record.bytesSent).toBeLessThan(16 * 1024 * 1024);
+  });
+
+  it("refuses a body over `limit` when it must be whole", async () => {
+    await expect(postText(agent, new URL(`${base}/endless`), options({ limit: 4000, overLimit: "fail" }))).rejects.toBeInstanceOf(BodyTooLargeError);
+  });
+
+  it("ends the request when its AbortSignal fires, with the signal's reason", async () => {
+    const controller = new AbortController();
+    const pending = postText(agent, new URL(`${base}/hang`), options({ signal: controller.signal }));
+    await until(() => seen.has("/hang"));
+    controller.abort(new Error("enough"));
+    await expect(pending).rejects.toMatchObject({ name: "AbortError", reason: new Error("enough") });
+    await until(() => seen.get("/hang")?.closedEarly === true);
+    expect(seen.get("/hang")?.closedEarly).toBe(true);
+  });
+
+  it("takes an EventEmitter with `aborted` and `reason` as its signal", async () => {
+    seen.delete("/hang");
+    const abort = Object.assign(new EventEmitter(), { aborted: false, reason: undefined as unknown });
+    const pending = postText(agent, new URL(`${base}/hang`), options({ signal: abort }));
+    await until(() => seen.has("/hang"));
+    abort.aborted = true;
+    abort.reason = "cancelled";
+    abort.emit("abort");
+    await expect(pending).rejects.toMatchObject({ name: "AbortError", reason: "cancelled" });
+    expect(abort.listenerCount("abort")).toBe(0);
+  });
+
+  it("sends nothing when the signal has already fired", async () => {
+    seen.delete("/echo");
+    const signal = AbortSignal.abort(new Error("too late"));
+    await expect(postText(agent, new URL(`${base}/echo`), options({ signal }))).rejects.toMatchObject({ name: "AbortError" });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(seen.has("/echo")).toBe(false);
+  });
+
+  it("lets go of its signal once the answer is in", async () => {
+    const abort = Object.assign(new EventEmitter(), { aborted: false, reason: undefined as unknown });
+    await postText(agent, new URL(`${base}/echo`), options({ signal: abort }));
+    expect(abort.listenerCount("abort")).toBe(0);
+  });
+});
