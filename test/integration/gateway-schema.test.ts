@@ -7,7 +7,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildGatewaySchema, printGatewaySchema } from "@tasklane/gateway/graphql/schema";
-import { buildSchema, findBreakingChanges, type GraphQLSchema } from "graphql";
+import { buildSchema, findBreakingChanges, isObjectType, type GraphQLSchema } from "graphql";
 import { beforeAll, describe, expect, it } from "vitest";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -38,5 +38,17 @@ describe("gateway schema", () => {
       const actual = Object.keys(served[root]()?.getFields() ?? {});
       expect(actual).toEqual(expect.arrayContaining(expected));
     }
+  });
+
+  it("reads plain fields as properties: only field resolvers run code per field", () => {
+    // type-graphql otherwise wraps every field in a resolver of its own, which ran for each
+    // of the ~2,400 fields of a 100-task lease answer and kept graphql-jit from inlining them.
+    const roots = new Set([served.getQueryType(), served.getMutationType(), served.getSubscriptionType()]);
+    const resolved: string[] = [];
+    for (const type of Object.values(served.getTypeMap())) {
+      if (!isObjectType(type) || type.name.startsWith("__") || roots.has(type)) continue;
+      for (const field of Object.values(type.getFields())) if (field.resolve) resolved.push(`${type.name}.${field.name}`);
+    }
+    expect(resolved.sort()).toEqual(["Queue.stats", "Schedule.runs", "Task.attemptHistory", "Task.events", "Tenant.usage", "Workflow.tasks"]);
   });
 });

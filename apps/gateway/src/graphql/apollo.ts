@@ -6,6 +6,7 @@ import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDi
 import type { GraphQLSchema } from "graphql";
 import type { Logger } from "../observability/logger.js";
 import type { GatewayMetrics } from "../observability/metrics.js";
+import { compiledExecutionGateway } from "./compiled-execution.js";
 import type { GatewayContext } from "./context.js";
 import { formatError } from "./errors.js";
 import { errorScope } from "./plugins/error-scope.js";
@@ -34,7 +35,8 @@ export function createApollo(opts: ApolloOptions): ApolloServer<GatewayContext> 
     },
   };
   return new ApolloServer<GatewayContext>({
-    schema: opts.schema,
+    // Our own schema, executed compiled (compiled-execution.ts): Apollo's one way to bring an executor.
+    gateway: compiledExecutionGateway(opts.schema),
     introspection: opts.introspection,
     includeStacktraceInErrorResponses: false,
     hideSchemaDetailsFromClientErrors: opts.production,

@@ -2,7 +2,7 @@
 import { Field, ID, ObjectType } from "type-graphql";
 import { DateTimeScalar } from "./scalars.js";
 
-@ObjectType("ApiKey")
+@ObjectType("ApiKey", { simpleResolvers: true })
 export class ApiKey {
   @Field(() => ID)
   id!: string;
@@ -29,7 +29,7 @@ export class ApiKey {
   expiresAt!: Date | null;
 }
 
-@ObjectType("ApiKeyWithSecret")
+@ObjectType("ApiKeyWithSecret", { simpleResolvers: true })
 export class ApiKeyWithSecret {
   @Field(() => ApiKey)
   apiKey!: ApiKey;

@@ -1,6 +1,6 @@
 import { Field, ObjectType } from "type-graphql";
 
-@ObjectType("PageInfo")
+@ObjectType("PageInfo", { simpleResolvers: true })
 export class PageInfo {
   @Field(() => Boolean)
   hasNextPage!: boolean;

@@ -2,7 +2,7 @@
 import { Field, ID, ObjectType } from "type-graphql";
 import { DateTimeScalar } from "./scalars.js";
 
-@ObjectType("ConsoleUser", { description: "a person who signs in to the web console for one tenant" })
+@ObjectType("ConsoleUser", { simpleResolvers: true, description: "a person who signs in to the web console for one tenant" })
 export class ConsoleUser {
   @Field(() => ID)
   id!: string;
@@ -17,7 +17,7 @@ export class ConsoleUser {
   createdAt!: Date;
 }
 
-@ObjectType("ConsoleSession", { description: "a short-lived tenant credential for the console's server, issued at sign-in" })
+@ObjectType("ConsoleSession", { simpleResolvers: true, description: "a short-lived tenant credential for the console's server, issued at sign-in" })
 export class ConsoleSession {
   @Field(() => String, { description: 'an API key (scopes ["full"]) that stops working at expiresAt; keep it server-side' })
   token!: string;

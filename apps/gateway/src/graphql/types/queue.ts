@@ -34,7 +34,7 @@ export class UpsertQueueInput {
   paused?: boolean | null;
 }
 
-@ObjectType("RateLimit")
+@ObjectType("RateLimit", { simpleResolvers: true })
 export class RateLimit {
   @Field(() => Float)
   perSecond!: number;
@@ -43,7 +43,7 @@ export class RateLimit {
   burst!: number;
 }
 
-@ObjectType("QueueStats")
+@ObjectType("QueueStats", { simpleResolvers: true })
 export class QueueStats {
   @Field(() => Int)
   scheduled!: number;
@@ -68,7 +68,7 @@ export class QueueStats {
 }
 
 /** `stats` is a field resolver (queue.resolver.ts); `id` is internal, used to batch it. */
-@ObjectType("Queue")
+@ObjectType("Queue", { simpleResolvers: true })
 export class Queue {
   id!: string;
 

@@ -77,7 +77,7 @@ export class UpdateScheduleInput {
 }
 
 /** `runs(first)` is a field resolver (schedule.resolver.ts). */
-@ObjectType("Schedule")
+@ObjectType("Schedule", { simpleResolvers: true })
 export class Schedule {
   @Field(() => ID)
   id!: string;

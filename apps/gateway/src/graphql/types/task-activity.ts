@@ -2,7 +2,7 @@
 import { Field, Int, ObjectType } from "type-graphql";
 import { DateTimeScalar } from "./scalars.js";
 
-@ObjectType("ActivityBucket", { description: "attempt outcomes that finished within [start, start + bucket length)" })
+@ObjectType("ActivityBucket", { simpleResolvers: true, description: "attempt outcomes that finished within [start, start + bucket length)" })
 export class ActivityBucket {
   @Field(() => DateTimeScalar)
   start!: Date;
@@ -14,7 +14,7 @@ export class ActivityBucket {
   failed!: number;
 }
 
-@ObjectType("QueueActivity")
+@ObjectType("QueueActivity", { simpleResolvers: true })
 export class QueueActivity {
   @Field(() => String)
   queue!: string;

@@ -3,7 +3,7 @@ import { TaskStatus } from "@tasklane/core";
 import { Field, ID, Int, ObjectType } from "type-graphql";
 import { DateTimeScalar } from "./scalars.js";
 
-@ObjectType("TaskAuditEvent", { description: "One status change of a task, recorded in the statement that made it" })
+@ObjectType("TaskAuditEvent", { simpleResolvers: true, description: "One status change of a task, recorded in the statement that made it" })
 export class TaskAuditEvent {
   @Field(() => ID, { description: "ascending in recording order; pass the last one as `after` for the next page" })
   id!: string;

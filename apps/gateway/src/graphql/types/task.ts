@@ -69,7 +69,7 @@ export class SubmitTaskInput {
   metadata?: unknown;
 }
 
-@ObjectType("Attempt")
+@ObjectType("Attempt", { simpleResolvers: true })
 export class Attempt {
   @Field(() => Int)
   number!: number;
@@ -94,7 +94,7 @@ export class Attempt {
 }
 
 /** `attemptHistory` is a field resolver (task.resolver.ts), batched per request. */
-@ObjectType("Task")
+@ObjectType("Task", { simpleResolvers: true })
 export class Task {
   @Field(() => ID)
   id!: string;
@@ -159,7 +159,7 @@ export class Task {
   traceParent!: string | null;
 }
 
-@ObjectType("TaskConnection")
+@ObjectType("TaskConnection", { simpleResolvers: true })
 export class TaskConnection {
   @Field(() => [Task])
   nodes!: Task[];
@@ -195,7 +195,7 @@ export class TaskFilter {
   createdBefore?: Date | null;
 }
 
-@ObjectType("Lease")
+@ObjectType("Lease", { simpleResolvers: true })
 export class Lease {
   @Field(() => Task)
   task!: Task;
@@ -227,7 +227,7 @@ export class TaskCompletionInput {
   result!: unknown;
 }
 
-@ObjectType("TaskCompletionOutcome", { description: "completeTasks: one per input item, in input order" })
+@ObjectType("TaskCompletionOutcome", { simpleResolvers: true, description: "completeTasks: one per input item, in input order" })
 export class TaskCompletionOutcome {
   @Field(() => ID)
   taskId!: string;
@@ -245,7 +245,7 @@ export class TaskCompletionOutcome {
   message!: string | null;
 }
 
-@ObjectType("HeartbeatResult")
+@ObjectType("HeartbeatResult", { simpleResolvers: true })
 export class HeartbeatResult {
   @Field(() => DateTimeScalar)
   leaseExpiresAt!: Date;
@@ -254,7 +254,7 @@ export class HeartbeatResult {
   cancelRequested!: boolean;
 }
 
-@ObjectType("TaskEvent")
+@ObjectType("TaskEvent", { simpleResolvers: true })
 export class TaskEvent {
   @Field(() => ID)
   taskId!: string;

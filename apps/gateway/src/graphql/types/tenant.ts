@@ -1,7 +1,7 @@
 /** Tenants and their limits (contract: TenantLimits(Input), TenantUsage, Tenant, CreateTenantInput, TenantWithKey). */
 import { Field, Float, ID, InputType, Int, ObjectType } from "type-graphql";
 
-@ObjectType("TenantLimits")
+@ObjectType("TenantLimits", { simpleResolvers: true })
 export class TenantLimits {
   @Field(() => Int, { description: "share of the worker fleet relative to other tenants" })
   weight!: number;
@@ -43,7 +43,7 @@ export class TenantLimitsInput {
   dailyTaskQuota?: number | null;
 }
 
-@ObjectType("TenantUsage")
+@ObjectType("TenantUsage", { simpleResolvers: true })
 export class TenantUsage {
   @Field(() => Int)
   pendingTasks!: number;
@@ -56,7 +56,7 @@ export class TenantUsage {
 }
 
 /** `usage` is a field resolver (tenant.resolver.ts): counted only when asked for. */
-@ObjectType("Tenant")
+@ObjectType("Tenant", { simpleResolvers: true })
 export class Tenant {
   @Field(() => ID)
   id!: string;
@@ -77,7 +77,7 @@ export class CreateTenantInput {
   limits?: TenantLimitsInput | null;
 }
 
-@ObjectType("TenantWithKey")
+@ObjectType("TenantWithKey", { simpleResolvers: true })
 export class TenantWithKey {
   @Field(() => Tenant)
   tenant!: Tenant;

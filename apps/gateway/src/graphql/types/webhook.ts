@@ -11,7 +11,7 @@ export class CreateWebhookInput {
   events!: string[];
 }
 
-@ObjectType("Webhook")
+@ObjectType("Webhook", { simpleResolvers: true })
 export class Webhook {
   @Field(() => ID)
   id!: string;
@@ -35,7 +35,7 @@ export class Webhook {
   createdAt!: Date;
 }
 
-@ObjectType("WebhookWithSecret")
+@ObjectType("WebhookWithSecret", { simpleResolvers: true })
 export class WebhookWithSecret {
   @Field(() => Webhook)
   webhook!: Webhook;
@@ -44,7 +44,7 @@ export class WebhookWithSecret {
   secret!: string;
 }
 
-@ObjectType("WebhookDelivery")
+@ObjectType("WebhookDelivery", { simpleResolvers: true })
 export class WebhookDelivery {
   @Field(() => ID)
   id!: string;

@@ -48,7 +48,7 @@ export class SubmitWorkflowInput {
   idempotencyKey?: string | null;
 }
 
-@ObjectType("WorkflowTask")
+@ObjectType("WorkflowTask", { simpleResolvers: true })
 export class WorkflowTask {
   @Field(() => String)
   key!: string;
@@ -61,7 +61,7 @@ export class WorkflowTask {
 }
 
 /** `tasks` is a field resolver (workflow.resolver.ts), batched per request. */
-@ObjectType("Workflow")
+@ObjectType("Workflow", { simpleResolvers: true })
 export class Workflow {
   @Field(() => ID)
   id!: string;

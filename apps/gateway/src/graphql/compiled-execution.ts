@@ -1,0 +1,99 @@
+/**
+ * Executes operations with graphql-jit: each operation is compiled once into
+ * a function that coerces its variables and walks its selection, instead of
+ * graphql-js interpreting the document on every call.
+ *
+ * Why: a worker's calls carry many objects. graphql-js resolves and
+ * completes each field of each object through generic code (a 100-task lease
+ * answer is ~2,400 fields), and coerces each input object of a 500-task
+ * submission the same way; compiled, both cost about half (npm run bench,
+ * docs/benchmarks.md).
+ *
+ * How: Apollo Server 4 and 5 take a custom executor only through their
+ * `gateway` option (its migration guide names it as the replacement of the
+ * removed `executor`). This "gateway" serves our own schema: it hands Apollo
+ * the schema once, and Apollo still parses, validates and runs every plugin;
+ * only execution is ours. An operation graphql-jit cannot compile runs on
+ * graphql-js as before.
+ */
+import type { GatewayExecutionResult, GatewayGraphQLRequestContext, GatewayInterface, GatewaySchemaLoadOrUpdateCallback } from "@apollo/server-gateway-interface";
+import { GraphQLError, execute, printSchema, type DocumentNode, type GraphQLSchema } from "graphql";
+import { compileQuery, isCompiledQuery, type CompiledQuery } from "graphql-jit";
+
+/** null: graphql-jit refused the operation; graphql-js runs it. */
+type Compiled = CompiledQuery | null;
+
+/**
+ * Compiled operations by document, then by operation name. Apollo keeps
+ * parsed documents in its document store (an LRU by query hash) and hands
+ * the same DocumentNode to every request of that query, so an operation
+ * compiles once; when Apollo drops a document, its compilations go with it.
+ */
+class CompiledOperations {
+  readonly #byDocument = new WeakMap<DocumentNode, Map<string | null, Compiled>>();
+
+  constructor(private readonly schema: GraphQLSchema) {}
+
+  get(document: DocumentNode, operationName: string | null): Compiled {
+    let byName = this.#byDocument.get(document);
+    if (!byName) this.#byDocument.set(document, (byName = new Map()));
+    let compiled = byName.get(operationName);
+    if (compiled === undefined) {
+      const result = compileQuery(this.schema, document, operationName ?? undefined, {
+        // Stack traces of errors a resolver did not throw (a null in a non-null field):
+        // the original error's stack is kept either way, and formatError logs it.
+        disablingCapturingStackErrors: true,
+      });
+      compiled = isCompiledQuery(result) ? result : null;
+      byName.set(operationName, compiled);
+    }
+    return compiled;
+  }
+}
+
+/**
+ * graphql-jit's errors inherit from graphql-js's but leave `extensions`
+ * undefined when the resolver's error has none; Apollo reads
+ * `extensions.code` of every error, and such an error would be answered as
+ * a bare "Internal server error" (no path, no request id). Rebuilt as
+ * graphql-js would have built it.
+ */
+function asGraphQLError(error: GraphQLError): GraphQLError {
+  const rebuilt = new GraphQLError(error.message, { path: error.path, originalError: error.originalError ?? undefined, extensions: error.extensions ?? undefined });
+  // graphql-jit reports locations itself (it keeps no AST nodes on its errors).
+  return error.locations ? Object.assign(rebuilt, { locations: error.locations }) : rebuilt;
+}
+
+/** Apollo's `gateway` option, executing our schema's operations compiled. */
+export function compiledExecutionGateway(schema: GraphQLSchema): GatewayInterface {
+  const operations = new CompiledOperations(schema);
+  const listeners = new Set<GatewaySchemaLoadOrUpdateCallback>();
+  const executor = async (request: GatewayGraphQLRequestContext): Promise<GatewayExecutionResult> => {
+    const { document, operationName, context } = request;
+    const variableValues = request.request.variables ?? {};
+    const interpreted = (): Promise<GatewayExecutionResult> | GatewayExecutionResult =>
+      execute({ schema, document, operationName, contextValue: context, variableValues });
+    const compiled = operations.get(document, operationName);
+    if (!compiled) return interpreted();
+    const result = await compiled.query(undefined, context, variableValues);
+    // No data: the variables were refused before anything ran. graphql-js words and
+    // locates those errors the way Apollo recognises as BAD_USER_INPUT, so it answers them.
+    if (result.data === undefined) return interpreted();
+    if (result.errors) return { ...result, errors: result.errors.map(asGraphQLError) };
+    return result;
+  };
+  return {
+    onSchemaLoadOrUpdate(callback) {
+      listeners.add(callback);
+      return () => listeners.delete(callback);
+    },
+    async load() {
+      const coreSupergraphSdl = printSchema(schema);
+      for (const listener of listeners) listener({ apiSchema: schema, coreSupergraphSdl });
+      return { executor };
+    },
+    async stop() {
+      listeners.clear();
+    },
+  };
+}
