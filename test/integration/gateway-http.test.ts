@@ -1,5 +1,6 @@
 /** HTTP surface: health, metrics, error masking and throttling status, request limits, introspection. */
 import { readFile } from "node:fs/promises";
+import { gzipSync } from "node:zlib";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { OverloadedError, RateLimitedError } from "@tasklane/core";
@@ -145,6 +146,52 @@ describe("gateway HTTP surface", () => {
       expect(res.body, JSON.stringify(c.body)).toMatchObject({ errors: [{ extensions: { code: "BAD_USER_INPUT" } }] });
       expect(res.status, JSON.stringify(c.body)).toBe(c.status);
     }
+  });
+
+  it("answers every request envelope on its JSON fast path exactly as through Express", async () => {
+    // A JSON POST to /graphql skips Express (http/graphql-endpoint.ts); an extra media-type
+    // parameter, which body-parser ignores, sends the same bytes down the Express path.
+    const { apiKey } = await createTenant(platform.gateway);
+    const send = async (contentType: string, body: Buffer | string): Promise<{ status: number; body: string; type: string | null }> => {
+      const res = await fetch(platform.gateway.url, { method: "POST", headers: { "content-type": contentType, authorization: `Bearer ${apiKey}` }, body });
+      return { status: res.status, body: await res.text(), type: res.headers.get("content-type") };
+    };
+    const cases: Array<Buffer | string> = [
+      JSON.stringify({ query: "{ __typename }" }),
+      JSON.stringify([{ query: "{ __typename }" }, { query: "{ tenant { name } }" }]),
+      JSON.stringify({ query: "{ tenant { nope } }" }),
+      "{not json",
+      "3",
+      '"a string"',
+      "   ",
+      "",
+      "\n\t[]",
+      JSON.stringify(Array.from({ length: 21 }, () => ({ query: "{ __typename }" }))),
+      JSON.stringify({ query: `{ __typename } # ${"x".repeat(101 * 1024)}` }),
+      Buffer.from([0x7b, 0x22, 0x71, 0xff, 0x22, 0x3a, 0x31, 0x7d]),
+    ];
+    for (const body of cases) {
+      const fast = await send("application/json", body);
+      const viaExpress = await send("application/json; charset=utf-8; profile=x", body);
+      expect(fast, String(body).slice(0, 60)).toEqual(viaExpress);
+    }
+    const statuses = await Promise.all(cases.map(async (body) => (await send("application/json", body)).status));
+    expect(statuses).toEqual([200, 200, 400, 400, 400, 400, 400, 400, 400, 400, 413, 400]);
+  });
+
+  it("still takes what the fast path leaves to Express: a gzip-compressed body, and GET", async () => {
+    const { apiKey } = await createTenant(platform.gateway);
+    const res = await fetch(platform.gateway.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", "content-encoding": "gzip", authorization: `Bearer ${apiKey}` },
+      body: gzipSync(JSON.stringify({ query: "{ tenant { name } }" })),
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ data: { tenant: { name: expect.any(String) } } });
+    const get = await fetch(`${platform.gateway.url}?query=${encodeURIComponent("{ __typename }")}`, {
+      headers: { authorization: `Bearer ${apiKey}`, "apollo-require-preflight": "true" },
+    });
+    expect(await get.json()).toEqual({ data: { __typename: "Query" } });
   });
 
   it("limits documents to 100 KB, depth 12 and 200 aliases", async () => {

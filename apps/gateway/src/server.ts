@@ -14,14 +14,16 @@ import { ApiKeyAuthenticator } from "./auth/api-key-authenticator.js";
 import { createAuthenticator } from "./auth/authenticate.js";
 import { OperatorToken } from "./auth/operator-token.js";
 import { createApollo } from "./graphql/apollo.js";
+import type { GatewayContext } from "./graphql/context.js";
 import { createContextFactory } from "./graphql/context-factory.js";
 import { toGraphQLError } from "./graphql/errors.js";
 import { buildGatewaySchema } from "./graphql/schema.js";
 import { isStoreUnavailable, storeUnavailableError } from "./graphql/store-unavailable.js";
 import { attachWebSockets } from "./graphql/ws.js";
-import { MAX_BODY, graphqlRequestGuard, httpErrorHandler, requireUtf8 } from "./http/graphql-guards.js";
+import { graphqlEndpoint, takesGraphqlPost } from "./http/graphql-endpoint.js";
+import { MAX_BODY_BYTES, graphqlRequestGuard, httpErrorHandler, requireUtf8 } from "./http/graphql-guards.js";
 import { healthHandler, livenessHandler, metricsHandler } from "./http/health.js";
-import { requestScope } from "./http/request-scope.js";
+import { requestScope, scopeOf, type HttpRequestScope } from "./http/request-scope.js";
 import { ApiRateLimit, operationCount } from "./limits/api-rate-limit.js";
 import { BacklogGuard } from "./limits/backlog-guard.js";
 import { TenantLimitsCache } from "./limits/tenant-limits-cache.js";
@@ -92,7 +94,9 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
 
   const schema = await buildGatewaySchema();
   const app = express();
-  const httpServer = http.createServer(app);
+  // Plain JSON POSTs to /graphql skip Express (http/graphql-endpoint.ts); the rest is Express's.
+  let graphqlPost: ((req: http.IncomingMessage, res: http.ServerResponse) => void) | undefined;
+  const httpServer = http.createServer((req, res) => (graphqlPost && takesGraphqlPost(req) ? graphqlPost(req, res) : app(req, res)));
   const ws = attachWebSockets({
     schema,
     httpServer,
@@ -103,6 +107,26 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
   });
   const apollo = createApollo({ schema, httpServer, log, metrics, introspection, production, drainWebSockets: ws.dispose });
   await apollo.start();
+
+  /** One request's GraphQL context: who calls (authentication), then the API rate limit, before anything runs. */
+  const graphqlContext = async (req: http.IncomingMessage, res: http.ServerResponse, body: unknown, scope: HttpRequestScope): Promise<GatewayContext> => {
+    const gone = new AbortController();
+    res.on("close", () => {
+      if (!res.writableFinished) gone.abort();
+    });
+    try {
+      const context = await contextFor(req.headers.authorization, { requestId: scope.requestId, log: scope.log, signal: gone.signal, traceParent: scope.traceParent });
+      // A refused request (429, or 400 for a batch above the burst) did nothing.
+      await apiRateLimit.admit(context.principal, operationCount(body));
+      return context;
+    } catch (error: unknown) {
+      // Authentication and the tenant's limits read Postgres: while it is down, 503 OVERLOADED + Retry-After, not a bare 500.
+      const refusal = isStoreUnavailable(error) ? toGraphQLError(storeUnavailableError()) : error;
+      tagErrorScope(refusal, scope);
+      throw refusal;
+    }
+  };
+  graphqlPost = graphqlEndpoint({ apollo, log, contextFor: graphqlContext });
 
   app.disable("x-powered-by");
   // Express hashes every response body for a weak ETag (SHA-1 over a 100-task lease's 55 KB: 35-50 us
@@ -117,28 +141,9 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
   app.get("/metrics", metricsHandler(metrics.registry));
   app.use(
     "/graphql",
-    express.json({ limit: MAX_BODY, verify: requireUtf8 }),
+    express.json({ limit: MAX_BODY_BYTES, verify: requireUtf8 }),
     graphqlRequestGuard(),
-    expressMiddleware(apollo, {
-      context: async ({ req, res }) => {
-        const gone = new AbortController();
-        res.on("close", () => {
-          if (!res.writableFinished) gone.abort();
-        });
-        const scope = { requestId: String(res.locals.requestId), log: res.locals.log as Logger };
-        try {
-          const context = await contextFor(req.headers.authorization, { ...scope, signal: gone.signal, traceParent: res.locals.traceParent as string | null });
-          // Before anything runs: a refused request (429, or 400 for a batch above the burst) did nothing.
-          await apiRateLimit.admit(context.principal, operationCount(req.body));
-          return context;
-        } catch (error: unknown) {
-          // Authentication and the tenant's limits read Postgres: while it is down, 503 OVERLOADED + Retry-After, not a bare 500.
-          const refusal = isStoreUnavailable(error) ? toGraphQLError(storeUnavailableError()) : error;
-          tagErrorScope(refusal, scope);
-          throw refusal;
-        }
-      },
-    }),
+    expressMiddleware(apollo, { context: ({ req, res }) => graphqlContext(req, res, req.body, scopeOf(res)) }),
   );
   app.use((_req, res) => {
     res.status(404).json({ error: "not found" });

@@ -4,14 +4,17 @@
  * GraphQL error shape with BAD_USER_INPUT like every other client error.
  */
 import { isUtf8 } from "node:buffer";
+import type { ServerResponse } from "node:http";
 import type { ErrorRequestHandler, NextFunction, Request, Response } from "express";
 import { requestErrorBody } from "../graphql/errors.js";
 import type { Logger } from "../observability/logger.js";
+import type { RequestScope } from "../observability/request-scope.js";
+import { scopeOf } from "./request-scope.js";
 
 export const MAX_DOCUMENT_BYTES = 100 * 1024;
 export const MAX_BATCH_OPERATIONS = 20;
 /** Room for a 1,000-task submitTasks with sizeable payloads. */
-export const MAX_BODY = "8mb";
+export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 /** body-parser copies `type` onto the error it passes on; the handler below recognises it. */
 const INVALID_UTF8 = "encoding.invalid-utf8";
@@ -30,32 +33,58 @@ function documentTooLarge(operation: unknown): boolean {
   return typeof query === "string" && Buffer.byteLength(query, "utf8") > MAX_DOCUMENT_BYTES;
 }
 
-function refuse(res: Response, status: number, message: string): void {
-  res.status(status).json(requestErrorBody(message));
+/** A refusal of the request before Apollo sees it: its HTTP status and message. */
+export interface Refusal {
+  status: number;
+  message: string;
+}
+
+/** Writes a refusal in the GraphQL error shape, on Express's response or a bare one. */
+export function refuse(res: ServerResponse, { status, message }: Refusal): void {
+  const body = JSON.stringify(requestErrorBody(message));
+  res.statusCode = status;
+  res.setHeader("content-type", "application/json; charset=utf-8");
+  res.setHeader("content-length", Buffer.byteLength(body));
+  res.end(body);
+}
+
+/** What is wrong with a POSTed body (parsed JSON, or undefined when it was not JSON), if anything. */
+export function postBodyRefusal(body: unknown): Refusal | null {
+  if (typeof body !== "object" || body === null) {
+    return { status: 400, message: "Expected a JSON body (Content-Type: application/json) holding a GraphQL request" };
+  }
+  if (Array.isArray(body) && (body.length === 0 || body.length > MAX_BATCH_OPERATIONS)) {
+    return { status: 400, message: `A batch must hold between 1 and ${MAX_BATCH_OPERATIONS} operations` };
+  }
+  const operations: unknown[] = Array.isArray(body) ? body : [body];
+  if (operations.some(documentTooLarge)) return { status: 413, message: `GraphQL documents are limited to ${MAX_DOCUMENT_BYTES / 1024} KB` };
+  return null;
+}
+
+export const BODY_TOO_LARGE: Refusal = { status: 413, message: `Request body exceeds ${MAX_BODY_BYTES / 1024 / 1024}mb` };
+export const BODY_NOT_UTF8: Refusal = { status: 400, message: "Request body is not valid UTF-8" };
+export const BODY_NOT_JSON: Refusal = { status: 400, message: "Malformed request body: expected JSON" };
+
+/** The answer to an unexpected failure outside GraphQL execution: masked, with the request's id. */
+export function internalError(res: ServerResponse, scope: RequestScope | undefined, fallbackLog: Logger, error: unknown): void {
+  (scope?.log ?? fallbackLog).error({ err: error }, "unhandled HTTP error");
+  if (res.headersSent) return void res.destroy();
+  const body = JSON.stringify({ errors: [{ message: "Internal server error", extensions: { code: "INTERNAL_SERVER_ERROR", requestId: scope?.requestId } }] });
+  res.statusCode = 500;
+  res.setHeader("content-type", "application/json; charset=utf-8");
+  res.setHeader("content-length", Buffer.byteLength(body));
+  res.end(body);
 }
 
 export function graphqlRequestGuard() {
   return (req: Request, res: Response, next: NextFunction): void => {
     if (req.method === "POST") {
-      const body: unknown = req.body;
-      if (typeof body !== "object" || body === null) {
-        refuse(res, 400, "Expected a JSON body (Content-Type: application/json) holding a GraphQL request");
-        return;
-      }
-      const operations: unknown[] = Array.isArray(body) ? body : [body];
-      if (Array.isArray(body) && (body.length === 0 || body.length > MAX_BATCH_OPERATIONS)) {
-        refuse(res, 400, `A batch must hold between 1 and ${MAX_BATCH_OPERATIONS} operations`);
-        return;
-      }
-      if (operations.some(documentTooLarge)) {
-        refuse(res, 413, `GraphQL documents are limited to ${MAX_DOCUMENT_BYTES / 1024} KB`);
-        return;
-      }
+      const refusal = postBodyRefusal(req.body);
+      if (refusal) return refuse(res, refusal);
     } else {
       const query = req.query.query;
       if (typeof query === "string" && Buffer.byteLength(query, "utf8") > MAX_DOCUMENT_BYTES) {
-        refuse(res, 413, `GraphQL documents are limited to ${MAX_DOCUMENT_BYTES / 1024} KB`);
-        return;
+        return refuse(res, { status: 413, message: `GraphQL documents are limited to ${MAX_DOCUMENT_BYTES / 1024} KB` });
       }
       // Apollo's Express integration insists on req.body existing even for GET.
       if (!Reflect.has(req, "body")) req.body = undefined;
@@ -78,15 +107,13 @@ export function httpErrorHandler(log: Logger): ErrorRequestHandler {
   return (error: unknown, _req, res, _next) => {
     const status = statusOf(error);
     if (status === 413) {
-      refuse(res, 413, `Request body exceeds ${MAX_BODY}`);
+      refuse(res, BODY_TOO_LARGE);
     } else if (typeOf(error) === INVALID_UTF8) {
-      refuse(res, 400, "Request body is not valid UTF-8");
+      refuse(res, BODY_NOT_UTF8);
     } else if (status !== undefined && status >= 400 && status < 500) {
-      refuse(res, status, "Malformed request body: expected JSON");
+      refuse(res, { ...BODY_NOT_JSON, status });
     } else {
-      const requestId: unknown = res.locals.requestId;
-      (res.locals.log as Logger | undefined ?? log).error({ err: error }, "unhandled HTTP error");
-      res.status(500).json({ errors: [{ message: "Internal server error", extensions: { code: "INTERNAL_SERVER_ERROR", requestId } }] });
+      internalError(res, scopeOf(res), log, error);
     }
   };
 }
