@@ -39,13 +39,18 @@ export interface Refusal {
   message: string;
 }
 
-/** Writes a refusal in the GraphQL error shape, on Express's response or a bare one. */
-export function refuse(res: ServerResponse, { status, message }: Refusal): void {
-  const body = JSON.stringify(requestErrorBody(message));
+/** Answers `value` as JSON, on Express's response or a bare one (the /graphql fast path). */
+function sendJson(res: ServerResponse, status: number, value: unknown): void {
+  const body = JSON.stringify(value);
   res.statusCode = status;
   res.setHeader("content-type", "application/json; charset=utf-8");
   res.setHeader("content-length", Buffer.byteLength(body));
   res.end(body);
+}
+
+/** Writes a refusal in the GraphQL error shape. */
+export function refuse(res: ServerResponse, { status, message }: Refusal): void {
+  sendJson(res, status, requestErrorBody(message));
 }
 
 /** What is wrong with a POSTed body (parsed JSON, or undefined when it was not JSON), if anything. */
@@ -69,11 +74,7 @@ export const BODY_NOT_JSON: Refusal = { status: 400, message: "Malformed request
 export function internalError(res: ServerResponse, scope: RequestScope | undefined, fallbackLog: Logger, error: unknown): void {
   (scope?.log ?? fallbackLog).error({ err: error }, "unhandled HTTP error");
   if (res.headersSent) return void res.destroy();
-  const body = JSON.stringify({ errors: [{ message: "Internal server error", extensions: { code: "INTERNAL_SERVER_ERROR", requestId: scope?.requestId } }] });
-  res.statusCode = 500;
-  res.setHeader("content-type", "application/json; charset=utf-8");
-  res.setHeader("content-length", Buffer.byteLength(body));
-  res.end(body);
+  sendJson(res, 500, { errors: [{ message: "Internal server error", extensions: { code: "INTERNAL_SERVER_ERROR", requestId: scope?.requestId } }] });
 }
 
 export function graphqlRequestGuard() {
