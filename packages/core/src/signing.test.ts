@@ -38,9 +38,18 @@ describe("signPayload", () => {
     );
   });
 
-  it("refuses a malformed secret", () => {
-    expect(() => signPayload({ ...SPEC, secret: "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" })).toThrow(TypeError);
-    expect(() => signPayload({ ...SPEC, secret: "whsec_" })).toThrow(TypeError);
+  it("refuses a malformed secret, every time it is used", () => {
+    for (let i = 0; i < 2; i++) {
+      expect(() => signPayload({ ...SPEC, secret: "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" })).toThrow(TypeError);
+      expect(() => signPayload({ ...SPEC, secret: "whsec_" })).toThrow(TypeError);
+    }
+  });
+
+  it("signs right with each of many secrets, one used again after the others", () => {
+    const secrets = Array.from({ length: 1_100 }, () => generateSigningSecret());
+    for (const secret of [...secrets, secrets[0]!]) {
+      expect(signPayload({ secret, msgId: "m", timestampSeconds: 1, body: "b" })).toBe(independentSignature(secret, "m", 1, "b"));
+    }
   });
 });
 

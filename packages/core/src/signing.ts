@@ -3,7 +3,7 @@
  * PUSH requests, callbacks and webhook deliveries alike, so receivers can use
  * any off-the-shelf Standard Webhooks verifier.
  */
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from "node:crypto";
 
 const SECRET_PREFIX = "whsec_";
 const SIGNATURE_VERSION = "v1";
@@ -15,15 +15,33 @@ export function generateSigningSecret(): string {
 }
 
 /** The HMAC key inside a `whsec_<base64>` secret, or null when the secret is malformed. */
-function decodeSecret(secret: string): Buffer | null {
+function decodeSecret(secret: string): KeyObject | null {
   if (!secret.startsWith(SECRET_PREFIX)) return null;
   const encoded = secret.slice(SECRET_PREFIX.length);
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded)) return null;
   const key = Buffer.from(encoded, "base64");
-  return key.length > 0 ? key : null;
+  return key.length > 0 ? createSecretKey(key) : null;
 }
 
-function hmac(key: Buffer, msgId: string, timestampSeconds: number, body: string): Buffer {
+/**
+ * Imported keys by secret. Checking, decoding and importing the key was half
+ * of signing one PUSH request (~3.7 against ~1.7 µs with the key at hand), and
+ * a worker signs every attempt with its tenant's few secrets. Bounded: emptied
+ * when full, so secrets rotated out do not stay.
+ */
+const importedKeys = new Map<string, KeyObject | null>();
+const MAX_IMPORTED_KEYS = 1_000;
+
+function keyOf(secret: string): KeyObject | null {
+  let key = importedKeys.get(secret);
+  if (key === undefined) {
+    if (importedKeys.size >= MAX_IMPORTED_KEYS) importedKeys.clear();
+    importedKeys.set(secret, (key = decodeSecret(secret)));
+  }
+  return key;
+}
+
+function hmac(key: KeyObject, msgId: string, timestampSeconds: number, body: string): Buffer {
   return createHmac("sha256", key).update(`${msgId}.${timestampSeconds}.${body}`, "utf8").digest();
 }
 
@@ -36,7 +54,7 @@ export interface SignInput {
 
 /** `v1,<base64 HMAC-SHA256 of "msgId.timestamp.body">`. Throws on a malformed secret: that is our bug, not the receiver's. */
 export function signPayload({ secret, msgId, timestampSeconds, body }: SignInput): string {
-  const key = decodeSecret(secret);
+  const key = keyOf(secret);
   if (key === null) throw new TypeError("Signing secret must look like whsec_<base64>");
   return `${SIGNATURE_VERSION},${hmac(key, msgId, timestampSeconds, body).toString("base64")}`;
 }
@@ -86,7 +104,7 @@ export function verifySignature({ secrets, headers, body, nowSeconds, toleranceS
 
   const expected: Buffer[] = [];
   for (const secret of secrets) {
-    const key = decodeSecret(secret);
+    const key = keyOf(secret);
     if (key !== null) expected.push(hmac(key, msgId, ts, body));
   }
   let matched = false;
