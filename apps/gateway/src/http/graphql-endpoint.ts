@@ -51,16 +51,16 @@ function isPlainJson(contentType: string | undefined): boolean {
 export function graphqlEndpoint(opts: GraphqlEndpointOptions): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     const scope = openRequestScope(req, res, opts.log);
-    readBody(req).then(
-      (read) => {
-        if ("refusal" in read) return refuse(res, read.refusal);
-        const refusal = postBodyRefusal(read.body);
-        if (refusal) return refuse(res, refusal);
-        return execute(opts, req, res, read.body, scope);
-      },
-      (error: unknown) => internalError(res, scope, opts.log, error),
-    ).catch((error: unknown) => internalError(res, scope, opts.log, error));
+    serve(opts, req, res, scope).catch((error: unknown) => internalError(res, scope, opts.log, error));
   };
+}
+
+async function serve(opts: GraphqlEndpointOptions, req: IncomingMessage, res: ServerResponse, scope: HttpRequestScope): Promise<void> {
+  const read = await readBody(req);
+  if ("refusal" in read) return refuse(res, read.refusal);
+  const refusal = postBodyRefusal(read.body);
+  if (refusal) return refuse(res, refusal);
+  return execute(opts, req, res, read.body, scope);
 }
 
 /** body-parser's strict check: the first character after JSON whitespace. */
@@ -80,7 +80,7 @@ function readBody(req: IncomingMessage): Promise<ReadBody> {
     req.resume();
     return Promise.resolve({ refusal: BODY_TOO_LARGE });
   }
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const onData = (chunk: Buffer): void => {
@@ -91,7 +91,12 @@ function readBody(req: IncomingMessage): Promise<ReadBody> {
       resolve({ refusal: BODY_TOO_LARGE });
     };
     req.on("data", onData);
-    req.once("error", reject);
+    // The client went away mid-body: answered as body-parser's "request aborted" was (a 400
+    // nobody reads), not logged as a failure of ours.
+    req.once("error", () => resolve({ refusal: BODY_NOT_JSON }));
+    req.once("close", () => {
+      if (!req.complete) resolve({ refusal: BODY_NOT_JSON });
+    });
     req.once("end", () => {
       if (size > MAX_BODY_BYTES) return;
       const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
