@@ -3,10 +3,10 @@
  * executeHTTPGraphQLRequest, the way Apollo's own integrations call it.
  *
  * Why: Express's router, express.json and Apollo's Express integration
- * cost ~85 µs of gateway CPU per call (a scratch server answering a fixed
- * GraphQL body, 32 calls in flight: ~105 µs through them, ~20 on node:http),
- * a quarter of what `{ __typename }` costs the gateway. A worker's and a
- * producer's calls are all of this kind.
+ * cost more than a small call's own work: `{ __typename }` took ~270 µs of
+ * gateway CPU through them and takes ~150 here, a single submitTask ~430 and
+ * ~280 (32 calls in flight, alternating runs; test/bench/analysis.md). A
+ * worker's and a producer's calls are all of this kind.
  *
  * Only the plain case takes this path: POST, `Content-Type: application/json`
  * (UTF-8 or no charset), no Content-Encoding. GET requests, other content
