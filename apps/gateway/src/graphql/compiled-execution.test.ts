@@ -1,6 +1,7 @@
 import type { GatewayExecutor, GatewayGraphQLRequestContext } from "@apollo/server-gateway-interface";
 import { GraphQLError, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString, execute, parse } from "graphql";
-import { describe, expect, it } from "vitest";
+import { compileQuery } from "graphql-jit";
+import { describe, expect, it, vi } from "vitest";
 import { compiledExecutionGateway } from "./compiled-execution.js";
 
 const Item = new GraphQLObjectType({
@@ -36,8 +37,8 @@ const schema = new GraphQLSchema({
   }),
 });
 
-async function executorOf(): Promise<GatewayExecutor> {
-  const gateway = compiledExecutionGateway(schema);
+async function executorOf(compile = compileQuery): Promise<GatewayExecutor> {
+  const gateway = compiledExecutionGateway(schema, compile);
   const loaded: GraphQLSchema[] = [];
   gateway.onSchemaLoadOrUpdate(({ apiSchema }) => loaded.push(apiSchema));
   const { executor } = await gateway.load({ apollo: {} });
@@ -59,9 +60,26 @@ describe("compiledExecutionGateway", () => {
     expect(expected.data).toEqual({ items: [{ id: "i0", size: 0 }, { id: "i1", size: 10 }, { id: "i2", size: 20 }] });
   });
 
+  it("compiles an operation on its second run, once, and runs the first on graphql-js", async () => {
+    const compile = vi.fn(compileQuery);
+    const executor = await executorOf(compile);
+    const request = requestFor("query ($n: Int!) { items(first: $n) { id } }", { n: 2 });
+    const answers = [];
+    for (let run = 1; run <= 3; run++) {
+      answers.push(await executor(request));
+      expect(compile, `after run ${run}`).toHaveBeenCalledTimes(run === 1 ? 0 : 1);
+    }
+    expect(answers).toEqual(Array(3).fill({ data: { items: [{ id: "i0" }, { id: "i1" }] } }));
+    // Another document is counted on its own.
+    await executor(requestFor("{ items(first: 1) { size } }", {}));
+    expect(compile).toHaveBeenCalledTimes(1);
+  });
+
   it("answers refused variables in graphql-js's words, which Apollo turns into BAD_USER_INPUT", async () => {
     const executor = await executorOf();
-    const result = await executor(requestFor("query ($n: Int!) { items(first: $n) { id } }", { n: "three" }));
+    const request = requestFor("query ($n: Int!) { items(first: $n) { id } }", { n: "three" });
+    await executor(request);
+    const result = await executor(request);
     expect(result.data).toBeUndefined();
     const [error] = result.errors!;
     expect(error!.message).toMatch(/^Variable "\$n" got invalid value "three"/);
@@ -70,7 +88,9 @@ describe("compiledExecutionGateway", () => {
 
   it("gives a resolver's error without extensions an extensions object, its path and location", async () => {
     const executor = await executorOf();
-    const result = await executor(requestFor("{ broken }", {}));
+    const request = requestFor("{ broken }", {});
+    await executor(request);
+    const result = await executor(request);
     const [error] = result.errors!;
     expect(error).toBeInstanceOf(GraphQLError);
     expect(error!.extensions).toEqual({});
@@ -81,7 +101,9 @@ describe("compiledExecutionGateway", () => {
 
   it("keeps a resolver's error code", async () => {
     const executor = await executorOf();
-    const result = await executor(requestFor("{ refused }", {}));
+    const request = requestFor("{ refused }", {});
+    await executor(request);
+    const result = await executor(request);
     expect(result.errors![0]!.extensions).toEqual({ code: "NOT_FOUND" });
     expect(result.data).toEqual({ refused: null });
   });

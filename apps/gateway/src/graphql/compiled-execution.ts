@@ -1,13 +1,13 @@
 /**
- * Executes operations with graphql-jit: each operation is compiled once into
- * a function that coerces its variables and walks its selection, instead of
- * graphql-js interpreting the document on every call.
+ * Executes operations with graphql-jit: each operation that recurs is
+ * compiled once into a function that coerces its variables and walks its
+ * selection, instead of graphql-js interpreting the document on every call.
  *
  * Why: a worker's calls carry many objects. graphql-js resolves and
  * completes each field of each object through generic code (a 100-task lease
- * answer is ~2,400 fields), and coerces each input object of a 500-task
- * submission the same way; compiled, both cost about half (npm run bench,
- * docs/benchmarks.md).
+ * answer is ~2,400 fields); compiled, with plain fields read as properties
+ * (simpleResolvers on every object type), a lease costs the gateway ~12% less
+ * per task and a batch of outcomes ~11% less (test/bench/analysis.md).
  *
  * How: Apollo Server 4 and 5 take a custom executor only through their
  * `gateway` option (its migration guide names it as the replacement of the
@@ -22,32 +22,50 @@ import { compileQuery, isCompiledQuery, type CompiledQuery } from "graphql-jit";
 
 /** null: graphql-jit refused the operation; graphql-js runs it. */
 type Compiled = CompiledQuery | null;
+type Compile = typeof compileQuery;
 
 /**
- * Compiled operations by document, then by operation name. Apollo keeps
- * parsed documents in its document store (an LRU by query hash) and hands
- * the same DocumentNode to every request of that query, so an operation
- * compiles once; when Apollo drops a document, its compilations go with it.
+ * An operation is compiled on its second run, not its first: compiling costs
+ * ~0.7 ms for a lease-sized document (0.1-0.2 for a small one), several runs'
+ * worth, so a document sent once (a one-off query, or a flood of distinct
+ * ones) is interpreted as before and only what recurs is compiled.
+ */
+const COMPILE_ON_RUN = 2;
+
+interface Operation {
+  runs: number;
+  compiled?: Compiled;
+}
+
+/**
+ * Operations by document, then by operation name. Apollo keeps parsed
+ * documents in its document store (an LRU by query hash) and hands the same
+ * DocumentNode to every request of that query, so an operation compiles once;
+ * when Apollo drops a document, its compilations go with it.
  */
 class CompiledOperations {
-  readonly #byDocument = new WeakMap<DocumentNode, Map<string | null, Compiled>>();
+  readonly #byDocument = new WeakMap<DocumentNode, Map<string | null, Operation>>();
 
-  constructor(private readonly schema: GraphQLSchema) {}
+  constructor(
+    private readonly schema: GraphQLSchema,
+    private readonly compile: Compile,
+  ) {}
 
+  /** The compiled operation, or null while graphql-js is to run it. */
   get(document: DocumentNode, operationName: string | null): Compiled {
     let byName = this.#byDocument.get(document);
     if (!byName) this.#byDocument.set(document, (byName = new Map()));
-    let compiled = byName.get(operationName);
-    if (compiled === undefined) {
-      const result = compileQuery(this.schema, document, operationName ?? undefined, {
-        // Stack traces of errors a resolver did not throw (a null in a non-null field):
-        // the original error's stack is kept either way, and formatError logs it.
-        disablingCapturingStackErrors: true,
-      });
-      compiled = isCompiledQuery(result) ? result : null;
-      byName.set(operationName, compiled);
-    }
-    return compiled;
+    let operation = byName.get(operationName);
+    if (!operation) byName.set(operationName, (operation = { runs: 0 }));
+    if (operation.compiled !== undefined) return operation.compiled;
+    if (++operation.runs < COMPILE_ON_RUN) return null;
+    const result = this.compile(this.schema, document, operationName ?? undefined, {
+      // Stack traces of errors a resolver did not throw (a null in a non-null field):
+      // the original error's stack is kept either way, and formatError logs it.
+      disablingCapturingStackErrors: true,
+    });
+    operation.compiled = isCompiledQuery(result) ? result : null;
+    return operation.compiled;
   }
 }
 
@@ -64,9 +82,9 @@ function asGraphQLError(error: GraphQLError): GraphQLError {
   return error.locations ? Object.assign(rebuilt, { locations: error.locations }) : rebuilt;
 }
 
-/** Apollo's `gateway` option, executing our schema's operations compiled. */
-export function compiledExecutionGateway(schema: GraphQLSchema): GatewayInterface {
-  const operations = new CompiledOperations(schema);
+/** Apollo's `gateway` option, executing our schema's operations compiled; `compile` is a seam for tests. */
+export function compiledExecutionGateway(schema: GraphQLSchema, compile: Compile = compileQuery): GatewayInterface {
+  const operations = new CompiledOperations(schema, compile);
   const listeners = new Set<GatewaySchemaLoadOrUpdateCallback>();
   const executor = async (request: GatewayGraphQLRequestContext): Promise<GatewayExecutionResult> => {
     const { document, operationName, context } = request;
