@@ -95,8 +95,8 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
   const schema = await buildGatewaySchema();
   const app = express();
   // Plain JSON POSTs to /graphql skip Express (http/graphql-endpoint.ts); the rest is Express's.
-  let graphqlPost: ((req: http.IncomingMessage, res: http.ServerResponse) => void) | undefined;
-  const httpServer = http.createServer((req, res) => (graphqlPost && takesGraphqlPost(req) ? graphqlPost(req, res) : app(req, res)));
+  // graphqlPost is defined once Apollo has started, before the server listens.
+  const httpServer = http.createServer((req, res) => (takesGraphqlPost(req) ? graphqlPost(req, res) : app(req, res)));
   const ws = attachWebSockets({
     schema,
     httpServer,
@@ -115,7 +115,7 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
       if (!res.writableFinished) gone.abort();
     });
     try {
-      const context = await contextFor(req.headers.authorization, { requestId: scope.requestId, log: scope.log, signal: gone.signal, traceParent: scope.traceParent });
+      const context = await contextFor(req.headers.authorization, { ...scope, signal: gone.signal });
       // A refused request (429, or 400 for a batch above the burst) did nothing.
       await apiRateLimit.admit(context.principal, operationCount(body));
       return context;
@@ -126,7 +126,7 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
       throw refusal;
     }
   };
-  graphqlPost = graphqlEndpoint({ apollo, log, contextFor: graphqlContext });
+  const graphqlPost = graphqlEndpoint({ apollo, log, contextFor: graphqlContext });
 
   app.disable("x-powered-by");
   // Express hashes every response body for a weak ETag (SHA-1 over a 100-task lease's 55 KB: 35-50 us

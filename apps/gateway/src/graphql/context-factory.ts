@@ -1,13 +1,11 @@
 /** Builds a GatewayContext from a credential, for HTTP and WebSocket alike. */
 import type { Authenticator } from "../auth/authenticate.js";
-import type { Logger } from "../observability/logger.js";
+import type { RequestScope } from "../observability/request-scope.js";
 import type { GatewayContext, GatewayServices } from "./context.js";
 import { createLoaders } from "./loaders.js";
 
-export type ContextFactory = (
-  authorization: unknown,
-  scope: { requestId: string; log: Logger; signal?: AbortSignal; traceParent?: string | null },
-) => Promise<GatewayContext>;
+/** The request a context is made for: its scope (traceParent from HTTP only) and, for HTTP, a signal that fires when the client goes away. */
+export type ContextFactory = (authorization: unknown, scope: RequestScope & { traceParent?: string | null; signal?: AbortSignal }) => Promise<GatewayContext>;
 
 export function createContextFactory(authenticator: Authenticator, services: GatewayServices): ContextFactory {
   return async (authorization, { requestId, log, signal, traceParent = null }) => ({

@@ -28,12 +28,15 @@ export interface GraphqlEndpointOptions {
   contextFor(req: IncomingMessage, res: ServerResponse, body: unknown, scope: HttpRequestScope): Promise<GatewayContext>;
 }
 
+/** A request URL's path and its query string (with the "?", or ""). */
+function splitUrl(url = ""): { path: string; search: string } {
+  const query = url.indexOf("?");
+  return query === -1 ? { path: url, search: "" } : { path: url.slice(0, query), search: url.slice(query) };
+}
+
 /** Whether this path serves `req`: a plain JSON POST to /graphql. */
 export function takesGraphqlPost(req: IncomingMessage): boolean {
-  if (req.method !== "POST") return false;
-  const url = req.url ?? "";
-  const end = url.indexOf("?");
-  if ((end === -1 ? url : url.slice(0, end)) !== "/graphql") return false;
+  if (req.method !== "POST" || splitUrl(req.url).path !== "/graphql") return false;
   const encoding = req.headers["content-encoding"];
   if (encoding !== undefined && encoding.toLowerCase() !== "identity") return false;
   return isPlainJson(req.headers["content-type"]);
@@ -119,10 +122,8 @@ async function execute(opts: GraphqlEndpointOptions, req: IncomingMessage, res: 
   for (const [key, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(", ") : value);
   }
-  const url = req.url ?? "";
-  const query = url.indexOf("?");
   const response = await opts.apollo.executeHTTPGraphQLRequest({
-    httpGraphQLRequest: { method: "POST", headers, search: query === -1 ? "" : url.slice(query), body },
+    httpGraphQLRequest: { method: "POST", headers, search: splitUrl(req.url).search, body },
     context: () => opts.contextFor(req, res, body, scope),
   });
   for (const [key, value] of response.headers) res.setHeader(key, value);
