@@ -33,51 +33,71 @@ export const throughputScenario: Scenario = {
   async run(ctx) {
     const figures = new FigureSet();
     const notes: string[] = [];
-    const memory: MemoryRow[] = [];
+    /** Each process's peak over the rounds, by system and process, in the order first seen. */
+    const peaks = new Map<string, MemoryRow>();
+    const failures = new Map<string, number>();
     const windowClosed = new Set<string>();
-    const measure = async (system: BenchSystem) => {
+    /** One round of one system, opened afresh: warmed up, one untimed run, then one measured run. */
+    const measureOnce = async (system: BenchSystem, round: number) => {
       const sampler = new RssSampler(200);
       await system.startConsumers();
       for (const p of system.processes()) sampler.track(p.pid, p.label);
       await warmUp(system, { consumers: true, count: ctx.quick ? 100 : 300 });
       for (const p of system.processes()) sampler.track(p.pid, p.label);
       const plan = { total: ctx.sizes.throughputTasks, windowMs: ctx.sizes.throughputWindowSeconds * 1000, batchSize: BATCH, inFlight: IN_FLIGHT, maxBacklog: MAX_BACKLOG };
+      const label = runLabel(round, ctx.runs);
       // An untimed run of the measured size, for every system alike: with only the short warm-up,
       // each system's first measured run was its cold one (PULL 3,798 then 4,678 / 4,903 / 4,701 /
       // 4,958 tasks/s; BullMQ 11,799 then ~15,100), so min-max showed JIT warm-up, not spread.
-      const warmUpRun = new Ticker(`s1 throughput · ${system.label} · untimed warm-up run`);
+      const warmUpRun = new Ticker(`s1 throughput · ${system.label} · ${label} · untimed warm-up run`);
       const warm = await driveThroughput(system, { ...plan, ticker: warmUpRun });
       warmUpRun.tick(`${fmt(warm.finished)} finished · ${fmt(warm.rate)}/s (not counted)`, true);
-      for (let i = 0; i < ctx.runs; i++) {
-        const ticker = new Ticker(`s1 throughput · ${system.label} · ${runLabel(i, ctx.runs)}`);
-        const out = await withCpuPerTask(
-          system,
-          (process, ms) => figures.add(system.label, process, "ms", "lower", ms, CPU_TABLE),
-          () => driveThroughput(system, { ...plan, ticker }),
-        );
-        ticker.tick(`${fmt(out.finished)} finished in ${fmt(out.elapsedMs)} ms · ${fmt(out.rate)}/s${out.windowClosed ? " (window closed first)" : ""}`, true);
-        figures.add(system.label, "tasks/s", "tasks/s", "higher", out.rate);
-        if (out.submitErrors) notes.push(`${system.label}: ${out.submitErrors} submission errors (${out.firstError ?? ""}).`);
-        if (out.windowClosed) windowClosed.add(system.label);
-      }
+      const ticker = new Ticker(`s1 throughput · ${system.label} · ${label}`);
+      const out = await withCpuPerTask(
+        system,
+        (process, ms) => figures.add(system.label, process, "ms", "lower", ms, CPU_TABLE),
+        () => driveThroughput(system, { ...plan, ticker }),
+      );
+      ticker.tick(`${fmt(out.finished)} finished in ${fmt(out.elapsedMs)} ms · ${fmt(out.rate)}/s${out.windowClosed ? " (window closed first)" : ""}`, true);
+      figures.add(system.label, "tasks/s", "tasks/s", "higher", out.rate);
+      if (out.submitErrors) notes.push(`${system.label}, ${label}: ${out.submitErrors} submission errors (${out.firstError ?? ""}).`);
+      if (out.windowClosed) windowClosed.add(system.label);
       const failed = await system.failed();
-      if (failed) notes.push(`${system.label}: ${failed} tasks failed.`);
-      memory.push(...memoryRows(system.label, await sampler.stop()));
+      if (failed) failures.set(system.label, (failures.get(system.label) ?? 0) + failed);
+      for (const row of memoryRows(system.label, await sampler.stop())) {
+        const key = `${row.system}\u0000${row.process}`;
+        const seen = peaks.get(key);
+        if (!seen || row.peakMiB > seen.peakMiB) peaks.set(key, row);
+      }
     };
 
-    // PUSH and PULL each get a fresh platform, so memory and table sizes are their own.
-    for (const mode of MODES) {
-      if (!measures(ctx, mode.name)) continue;
-      await withPlatform({ worker: mode.name === "push", profile: ctx.profile }, async (platform, tenant) => {
-        const system = await mode.open(platform, tenant);
-        try {
-          await measure(system);
-        } finally {
-          await system.close();
-        }
-      });
+    type Open = (fn: (system: BenchSystem) => Promise<void>) => Promise<void>;
+    // PUSH and PULL each get a fresh platform in every round, so memory and table sizes are their own.
+    const openers: Open[] = [
+      ...MODES.filter((mode) => measures(ctx, mode.name)).map(
+        (mode): Open =>
+          (fn) =>
+            withPlatform({ worker: mode.name === "push", profile: ctx.profile }, async (platform, tenant) => {
+              const system = await mode.open(platform, tenant);
+              try {
+                await fn(system);
+              } finally {
+                await system.close();
+              }
+            }),
+      ),
+      ...PEERS.filter((kind) => measures(ctx, kind)).map((kind): Open => (fn) => withPeer(kind, fn)),
+    ];
+    // Rounds, not each system's runs back to back: this machine's speed drifts by tens of percent
+    // within a minute (one full run measured PUSH at 2,421 / 2,818 / 3,582 tasks/s in its first 20 s,
+    // and BullMQ at ~14,300 a minute later), so a system measured in one block took that minute's
+    // speed for all its runs and the ratios took the drift. In rounds every system takes a share
+    // of each phase, and the medians compare like with like.
+    for (let round = 0; round < ctx.runs; round++) {
+      for (const open of openers) await open((system) => measureOnce(system, round));
     }
-    for (const kind of PEERS) if (measures(ctx, kind)) await withPeer(kind, measure);
+    for (const [system, failed] of failures) notes.push(`${system}: ${failed} tasks failed.`);
+    const memory = [...peaks.values()];
     if (windowClosed.size) {
       notes.push(`${[...windowClosed].join(", ")}: runs ended when the ${ctx.sizes.throughputWindowSeconds} s window closed, before ${fmt(ctx.sizes.throughputTasks)} tasks were finished; the rate is over the window.`);
     }
@@ -86,7 +106,8 @@ export const throughputScenario: Scenario = {
       id: 1,
       title: this.title,
       method:
-        `After a short warm-up and one untimed run of the measured size, per run: no-op tasks submitted in batches of ${BATCH} (${IN_FLIGHT} calls in flight, pausing while ${fmt(MAX_BACKLOG)} are unfinished) while the consumers run, ` +
+        `In ${ctx.runs} rounds, each opening every system afresh in turn (Tasklane PUSH, PULL, then the peers), so that each takes a share of the machine's phases; ` +
+        `per round and system, after a short warm-up and one untimed run of the measured size: no-op tasks submitted in batches of ${BATCH} (${IN_FLIGHT} calls in flight, pausing while ${fmt(MAX_BACKLOG)} are unfinished) while the consumers run, ` +
         `until ${fmt(ctx.sizes.throughputTasks)} are finished or ${ctx.sizes.throughputWindowSeconds} s have passed; rate = finished ÷ elapsed ` +
         "(to the last finish when all are done; a backlog left by the previous run counts where it is worked off). Tasklane: submitTasks through the GraphQL API (SDK `submitManyIds`: the answer carries each task's id), finished = SUCCEEDED in Postgres; " +
         `PUSH = worker fleet POSTing to a local endpoint (one worker process, concurrency 100), PULL = one SDK Worker process (concurrency ${PULL_CONCURRENCY}: three 100-task lease calls can overlap; leaseTasks/completeTasks). ` +
