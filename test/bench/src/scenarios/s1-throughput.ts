@@ -6,11 +6,12 @@
  */
 import { withCpuPerTask } from "../lib/cpu.js";
 import { driveThroughput, warmUp } from "../lib/drive.js";
-import { withPeer, type PeerKind } from "../lib/peers.js";
-import { withPlatform, type TasklanePlatform, type Tenant } from "../lib/platform.js";
+import type { PeerKind } from "../lib/peers.js";
+import type { TasklanePlatform, Tenant } from "../lib/platform.js";
 import { fmt, log, Ticker } from "../lib/progress.js";
 import { FigureSet, memoryRows, type MemoryRow } from "../lib/results.js";
 import { RssSampler } from "../lib/rss.js";
+import { inRounds, peerOpener, tasklaneOpener } from "../lib/rounds.js";
 import { measures, runLabel, type Scenario } from "../lib/scenario.js";
 import type { BenchSystem } from "../lib/system.js";
 import { PULL_CONCURRENCY, TasklaneSystem } from "../lib/tasklane.js";
@@ -71,31 +72,14 @@ export const throughputScenario: Scenario = {
       }
     };
 
-    type Open = (fn: (system: BenchSystem) => Promise<void>) => Promise<void>;
     // PUSH and PULL each get a fresh platform in every round, so memory and table sizes are their own.
-    const openers: Open[] = [
-      ...MODES.filter((mode) => measures(ctx, mode.name)).map(
-        (mode): Open =>
-          (fn) =>
-            withPlatform({ worker: mode.name === "push", profile: ctx.profile }, async (platform, tenant) => {
-              const system = await mode.open(platform, tenant);
-              try {
-                await fn(system);
-              } finally {
-                await system.close();
-              }
-            }),
+    const openers = [
+      ...MODES.filter((mode) => measures(ctx, mode.name)).map((mode) =>
+        tasklaneOpener({ worker: mode.name === "push", profile: ctx.profile }, (platform, tenant) => mode.open(platform, tenant)),
       ),
-      ...PEERS.filter((kind) => measures(ctx, kind)).map((kind): Open => (fn) => withPeer(kind, fn)),
+      ...PEERS.filter((kind) => measures(ctx, kind)).map(peerOpener),
     ];
-    // Rounds, not each system's runs back to back: this machine's speed drifts by tens of percent
-    // within a minute (one full run measured PUSH at 2,421 / 2,818 / 3,582 tasks/s in its first 20 s,
-    // and BullMQ at ~14,300 a minute later), so a system measured in one block took that minute's
-    // speed for all its runs and the ratios took the drift. In rounds every system takes a share
-    // of each phase, and the medians compare like with like.
-    for (let round = 0; round < ctx.runs; round++) {
-      for (const open of openers) await open((system) => measureOnce(system, round));
-    }
+    await inRounds(ctx.runs, openers, measureOnce);
     for (const [system, failed] of failures) notes.push(`${system}: ${failed} tasks failed.`);
     const memory = [...peaks.values()];
     if (windowClosed.size) {
