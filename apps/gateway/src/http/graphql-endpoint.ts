@@ -19,19 +19,13 @@ import { HeaderMap, type ApolloServer } from "@apollo/server";
 import type { GatewayContext } from "../graphql/context.js";
 import type { Logger } from "../observability/logger.js";
 import { BODY_NOT_JSON, BODY_NOT_UTF8, BODY_TOO_LARGE, MAX_BODY_BYTES, internalError, postBodyRefusal, refuse, type Refusal } from "./graphql-guards.js";
-import { openRequestScope, type HttpRequestScope } from "./request-scope.js";
+import { openRequestScope, splitUrl, type HttpRequestScope } from "./request-scope.js";
 
 export interface GraphqlEndpointOptions {
   apollo: ApolloServer<GatewayContext>;
   log: Logger;
   /** The GraphQL context of one request (authentication, the API rate limit), as the Express path builds it. */
   contextFor(req: IncomingMessage, res: ServerResponse, body: unknown, scope: HttpRequestScope): Promise<GatewayContext>;
-}
-
-/** A request URL's path and its query string (with the "?", or ""). */
-function splitUrl(url = ""): { path: string; search: string } {
-  const query = url.indexOf("?");
-  return query === -1 ? { path: url, search: "" } : { path: url.slice(0, query), search: url.slice(query) };
 }
 
 /** Whether this path serves `req`: a plain JSON POST to /graphql. */

@@ -39,6 +39,11 @@ export interface Refusal {
   message: string;
 }
 
+const DOCUMENT_TOO_LARGE: Refusal = { status: 413, message: `GraphQL documents are limited to ${MAX_DOCUMENT_BYTES / 1024} KB` };
+export const BODY_TOO_LARGE: Refusal = { status: 413, message: `Request body exceeds ${MAX_BODY_BYTES / 1024 / 1024}mb` };
+export const BODY_NOT_UTF8: Refusal = { status: 400, message: "Request body is not valid UTF-8" };
+export const BODY_NOT_JSON: Refusal = { status: 400, message: "Malformed request body: expected JSON" };
+
 /** Answers `value` as JSON, on Express's response or a bare one (the /graphql fast path). */
 function sendJson(res: ServerResponse, status: number, value: unknown): void {
   const body = JSON.stringify(value);
@@ -62,13 +67,9 @@ export function postBodyRefusal(body: unknown): Refusal | null {
     return { status: 400, message: `A batch must hold between 1 and ${MAX_BATCH_OPERATIONS} operations` };
   }
   const operations: unknown[] = Array.isArray(body) ? body : [body];
-  if (operations.some(documentTooLarge)) return { status: 413, message: `GraphQL documents are limited to ${MAX_DOCUMENT_BYTES / 1024} KB` };
+  if (operations.some(documentTooLarge)) return DOCUMENT_TOO_LARGE;
   return null;
 }
-
-export const BODY_TOO_LARGE: Refusal = { status: 413, message: `Request body exceeds ${MAX_BODY_BYTES / 1024 / 1024}mb` };
-export const BODY_NOT_UTF8: Refusal = { status: 400, message: "Request body is not valid UTF-8" };
-export const BODY_NOT_JSON: Refusal = { status: 400, message: "Malformed request body: expected JSON" };
 
 /** The answer to an unexpected failure outside GraphQL execution: masked, with the request's id. */
 export function internalError(res: ServerResponse, scope: RequestScope | undefined, fallbackLog: Logger, error: unknown): void {
@@ -85,7 +86,7 @@ export function graphqlRequestGuard() {
     } else {
       const query = req.query.query;
       if (typeof query === "string" && Buffer.byteLength(query, "utf8") > MAX_DOCUMENT_BYTES) {
-        return refuse(res, { status: 413, message: `GraphQL documents are limited to ${MAX_DOCUMENT_BYTES / 1024} KB` });
+        return refuse(res, DOCUMENT_TOO_LARGE);
       }
       // Apollo's Express integration insists on req.body existing even for GET.
       if (!Reflect.has(req, "body")) req.body = undefined;

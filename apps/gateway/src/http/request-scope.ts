@@ -10,17 +10,28 @@ export interface HttpRequestScope extends RequestScope {
   readonly traceParent: string | null;
 }
 
-/** Opens the scope of one request: its id on the response, and a debug line when it is served. */
+/** A request URL's path and its query string (with the "?", or ""). */
+export function splitUrl(url = ""): { path: string; search: string } {
+  const query = url.indexOf("?");
+  return query === -1 ? { path: url, search: "" } : { path: url.slice(0, query), search: url.slice(query) };
+}
+
+/**
+ * Opens the scope of one request: its id on the response, and, when debug
+ * lines are written at all, one when it is served (its timer and listener
+ * are not set up for every request of a gateway logging at info).
+ */
 export function openRequestScope(req: IncomingMessage, res: ServerResponse, log: Logger): HttpRequestScope {
   const requestId = requestIdFrom(req.headers["x-request-id"]);
   const child = log.child({ requestId });
-  const started = process.hrtime.bigint();
   res.setHeader("x-request-id", requestId);
-  res.on("finish", () => {
-    const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    const path = req.url?.split("?", 1)[0];
-    child.debug({ method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, "request served");
-  });
+  if (child.isLevelEnabled("debug")) {
+    const started = process.hrtime.bigint();
+    res.on("finish", () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      child.debug({ method: req.method, path: splitUrl(req.url).path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, "request served");
+    });
+  }
   return { requestId, log: child, traceParent: validTraceParent(req.headers.traceparent) };
 }
 
