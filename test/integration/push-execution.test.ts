@@ -3,7 +3,7 @@ import { createHmac } from "node:crypto";
 import { Redis } from "ioredis";
 import { normalizeTaskSpec, parseInput, submitTaskInputSchema, type SubmitTaskInput } from "@tasklane/core";
 import { cancelTask, getTask, listAttempts, submitTasks, type TaskRecord } from "@tasklane/db";
-import { createKeySpace, createRedis, createTaskDispatcher, dispatchAfterCommit, publishCancellations, type TaskDispatcher } from "@tasklane/queue";
+import { createKeySpace, createRedis, createTaskDispatcher, dispatchAfterCommit, jobIdFor, publishCancellations, type TaskDispatcher } from "@tasklane/queue";
 import { startApp, waitFor, type AppProcess } from "../helpers/app-process.js";
 import { startReceiver, type HttpReceiver } from "../helpers/http-receiver.js";
 import { REDIS_DB, redisUrl } from "../helpers/redis-dbs.js";
@@ -191,5 +191,24 @@ describe("PUSH execution", () => {
     expect(done.every((t) => t.status === "SUCCEEDED")).toBe(true);
     const seen = new Set(receiver.requests.filter((r) => (r.json as { type?: string }).type === "bulk").map((r) => (r.json as { taskId: string }).taskId));
     expect(seen.size).toBe(200);
+  });
+
+  it("puts back a job that went missing from Redis, and one a dead taker left behind (the reconciler's sweep)", async () => {
+    // A paused queue: its task waits in Redis, where no worker takes it.
+    const queueId = await seedPushQueue(tdb.db, tenantId, "held", `${receiver.url}/hook`);
+    await tdb.db.pool.query("UPDATE queues SET paused = true WHERE id = $1", [queueId]);
+    const task = await submit({ type: "held", queue: "held" });
+    const keys = createKeySpace(prefix);
+    const jobKey = keys.jobKey(keys.bullQueueName(tenantId, queueId), jobIdFor(task.id, task.dispatchGeneration));
+    expect(await redis.exists(jobKey)).toBe(1);
+
+    // Evicted.
+    await redis.del(jobKey);
+    await waitFor("the sweep to put the job back", async () => (await redis.exists(jobKey)) === 1);
+
+    // Taken as BullMQ's moveToActive takes a job (processedOn), by a worker that died before letting go (no lock).
+    await redis.hset(jobKey, "processedOn", String(Date.now()));
+    await waitFor("the sweep to replace the orphaned job", async () => (await redis.exists(jobKey)) === 1 && (await redis.hexists(jobKey, "processedOn")) === 0);
+    expect((await getTask(tdb.db, tenantId, task.id))?.status).toBe("QUEUED");
   });
 });

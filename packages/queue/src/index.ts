@@ -10,3 +10,4 @@ export * from "./event-listeners.js";
 export * from "./priority-aging.js";
 export * from "./api-token-bucket.js";
 export * from "./take-jobs.js";
+export * from "./missing-jobs.js";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { IdPrefix, newId } from "@tasklane/core";
 import { listTasksThatBelongInRedis, type DispatchIntent } from "@tasklane/db";
-import { groupByBullQueue, jobIdFor } from "@tasklane/queue";
+import { MissingJobFinder, groupByBullQueue, jobIdFor } from "@tasklane/queue";
 import type { SchedulerContext } from "../context.js";
 
 const PAGE = 2000;
@@ -12,7 +12,7 @@ const REBUILD_IN_FLIGHT = 3;
  * - the epoch key vanished (FLUSHALL, a restarted Redis without persistence):
  *   re-add every task that belongs in Redis, page by page;
  * - otherwise, a rolling sweep finds individual jobs that went missing
- *   (eviction, a crash between claim and enqueue) with pipelined EXISTS,
+ *   (eviction, a crash between claim and enqueue) with a script call per queue,
  *   and jobs a dead worker left active without a lock. It checks one page per
  *   tick and starts a new pass at most every RECONCILE_INTERVAL_SECONDS, so
  *   a deep backlog costs a steady trickle of checks rather than a burst of
@@ -20,6 +20,7 @@ const REBUILD_IN_FLIGHT = 3;
  * Re-adding is harmless: the job id is (task id, dispatch generation).
  */
 export function createReconciler(ctx: SchedulerContext) {
+  const finder = new MissingJobFinder(ctx.redis, ctx.keys);
   let lastSweep = 0;
   /** Where the current sweep pass has got to (keyset on task id); undefined between passes. */
   let sweepAfter: string | undefined;
@@ -69,24 +70,17 @@ export function createReconciler(ctx: SchedulerContext) {
   }
 
   /**
-   * One pipeline per BullMQ queue: a queue's keys share its tenant's hash tag,
-   * so each pipeline stays in one Redis Cluster slot (a pipeline spanning
-   * tenants would be refused by the cluster client).
+   * One script call per BullMQ queue (MissingJobFinder): a queue's keys share
+   * its tenant's hash tag, so each call stays in one Redis Cluster slot.
    */
   async function jobsMissingFromRedis(page: DispatchIntent[]): Promise<DispatchIntent[]> {
     const missing = await Promise.all(
       [...groupByBullQueue(ctx.keys, page)].map(async ([name, intents]) => {
-        const pipeline = ctx.redis.pipeline();
-        for (const i of intents) {
-          const key = ctx.keys.jobKey(name, jobIdFor(i.taskId, i.dispatchGeneration));
-          pipeline.exists(key).hexists(key, "processedOn").exists(`${key}:lock`);
-        }
-        const results = (await pipeline.exec()) ?? [];
-        const reply = (idx: number, n: number) => results[idx * 3 + n]?.[1];
-        const gone = intents.filter((_, idx) => reply(idx, 0) === 0);
-        const orphaned = intents.filter((_, idx) => reply(idx, 0) === 1 && reply(idx, 1) === 1 && reply(idx, 2) === 0);
+        const found = await finder.find(name, intents.map((i) => jobIdFor(i.taskId, i.dispatchGeneration)));
+        const at = (positions: number[]) => positions.map((k) => intents[k] as DispatchIntent);
+        const orphaned = at(found.orphaned);
         if (orphaned.length > 0) await dropOrphans(name, orphaned);
-        return [...gone, ...orphaned];
+        return [...at(found.gone), ...orphaned];
       }),
     );
     return missing.flat();
