@@ -17,7 +17,7 @@
  * them against the submit phase of the same invocation, which did not.
  */
 import { parseArgs } from "node:util";
-import { DEFAULT_BACKOFF, newId, type TaskSpec } from "@tasklane/core";
+import { newId, normalizeTaskSpec, parseInput, submitTaskInputSchema, type TaskSpec } from "@tasklane/core";
 import { applyMigrations, completeAttemptsQuietly, createDatabase, startAttemptsByIds, submitTaskRefs, type Database } from "@tasklane/db";
 import { cpuMsOf } from "../lib/cpu.js";
 import { createBenchDatabase } from "../lib/postgres.js";
@@ -38,21 +38,10 @@ async function backendCpuMicros(pid: number): Promise<number> {
   return ms * 1000;
 }
 
-function spec(i: number): TaskSpec {
-  return {
-    type: "noop",
-    queue: "default",
-    payload: { i },
-    priority: "NORMAL",
-    runAt: new Date(),
-    maxAttempts: 3,
-    backoff: { ...DEFAULT_BACKOFF },
-    timeoutSeconds: 30,
-    idempotencyKey: null,
-    orderingKey: null,
-    callbackUrl: null,
-    metadata: null,
-  };
+/** A no-op task as the API stores one: the submit input through the gateway's own parsing and defaults. */
+function specs(n: number): TaskSpec[] {
+  const base = normalizeTaskSpec(parseInput(submitTaskInputSchema, { type: "noop", queue: "default" }), Date.now());
+  return Array.from({ length: n }, (_, i) => ({ ...base, payload: { i } }));
 }
 
 function chunks<T>(items: T[], size: number): T[][] {
@@ -69,7 +58,7 @@ async function round(db: Database, pid: number, tenantId: string, tasks: number)
     mark = now;
   };
   const ids: string[] = [];
-  for (const batch of chunks(Array.from({ length: tasks }, (_, i) => spec(i)), SUBMIT_BATCH)) {
+  for (const batch of chunks(specs(tasks), SUBMIT_BATCH)) {
     const { tasks: refs } = await submitTaskRefs(db, tenantId, batch, { horizonMs: 300_000, actor: WORKER });
     ids.push(...refs.map((r) => r.id));
   }
