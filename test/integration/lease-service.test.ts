@@ -3,21 +3,18 @@
  * queue at most once a second (PullQueueCache), so a long poll that a
  * submission wakes leases at once and a worker's next call goes straight to
  * the lease statement; a change to the queue made through this gateway
- * applies at once, one made elsewhere within a second. Tasks handed to a
- * waiting call (WaitingLeases, as the task service does after a submission)
- * are started by id, and rung for when the call cannot take them. Statements
- * are counted on the lease's own connection (pg_prepared_statements).
+ * applies at once, one made elsewhere within a second. Statements are
+ * counted on the lease's own connection (pg_prepared_statements).
  */
 import { randomBytes } from "node:crypto";
 import { normalizeTaskSpec, parseInput, submitTaskInputSchema } from "@tasklane/core";
 import { createDatabase, submitTasks, type Database } from "@tasklane/db";
 import { createKeySpace, createRedis, FleetLimits } from "@tasklane/queue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LeaseService, type LeaseArgs, type LeaseServiceDeps } from "../../apps/gateway/src/services/lease-service.js";
+import { LeaseService, type LeaseArgs } from "../../apps/gateway/src/services/lease-service.js";
 import { PullDoorbell } from "../../apps/gateway/src/services/pull-doorbell.js";
 import { PullQueueCache } from "../../apps/gateway/src/services/pull-queue-cache.js";
 import { QueueService } from "../../apps/gateway/src/services/queue-service.js";
-import { WaitingLeases } from "../../apps/gateway/src/services/waiting-leases.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
 import { seedTenant } from "../helpers/seed.js";
 
@@ -31,16 +28,8 @@ const prefix = `tl-lease-${randomBytes(4).toString("hex")}`;
 const publisher = createRedis(REDIS_URL, "lease-test-pub");
 const subscriber = createRedis(REDIS_URL, "lease-test-sub");
 const doorbell = new PullDoorbell(publisher, subscriber, `${prefix}:pull-doorbell`);
-let leaseDeps: LeaseServiceDeps;
 let leases: LeaseService;
-/** As `leases`, but a waiting call does not look in the queue again by itself. */
-let handing: LeaseService;
 let queues: QueueService;
-let handedCount = 0;
-const waiting = new WaitingLeases((n) => (handedCount += n));
-/** Every queue id rung on the doorbell's channel, in order (a separate subscriber). */
-const rung: string[] = [];
-const listener = createRedis(REDIS_URL, "lease-test-listen");
 
 /** Executions of the prepared statements of the lease's connection whose text matches `pattern` (a POSIX regex). */
 async function executions(pattern: string): Promise<number> {
@@ -53,11 +42,6 @@ async function executions(pattern: string): Promise<number> {
 
 /** Any read of a queue by its name. */
 const QUEUE_READ = "FROM queues.*name = \\$2";
-/** The lease statement that looks in the queue's priority lanes. */
-const LANE_LOOK = "ORDER BY t.run_at, t.id";
-/** The lease statement that starts handed tasks by id. */
-const BY_ID = "l.queue_id = \\$1";
-const taskStatus = async (id: string) => (await t.db.pool.query("SELECT status FROM tasks WHERE id = $1", [id])).rows[0]?.status as string;
 const args = (queue: string, waitSeconds = 5): LeaseArgs => ({ queue, workerId: "w", max: 10, leaseSeconds: 30, waitSeconds, startAheadMs: 0 });
 
 async function submitOne(tenantId: string, queue: string, delaySeconds?: number): Promise<string> {
@@ -71,7 +55,7 @@ beforeAll(async () => {
   single = createDatabase({ url: t.url, max: 1, applicationName: "tasklane-test" });
   const pullQueues = new PullQueueCache(single);
   queues = new QueueService(t.db, { allowPrivateTargets: true, pullQueues });
-  leaseDeps = {
+  leases = new LeaseService({
     db: single,
     doorbell,
     dispatch: async () => undefined,
@@ -79,13 +63,7 @@ beforeAll(async () => {
     agingSeconds: 60,
     limits: new FleetLimits(publisher, createKeySpace(prefix)),
     queues: pullQueues,
-    waiting,
-  };
-  leases = new LeaseService(leaseDeps);
-  // The hand-off tests' calls look in the queue only when the call begins: nothing but the hand-off (or a ring) wakes them.
-  handing = new LeaseService({ ...leaseDeps, pollMs: 60_000 });
-  await listener.subscribe(`${prefix}:pull-doorbell`);
-  listener.on("message", (_channel: string, queueId: string) => rung.push(queueId));
+  });
   // The first arm() subscribes; rings reach the service once that is done.
   const first = doorbell.arm("que_warm");
   await first.wait(1);
@@ -95,7 +73,6 @@ beforeAll(async () => {
 afterAll(async () => {
   doorbell.close();
   publisher.disconnect();
-  listener.disconnect();
   await single?.close();
   await t?.drop();
 });
@@ -169,83 +146,5 @@ describe("LeaseService", () => {
     expect(outcome).toMatchObject({ message: expect.stringContaining("is a PUSH queue") });
     // The cached row expires after a second; the next look (every POLL_MS at most) reads the change.
     expect(Date.now() - startedAt).toBeLessThan(3_000);
-  });
-
-  it("starts tasks handed to a waiting call by id: no doorbell, no second look in the queue", async () => {
-    const { tenantId, defaultQueueId } = await seedTenant(t.db);
-    const leasing = handing.lease(tenantId, args("default"));
-    await sleep(150); // the call has found nothing and lined up
-    const [looksBefore, byIdBefore, handedBefore, rungBefore] = [await executions(LANE_LOOK), await executions(BY_ID), handedCount, rung.length];
-    const first = await submitOne(tenantId, "default");
-    const second = await submitOne(tenantId, "default");
-    // What the task service does after a commit; nothing is left over to ring for.
-    expect(waiting.offer([{ id: first, queueId: defaultQueueId }, { id: second, queueId: defaultQueueId }])).toEqual([]);
-    const leased = await leasing;
-    expect(leased.map((l) => [l.task.id, l.task.status, l.task.queueName, l.task.attempts])).toEqual([
-      [first, "RUNNING", "default", 1],
-      [second, "RUNNING", "default", 1],
-    ]);
-    expect(leased.every((l) => l.leaseToken.startsWith("lt_1_"))).toBe(true);
-    expect(handedCount - handedBefore).toBe(2);
-    expect((await executions(BY_ID)) - byIdBefore).toBe(1);
-    expect((await executions(LANE_LOOK)) - looksBefore).toBe(0);
-    await sleep(50);
-    expect(rung.slice(rungBefore)).toEqual([]);
-  });
-
-  it("hands a waiting call no more than its max, and the rest to the next call in line or back to the doorbell", async () => {
-    const { tenantId, defaultQueueId } = await seedTenant(t.db);
-    const one = handing.lease(tenantId, { ...args("default"), max: 1 });
-    await sleep(100);
-    const two = handing.lease(tenantId, { ...args("default"), max: 1 });
-    await sleep(150);
-    const ids = [await submitOne(tenantId, "default"), await submitOne(tenantId, "default"), await submitOne(tenantId, "default")];
-    const left = waiting.offer(ids.map((id) => ({ id, queueId: defaultQueueId })));
-    expect(left.map((x) => x.id)).toEqual([ids[2]]);
-    // Longest waiting first.
-    expect((await one).map((l) => l.task.id)).toEqual([ids[0]]);
-    expect((await two).map((l) => l.task.id)).toEqual([ids[1]]);
-    expect(await taskStatus(ids[2]!)).toBe("QUEUED");
-  });
-
-  it("does not line up a call whose queue has a concurrency limit: its tasks are rung for and counted as before", async () => {
-    const { tenantId, defaultQueueId } = await seedTenant(t.db);
-    await queues.upsert(tenantId, { name: "default", mode: "PULL", concurrency: 5 });
-    const leasing = handing.lease(tenantId, args("default"));
-    await sleep(150);
-    const id = await submitOne(tenantId, "default");
-    expect(waiting.offer([{ id, queueId: defaultQueueId }]).map((x) => x.id)).toEqual([id]);
-    await doorbell.ring([defaultQueueId]);
-    expect((await leasing).map((l) => l.task.id)).toEqual([id]);
-  });
-
-  it("leases nothing handed to it that is not its queue's, such as another tenant's task, and keeps waiting", async () => {
-    const a = await seedTenant(t.db);
-    const b = await seedTenant(t.db);
-    const theirs = await submitOne(b.tenantId, "default");
-    const startedAt = Date.now();
-    const leasing = handing.lease(a.tenantId, args("default", 1));
-    await sleep(150);
-    expect(waiting.offer([{ id: theirs, queueId: a.defaultQueueId }])).toEqual([]);
-    expect(await leasing).toEqual([]);
-    // It went on waiting to the end of its wait instead of answering empty at once.
-    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(900);
-    expect(await taskStatus(theirs)).toBe("QUEUED");
-  });
-
-  it("rings for tasks handed to a call whose client went away, which another call then leases", async () => {
-    const { tenantId, defaultQueueId } = await seedTenant(t.db);
-    const gone = new AbortController();
-    const leasing = handing.lease(tenantId, args("default"), gone.signal);
-    await sleep(150);
-    const rungBefore = rung.length;
-    const id = await submitOne(tenantId, "default");
-    expect(waiting.offer([{ id, queueId: defaultQueueId }])).toEqual([]);
-    gone.abort(); // in the same tick as the hand-off, before the call could start the task
-    expect(await leasing).toEqual([]);
-    await sleep(100);
-    expect(rung.slice(rungBefore)).toEqual([defaultQueueId]);
-    expect(await taskStatus(id)).toBe("QUEUED");
-    expect((await handing.lease(tenantId, args("default", 0))).map((l) => l.task.id)).toEqual([id]);
   });
 });

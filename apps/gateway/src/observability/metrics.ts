@@ -15,8 +15,6 @@ export interface GatewayMetrics {
    * set chosen by the limiter, e.g. "api_key", "tenant_submit"; never a tenant id).
    */
   readonly rateLimited: Counter<"kind">;
-  /** Submitted PULL tasks handed straight to a leaseTasks call waiting on this gateway (WaitingLeases). */
-  readonly tasksHandedToLeases: Counter<string>;
 }
 
 export function createMetrics(): GatewayMetrics {
@@ -40,11 +38,6 @@ export function createMetrics(): GatewayMetrics {
       name: "tasklane_rate_limited_total",
       help: "Requests refused by a rate limit, by kind of limit",
       labelNames: ["kind"] as const,
-      registers: [registry],
-    }),
-    tasksHandedToLeases: new Counter({
-      name: "tasklane_pull_tasks_handed_off_total",
-      help: "Submitted PULL tasks handed straight to a leaseTasks call waiting on this gateway (no doorbell, no look in the queue)",
       registers: [registry],
     }),
   };

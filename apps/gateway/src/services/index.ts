@@ -13,7 +13,6 @@ import { createTaskService, type TaskService, type TaskServiceDeps } from "./tas
 import { TenantService } from "./tenant-service.js";
 import { LeaseService } from "./lease-service.js";
 import { PullDoorbell } from "./pull-doorbell.js";
-import { WaitingLeases } from "./waiting-leases.js";
 import { PullQueueCache } from "./pull-queue-cache.js";
 import { ScheduleService } from "./schedule-service.js";
 import { WorkflowService } from "./workflow-service.js";
@@ -53,7 +52,6 @@ export function createServices(deps: ServiceDeps): { services: GatewayServices; 
     );
   const apiKeys = new ApiKeyService(deps.db, deps.authenticator);
   const pullQueues = new PullQueueCache(deps.db);
-  const waitingLeases = new WaitingLeases((count) => deps.metrics.tasksHandedToLeases.inc(count));
   const tasks =
     deps.taskService ??
     createTaskService({
@@ -62,14 +60,13 @@ export function createServices(deps: ServiceDeps): { services: GatewayServices; 
       log: deps.log,
       horizonMs: deps.horizonMs,
       ringPullQueues: (queueIds) => doorbell.ring(queueIds),
-      handToWaitingLeases: (tasks) => waitingLeases.offer(tasks),
       announceCancel: async (taskId) => {
         await deps.redis.publish(keys.cancelChannel, taskId);
       },
       ...(deps.backlog ? { backlog: deps.backlog } : {}),
     });
   const services: Omit<GatewayServices, "webhooks" | "realtime"> = {
-    leases: new LeaseService({ db: deps.db, doorbell, dispatch, horizonMs: deps.horizonMs, agingSeconds: deps.agingSeconds, limits: new FleetLimits(deps.redis, keys), queues: pullQueues, waiting: waitingLeases }),
+    leases: new LeaseService({ db: deps.db, doorbell, dispatch, horizonMs: deps.horizonMs, agingSeconds: deps.agingSeconds, limits: new FleetLimits(deps.redis, keys), queues: pullQueues }),
     schedules: new ScheduleService(deps.db, dispatch, deps.horizonMs),
     workflows: new WorkflowService({
       db: deps.db,

@@ -1,11 +1,9 @@
 import { BadUserInputError, MAX_RESULT_BYTES, NotFoundError, StaleLeaseError, jsonByteLength } from "@tasklane/core";
 import {
-  acceptsHandOff,
   completeLeases,
   failLease,
   heartbeatLease,
   leaseFromPullQueue,
-  leaseSubmittedTasks,
   msUntilNextDue,
   type Database,
   type DispatchIntent,
@@ -19,7 +17,6 @@ import { SpanKind, TaskAttr, endSpan, startTaskSpan, tracingActive } from "@task
 import type { FleetLimits } from "@tasklane/queue";
 import type { ArmedBell, PullDoorbell } from "./pull-doorbell.js";
 import type { PullQueueCache } from "./pull-queue-cache.js";
-import type { WaitingLeases } from "./waiting-leases.js";
 
 export interface LeaseArgs {
   queue: string;
@@ -39,10 +36,6 @@ export interface LeaseServiceDeps {
   agingSeconds: number;
   limits: FleetLimits;
   queues: PullQueueCache;
-  /** Where a waiting call lines up for tasks submitted through this gateway. */
-  waiting: WaitingLeases;
-  /** Longest sleep between looks while long-polling (default POLL_MS; tests lengthen it to see what else wakes a call). */
-  pollMs?: number;
 }
 
 const sleep = (ms: number, abort?: AbortSignal) =>
@@ -122,14 +115,7 @@ export class LeaseService {
           await sleep(Math.min(left, Math.max(POLL_MS, rateWaitMs)), abort);
           continue;
         }
-        const handed = await this.waitForWork(bell, queue, left, { ...args, onceDueWithinMs }, abort);
-        if (handed !== null && queue !== null) {
-          const started = await this.leaseHanded(tenantId, queue, handed, args, abort);
-          if (started.length > 0) {
-            traceLeases(started, tenantId, args.workerId);
-            return started;
-          }
-        }
+        await this.waitForWork(bell, queueId, left, onceDueWithinMs ?? args.startAheadMs, abort);
       } finally {
         bell.disarm();
       }
@@ -154,51 +140,11 @@ export class LeaseService {
     return { leases, rateWaitMs };
   }
 
-  /**
-   * Until the queue's bell rings, its next task falls due, or tasks submitted
-   * through this gateway are handed to this call (answered: their ids); at
-   * most POLL_MS and what is left of the call.
-   */
-  private async waitForWork(
-    bell: ArmedBell,
-    queue: PullQueue | null,
-    leftMs: number,
-    args: LeaseArgs & { onceDueWithinMs: number | null },
-    abort?: AbortSignal,
-  ): Promise<string[] | null> {
-    // Lined up after a look that found nothing: tasks committed during that look rang the bell instead.
-    const slot = acceptsHandOff(queue) ? this.deps.waiting.join(queue.id, args.max) : null;
-    try {
-      const dueInMs = await msUntilNextDue(this.deps.db, queue?.id ?? "", args.onceDueWithinMs ?? args.startAheadMs);
-      // Rounded up: waking a moment early would find the task not yet due and sleep again.
-      const pollMs = this.deps.pollMs ?? POLL_MS;
-      const waitMs = Math.min(leftMs, pollMs, dueInMs === null ? pollMs : Math.max(1, Math.ceil(dueInMs)));
-      await bell.wait(waitMs, slot === null ? abort : abort === undefined ? slot.signal : AbortSignal.any([abort, slot.signal]));
-    } catch (error) {
-      // This call fails without the tasks handed to it meanwhile: others must hear of them.
-      if (slot?.leave() && queue) await this.deps.doorbell.ring([queue.id]).catch(() => undefined);
-      throw error;
-    }
-    return slot?.leave() ?? null;
-  }
-
-  /**
-   * Starts the tasks handed to this call. If the call can no longer answer
-   * (its client went away) or the start fails, the tasks are still QUEUED and
-   * nobody else was told of them: the queue's bell is rung for them.
-   */
-  private async leaseHanded(tenantId: string, queue: PullQueue, taskIds: string[], args: LeaseArgs, abort?: AbortSignal): Promise<StartedAttempt[]> {
-    const ringForThem = () => this.deps.doorbell.ring([queue.id]).catch(() => undefined);
-    if (abort?.aborted) {
-      await ringForThem();
-      return [];
-    }
-    try {
-      return await leaseSubmittedTasks(this.deps.db, queue, taskIds, { ...args, agingSeconds: this.deps.agingSeconds });
-    } catch (error) {
-      await ringForThem();
-      throw error;
-    }
+  /** Until the queue's bell rings or its next task falls due; at most POLL_MS and what is left of the call. */
+  private async waitForWork(bell: ArmedBell, queueId: string, leftMs: number, startAheadMs: number, abort?: AbortSignal): Promise<void> {
+    const dueInMs = await msUntilNextDue(this.deps.db, queueId, startAheadMs);
+    // Rounded up: waking a moment early would find the task not yet due and sleep again.
+    await bell.wait(Math.min(leftMs, POLL_MS, dueInMs === null ? POLL_MS : Math.max(1, Math.ceil(dueInMs))), abort);
   }
 
   heartbeat(tenantId: string, taskId: string, token: string, extendSeconds: number): Promise<HeartbeatOutcome> {

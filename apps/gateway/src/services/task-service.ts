@@ -55,18 +55,13 @@ export interface TaskServiceDeps {
   horizonMs: number;
   /** Wakes long-polling pull workers of these queues. */
   ringPullQueues(queueIds: string[]): Promise<void>;
-  /**
-   * Hands submitted PULL tasks to lease calls waiting on this gateway
-   * (WaitingLeases.offer); answers those it could not, which are rung for.
-   */
-  handToWaitingLeases?<T extends { id: string; queueId: string }>(tasks: readonly T[]): T[];
   /** Tells the executor of a RUNNING task to stop (PUSH abort); best effort, heartbeats also report it. */
   announceCancel(taskId: string): Promise<void>;
   /** Platform protection: refuses submissions (OVERLOADED) while the global backlog is at its cap. */
   backlog?: { assertAccepting(newTasks: number): void };
 }
 
-export function createTaskService({ db, dispatcher, log, announceCancel, horizonMs, ringPullQueues, handToWaitingLeases, backlog }: TaskServiceDeps): TaskService {
+export function createTaskService({ db, dispatcher, log, announceCancel, horizonMs, ringPullQueues, backlog }: TaskServiceDeps): TaskService {
   const dispatch = (intents: DispatchIntent[]) =>
     withTaskSpans("task.dispatch", intents, () =>
       dispatchAfterCommit(db, dispatcher, intents, (error: unknown) =>
@@ -104,9 +99,8 @@ export function createTaskService({ db, dispatcher, log, announceCancel, horizon
     }
     trace.finish(tasks.map((t) => t.id));
     const pushed = new Set(intents.map((i) => i.queueId));
-    const pullQueued = tasks.filter((t) => t.status === "QUEUED" && !pushed.has(t.queueId));
-    const unclaimed = handToWaitingLeases ? handToWaitingLeases(pullQueued) : pullQueued;
-    await ringPullQueues(unclaimed.map((t) => t.queueId)).catch((error: unknown) => log.warn({ err: error }, "could not ring pull workers"));
+    const pullQueues = tasks.filter((t) => t.status === "QUEUED" && !pushed.has(t.queueId)).map((t) => t.queueId);
+    await ringPullQueues(pullQueues).catch((error: unknown) => log.warn({ err: error }, "could not ring pull workers"));
     return tasks;
   }
   return {

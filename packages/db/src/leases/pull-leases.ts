@@ -23,13 +23,7 @@ import {
   type LeaseCompletion,
 } from "../transitions/finish-attempts.js";
 import { extendLease, type HeartbeatOutcome } from "../transitions/heartbeat.js";
-import {
-  startAttemptsFromQueue,
-  startAttemptsFromQueueIn,
-  startLeasesByIds,
-  type StartOptions,
-  type StartedAttempt,
-} from "../transitions/start-attempts.js";
+import { startAttemptsFromQueue, startAttemptsFromQueueIn, type StartedAttempt } from "../transitions/start-attempts.js";
 
 export interface LeaseRequest {
   queue: string;
@@ -82,34 +76,6 @@ export async function readPullQueue(db: Database, tenantId: string, name: string
   };
 }
 
-function startOptionsOf(req: LeaseRequest): StartOptions {
-  return {
-    workerId: req.workerId,
-    leaseMs: req.leaseSeconds * 1000,
-    actor: `worker:${req.workerId}`,
-    startAheadMs: req.startAheadMs,
-    onceDueWithinMs: req.onceDueWithinMs ?? null,
-  };
-}
-
-/**
- * Whether a waiting lease call of this queue may be handed tasks as they are
- * submitted (leaseSubmittedTasks): only where leasing needs no count or token
- * first, so a hand-off can never exceed a limit that a lease would respect.
- */
-export function acceptsHandOff(queue: PullQueue | null): queue is PullQueue {
-  return queue !== null && queue.mode === "PULL" && queue.concurrency === null && queue.maxConcurrency === null && queue.rate === null;
-}
-
-/**
- * Leases these tasks of the queue, just submitted and handed to a waiting
- * lease call (the queue must pass acceptsHandOff). Tasks no longer runnable,
- * or not of this queue, are left out; an empty answer means none was.
- */
-export function leaseSubmittedTasks(db: Database, queue: PullQueue, taskIds: string[], req: LeaseRequest): Promise<StartedAttempt[]> {
-  return startLeasesByIds(db, queue.id, taskIds, startOptionsOf(req));
-}
-
 /**
  * Leases up to `max` runnable tasks of one of the tenant's PULL queues (as
  * readPullQueue found it; null: there is none); empty when none is runnable
@@ -121,7 +87,13 @@ export function leaseSubmittedTasks(db: Database, queue: PullQueue, taskIds: str
 export async function leaseFromPullQueue(db: Database, tenantId: string, queue: PullQueue | null, req: LeaseRequest): Promise<StartedAttempt[]> {
   if (!queue) throw new NotFoundError("Queue", req.queue);
   if (queue.mode !== "PULL") throw new BadUserInputError(`Queue "${req.queue}" is a PUSH queue; only PULL queues are leased`);
-  const options = startOptionsOf(req);
+  const options = {
+    workerId: req.workerId,
+    leaseMs: req.leaseSeconds * 1000,
+    actor: `worker:${req.workerId}`,
+    startAheadMs: req.startAheadMs,
+    onceDueWithinMs: req.onceDueWithinMs ?? null,
+  };
   if (queue.concurrency === null && queue.maxConcurrency === null) {
     return startAttemptsFromQueue(db, queue.id, req.max, req.agingSeconds, options);
   }

@@ -188,38 +188,6 @@ const START_BY_IDS = startSql(
   .replace("$ACTOR", "$6");
 
 /**
- * PULL: lease the given tasks of queue `queueId` (just submitted, handed to a
- * waiting lease call by the gateway that accepted them), in the given order;
- * those no longer runnable, or not of that queue, are left out. The same
- * transition as a lease from the queue, found by primary key instead of by
- * the queue's lanes, and without SKIP LOCKED: a task locked by another lease
- * is waited for and then refused as no longer runnable.
- */
-export async function startLeasesByIds(db: Database, queueId: string, taskIds: string[], options: StartOptions): Promise<StartedAttempt[]> {
-  if (taskIds.length === 0) return [];
-  const fixedLease = typeof options.leaseMs === "number" ? options.leaseMs : 0;
-  const res = await db.pool.query(
-    prepared(START_LEASES_BY_IDS, [
-      queueId, taskIds, randomParts(taskIds.length), fixedLease, options.workerId, options.actor, options.startAheadMs ?? 0,
-    ]),
-  );
-  return mapStarted(res.rows, (row) => mapLeasedTaskRow(row, row.queue_name as string));
-}
-
-// Locked in id order, like every transition that waits; answered in the caller's order (ord).
-const START_LEASES_BY_IDS = startSql(
-  `SELECT t.id, t.status AS from_status, i.rand, i.ord,
-     (CASE WHEN $4::float8 > 0 THEN $4::float8 ELSE LEAST(t.timeout_seconds * 1000, 3600000) END) AS lease_ms
-   FROM (SELECT u.id, u.rand, u.ord FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS u(id, rand, ord) ORDER BY u.id) i
-   CROSS JOIN LATERAL ${lockById("i.id", "l.id, l.status, l.run_at, l.ordering_key, l.timeout_seconds, l.tenant_id", "l.queue_id = $1")} t
-   WHERE ${dueAndUnblocked("now() + $7::float8 * interval '1 millisecond'")}
-     AND NOT (SELECT pq.paused FROM queues pq WHERE pq.id = $1)`,
-  LEASED_TASKS,
-)
-  .replace("$WORKER", "$5")
-  .replace("$ACTOR", "$6");
-
-/**
  * PULL: lease up to `max` runnable tasks of one queue, HIGH before NORMAL
  * before LOW, aged tasks counting one lane higher, then oldest first.
  * One statement, so it runs on its own (autocommit).
