@@ -211,6 +211,43 @@ describe("event relay", () => {
     await stop(r);
   });
 
+  it("walks a backlog nobody listens to in windows ten times a listened one's: a tenth of the reads", async () => {
+    let reads = 0; // listening() is read once per window (and once before the first)
+    const listeners = {
+      async listening() {
+        reads += 1;
+        return new Set<string>();
+      },
+    };
+    const r = startEventRelay({
+      listeners,
+      databaseUrl: tdb.url,
+      redis: publisher,
+      keys: createKeySpace(testRedis.prefix),
+      log: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
+      metrics: createRelayMetrics(new Registry()),
+      standbyMs: 100,
+      batchSize: 10,
+      idleMs: 50,
+    });
+    running.add(r);
+    try {
+      await waitFor("relay active", () => r.active, 10_000);
+      await submit(); // so the relay has a cursor of its own to be caught up to
+      const first = (await eventIds()).at(-1);
+      await waitFor("relay caught up", async () => (await relayCursor()) === first, 10_000);
+      const specs = Array.from({ length: 300 }, () => normalizeTaskSpec(parseInput(submitTaskInputSchema, { type: "relay.backlog" }), Date.now()));
+      const readsBefore = reads;
+      await submitTasks(tdb.db, tenantId, specs, { horizonMs: 0, actor: "test" });
+      const last = (await eventIds()).at(-1);
+      await waitFor("cursor past the backlog", async () => (await relayCursor()) === last, 10_000);
+      // Three windows of 100 (10 × batchSize) and a few idle polls around them; windows of 10 would take 30 or more.
+      expect(reads - readsBefore).toBeLessThanOrEqual(10);
+    } finally {
+      await stop(r);
+    }
+  });
+
   it("publishes what a window held for a tenant marked only after that window was read", async () => {
     const { tenantId: late } = await seedTenant(tdb.db);
     // The first read runs with `late` unmarked; it is marked before the relay reads the marks again,
