@@ -34,7 +34,7 @@ const received: TaskEventMessage[] = [];
 const messageSizes: number[] = [];
 const running = new Set<EventRelay>();
 
-function relay(listeners?: EventRelayOptions["listeners"]): EventRelay {
+function relay(listeners?: EventRelayOptions["listeners"], options: Partial<EventRelayOptions> = {}): EventRelay {
   const r = startEventRelay({
     ...(listeners ? { listeners } : {}),
     databaseUrl: tdb.url,
@@ -43,6 +43,7 @@ function relay(listeners?: EventRelayOptions["listeners"]): EventRelay {
     log: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
     metrics: createRelayMetrics(new Registry()),
     standbyMs: 100,
+    ...options,
   });
   running.add(r);
   return r;
@@ -219,18 +220,7 @@ describe("event relay", () => {
         return new Set<string>();
       },
     };
-    const r = startEventRelay({
-      listeners,
-      databaseUrl: tdb.url,
-      redis: publisher,
-      keys: createKeySpace(testRedis.prefix),
-      log: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
-      metrics: createRelayMetrics(new Registry()),
-      standbyMs: 100,
-      batchSize: 10,
-      idleMs: 50,
-    });
-    running.add(r);
+    const r = relay(listeners, { batchSize: 10, idleMs: 50 });
     try {
       await waitFor("relay active", () => r.active, 10_000);
       await submit(); // so the relay has a cursor of its own to be caught up to
