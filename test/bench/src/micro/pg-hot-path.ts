@@ -17,7 +17,7 @@
  * them against the submit phase of the same invocation, which did not.
  */
 import { parseArgs } from "node:util";
-import { newId, normalizeTaskSpec, parseInput, submitTaskInputSchema, type TaskSpec } from "@tasklane/core";
+import { IdPrefix, newId, normalizeTaskSpec, parseInput, submitTaskInputSchema, type TaskSpec } from "@tasklane/core";
 import { applyMigrations, completeAttemptsQuietly, createDatabase, startAttemptsByIds, submitTaskRefs, type Database } from "@tasklane/db";
 import { cpuMsOf } from "../lib/cpu.js";
 import { createBenchDatabase } from "../lib/postgres.js";
@@ -93,9 +93,9 @@ async function main(): Promise<void> {
   try {
     await applyMigrations(bench.url);
     for (const sql of values.setup) await bench.pool.query(sql);
-    const tenantId = newId("ten");
+    const tenantId = newId(IdPrefix.tenant);
     await db.pool.query("INSERT INTO tenants (id, name, signing_secret) VALUES ($1, $1, 'whsec_unused')", [tenantId]);
-    await db.pool.query("INSERT INTO queues (id, tenant_id, name, mode, endpoint_url) VALUES ($1, $2, 'default', 'PUSH', 'http://127.0.0.1:9/')", [newId("que"), tenantId]);
+    await db.pool.query("INSERT INTO queues (id, tenant_id, name, mode, endpoint_url) VALUES ($1, $2, 'default', 'PUSH', 'http://127.0.0.1:9/')", [newId(IdPrefix.queue), tenantId]);
     const pid = Number((await db.pool.query("SELECT pg_backend_pid() AS pid")).rows[0].pid);
     process.stdout.write(`pg-hot-path: ${tasks} tasks per round, ${rounds} rounds after a warm-up; Postgres backend CPU, µs per task\n`);
     await round(db, pid, tenantId, Math.min(tasks, 5_000));
