@@ -212,28 +212,84 @@ describe("event relay", () => {
     await stop(r);
   });
 
-  it("walks a backlog nobody listens to in windows ten times a listened one's: a tenth of the reads", async () => {
-    let reads = 0; // listening() is read once per window (and once before the first)
+  it("passes a backlog nobody listens to without walking it: a few polls, whatever its size", async () => {
+    let polls = 0; // listening() is read once per poll (and once before the first)
     const listeners = {
       async listening() {
-        reads += 1;
+        polls += 1;
         return new Set<string>();
       },
     };
-    const r = relay(listeners, { batchSize: 10, idleMs: 50 });
+    const r = relay(listeners, { batchSize: 10, idleMs: 20 });
     try {
       await waitFor("relay active", () => r.active, 10_000);
       await submit(); // so the relay has a cursor of its own to be caught up to
       const first = (await eventIds()).at(-1);
       await waitFor("relay caught up", async () => (await relayCursor()) === first, 10_000);
-      const specs = Array.from({ length: 300 }, () => normalizeTaskSpec(parseInput(submitTaskInputSchema, { type: "relay.backlog" }), Date.now()));
-      const readsBefore = reads;
+      const specs = Array.from({ length: 500 }, () => normalizeTaskSpec(parseInput(submitTaskInputSchema, { type: "relay.backlog" }), Date.now()));
+      const pollsBefore = polls;
+      await submitTasks(tdb.db, tenantId, specs, { horizonMs: 0, actor: "test" });
       await submitTasks(tdb.db, tenantId, specs, { horizonMs: 0, actor: "test" });
       const last = (await eventIds()).at(-1);
       await waitFor("cursor past the backlog", async () => (await relayCursor()) === last, 10_000);
-      // Three windows of 100 (10 × batchSize) and a few idle polls around them; windows of 10 would take 30 or more.
-      expect(reads - readsBefore).toBeLessThanOrEqual(10);
+      // The horizon is taken on one poll and passed to on the next. Walking 1,000 events took
+      // 100 windows of 10, or 10 of 100 (ten times the window, as the relay read while nobody listened).
+      expect(polls - pollsBefore).toBeLessThanOrEqual(6);
     } finally {
+      await stop(r);
+    }
+  });
+
+  it("while nobody listens, does not pass an event whose transaction is still open; a tenant marked after it commits gets it, in order", async () => {
+    const marked = new Set<string>();
+    const listeners = { listening: async () => new Set(marked) };
+    const r = relay(listeners, { idleMs: 20, maxGapWaitMs: 60_000 });
+    let open: pg.PoolClient | undefined;
+    try {
+      await waitFor("relay active", () => r.active, 10_000);
+      await submit();
+      const first = (await eventIds()).at(-1);
+      await waitFor("relay caught up", async () => (await relayCursor()) === first, 10_000);
+      const held = await submit();
+      const heldFrom = (await eventIds()).at(-1)!;
+      await waitFor("relay caught up again", async () => (await relayCursor()) === heldFrom, 10_000);
+      open = await openEventTransaction(held); // draws the next id and keeps it uncommitted
+      const after = [await submit(), await submit()];
+      expect((await eventIds()).filter((id) => BigInt(id) > BigInt(heldFrom))).toHaveLength(2);
+      // ~20 polls, each of which would have passed both later events if the open transaction did not hold them.
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(await relayCursor()).toBe(heldFrom);
+      const before = received.length;
+      marked.add(tenantId);
+      await open.query("COMMIT");
+      open.release();
+      open = undefined;
+      const all = await eventIds();
+      await waitFor("every event after the open transaction's, published", () => received.slice(before).some((e) => e.eventId === all.at(-1)), 10_000);
+      const mine = received.slice(before);
+      expect(mine.map((e) => e.eventId)).toEqual(all.filter((id) => BigInt(id) > BigInt(heldFrom)));
+      expect(mine.map((e) => e.taskId)).toEqual([held, ...after]);
+    } finally {
+      if (open) {
+        await open.query("ROLLBACK");
+        open.release();
+      }
+      await stop(r);
+    }
+  });
+
+  it("while nobody listens, a transaction open past the wait limit holds the cursor no longer than that", async () => {
+    const r = relay({ listening: async () => new Set<string>() }, { idleMs: 20, maxGapWaitMs: 300 });
+    const open = await openEventTransaction(await submit());
+    try {
+      await waitFor("relay active", () => r.active, 10_000);
+      await submit();
+      const last = (await eventIds()).at(-1);
+      // Past the open transaction's id only by walking and stepping over it once the wait is over.
+      await waitFor("cursor past the open transaction's id", async () => (await relayCursor()) === last, 10_000);
+    } finally {
+      await open.query("ROLLBACK");
+      open.release();
       await stop(r);
     }
   });

@@ -2,7 +2,8 @@
  * The task-event relay: tails task_events in id order and publishes the events
  * of tenants with live subscribers (EventListenerRegistry) on their tenant's
  * Redis channel, where every gateway fans them out to GraphQL subscribers.
- * Other tenants' events are walked over, not read out.
+ * Other tenants' events are walked over, not read out, and while no tenant
+ * listens at all the relay does not walk: it passes to a settled horizon.
  *
  * Exactly one relay publishes at a time, so events leave in one order: each
  * notifier opens a dedicated Postgres session and tries
@@ -18,10 +19,12 @@ import {
   loadRelayCursor,
   openRelayConnection,
   planRelayWindow,
+  readEventHorizon,
   readTaskEventsAfter,
   readTaskEventsBetween,
   saveRelayCursor,
   snapshotSettled,
+  type EventHorizon,
   type PendingGap,
   type RelayConnection,
   type TaskEventRow,
@@ -56,16 +59,6 @@ export interface EventRelayOptions {
   wakeups?: RedisClient;
   /** Events per read while draining a backlog. @defaultValue 500 */
   batchSize?: number;
-  /**
-   * Events per read while no tenant listens. Such a read answers only the
-   * rows that place the cursor (holes and the window's last), so what it costs
-   * is mostly per read: the statement, the cursor's save (a commit), two
-   * registry reads. At 500 a read, walking a busy platform's events took ~30
-   * reads a second; at 5,000 the notifier's CPU per task halved (npm run
-   * bench, scenario 1 PULL: 9.5-13 -> 3.5-6.5 ms per 1,000 tasks).
-   * @defaultValue 10 × batchSize
-   */
-  unlistenedBatchSize?: number;
   /** How often a standby retries the lock, and the pause after an error. @defaultValue 1000 */
   standbyMs?: number;
   /**
@@ -105,7 +98,6 @@ function toMessage(row: TaskEventRow): TaskEventMessage | null {
 export function startEventRelay(opts: EventRelayOptions): EventRelay {
   const idleMs = opts.idleMs ?? 50;
   const batchSize = opts.batchSize ?? 500;
-  const unlistenedBatchSize = opts.unlistenedBatchSize ?? 10 * batchSize;
   const standbyMs = opts.standbyMs ?? 1_000;
   const maxGapWaitMs = opts.maxGapWaitMs ?? 10_000;
   const sleeper = new Sleeper();
@@ -124,41 +116,75 @@ export function startEventRelay(opts: EventRelayOptions): EventRelay {
   async function relayWhileHeld(conn: RelayConnection): Promise<void> {
     let cursor = await loadRelayCursor(conn.client);
     let gap: PendingGap | null = null;
+    /** While nobody listens: the newest event and the snapshot it was seen in, where the cursor goes once that snapshot settles. */
+    let horizon: (EventHorizon & { seenAtMs: number }) | null = null;
     let listening = await registry.listening();
     opts.log.info({ cursor: cursor.toString() }, "event relay active");
-    while (!stopped) {
+
+    /** A window of events after the cursor, read and planned (relay-window.ts): what to publish, where the cursor goes. */
+    async function walk(): Promise<{ publish: TaskEventRow[]; cursor: bigint; inFull: boolean; backlog: boolean }> {
       // Settled is checked before the read: a writer that ends in between is then visible to the read.
       const gapSettled = gap === null ? false : await snapshotSettled(conn.client, gap.snapshot);
-      const limit = listening.size === 0 ? unlistenedBatchSize : batchSize;
-      const read = await readTaskEventsAfter(conn.client, cursor, limit, [...listening]);
+      const read = await readTaskEventsAfter(conn.client, cursor, batchSize, [...listening]);
       const plan = planRelayWindow({ cursor, rows: read.rows, snapshot: read.snapshot, gap, gapSettled, maxGapWaitMs, nowMs: Date.now() });
       for (const s of plan.skipped) {
         const ids = { from: s.from.toString(), to: s.to.toString() };
         if (s.forced) opts.log.warn(ids, "event ids still unsettled after the wait limit; stepped over (subscribers may miss them)");
         else opts.log.debug(ids, "stepped over event ids that were never committed");
       }
+      if (plan.gap !== null && gap === null) opts.log.debug({ from: plan.gap.from.toString(), to: plan.gap.to.toString() }, "waiting on uncommitted event ids");
+      gap = plan.gap;
+      // A full window read to its end means a backlog: read again at once.
+      return { publish: plan.publish, cursor: plan.cursor, inFull: read.inFull, backlog: read.windowSize === batchSize && gap === null };
+    }
+
+    /**
+     * While nobody listens the events need not be read, only passed: the
+     * cursor moves to the horizon taken one poll earlier once its snapshot
+     * has settled (readEventHorizon), whatever lies in between. Walking
+     * them cost Postgres ~2 µs an event (three a task) and the notifier a
+     * statement per 5,000. Null when the horizon has not settled for
+     * maxGapWaitMs (a long transaction holds it): then the relay walks, and
+     * steps over that transaction's ids as it does over any hole.
+     */
+    async function pass(): Promise<bigint | null> {
+      let target = cursor;
+      if (horizon !== null) {
+        if (await snapshotSettled(conn.client, horizon.snapshot)) {
+          if (horizon.maxId > target) target = horizon.maxId;
+          horizon = null;
+        } else if (Date.now() - horizon.seenAtMs >= maxGapWaitMs) {
+          horizon = null;
+          return null;
+        }
+      }
+      horizon ??= { ...(await readEventHorizon(conn.client)), seenAtMs: Date.now() };
+      return target;
+    }
+
+    while (!stopped) {
+      const passed = listening.size === 0 && gap === null ? await pass() : null;
+      if (passed === null) horizon = null;
+      const step = passed === null ? await walk() : { publish: [], cursor: passed, inFull: false, backlog: false };
       // Marks read after the events: a subscription that went live before one of them was committed is marked by now.
       const nowListening = await registry.listening();
       // A window read in full holds every tenant's events already.
-      const added = read.inFull ? [] : [...nowListening].filter((t) => !listening.has(t));
+      const added = step.inFull ? [] : [...nowListening].filter((t) => !listening.has(t));
       listening = nowListening;
       opts.metrics.listeningTenants.set(listening.size);
-      const late = await readTaskEventsBetween(conn.client, cursor, plan.cursor, added);
-      const rows = late.length === 0 ? plan.publish : [...plan.publish, ...late].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+      const late = await readTaskEventsBetween(conn.client, cursor, step.cursor, added);
+      const rows = late.length === 0 ? step.publish : [...step.publish, ...late].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
       const messages = rows.flatMap((row) => toMessage(row) ?? []);
       await publishTaskEvents(opts.redis, opts.keys, messages);
       opts.metrics.relayed.inc(messages.length);
-      if (messages.length > 0) opts.log.debug({ count: messages.length, through: plan.cursor.toString() }, "task events relayed");
-      else if (plan.gap !== null && gap === null) opts.log.debug({ from: plan.gap.from.toString(), to: plan.gap.to.toString() }, "waiting on uncommitted event ids");
-      if (plan.cursor !== cursor) {
-        await saveRelayCursor(conn.client, plan.cursor);
-        cursor = plan.cursor;
+      if (messages.length > 0) opts.log.debug({ count: messages.length, through: step.cursor.toString() }, "task events relayed");
+      if (step.cursor !== cursor) {
+        await saveRelayCursor(conn.client, step.cursor);
+        cursor = step.cursor;
       }
-      gap = plan.gap;
       const last = rows.at(-1);
       if (last !== undefined) opts.metrics.lagSeconds.set(Math.max(0, (Date.now() - last.at.getTime()) / 1000));
-      // A full batch read to its end means a backlog: read again at once.
-      if (read.windowSize < limit || gap !== null) await sleeper.sleep(listening.size === 0 ? unlistenedIdleMs : idleMs);
+      if (!step.backlog) await sleeper.sleep(listening.size === 0 ? unlistenedIdleMs : idleMs);
     }
   }
 

@@ -139,3 +139,29 @@ export async function snapshotSettled(client: Queryable, snapshot: string): Prom
   );
   return res.rows[0]?.settled ?? false;
 }
+
+/** The newest event id and the snapshot it was read in. */
+export interface EventHorizon {
+  /** The highest task_events id visible in `snapshot` (0 when there is none). */
+  maxId: bigint;
+  snapshot: string;
+}
+
+const READ_HORIZON = `SELECT pg_current_snapshot()::text AS snapshot, coalesce((SELECT max(id) FROM task_events), 0)::text AS max_id`;
+
+/**
+ * The highest event id and the snapshot it was read in: one probe at the
+ * primary key's end, whatever lies behind it. Once every transaction in that
+ * snapshot's in-progress list has ended (snapshotSettled), every id up to it
+ * is final, committed or never to be: a lower id was drawn before the highest
+ * one, so by a writer that already had a transaction id (the writers'
+ * invariant, relay-window.ts) and was either done or in progress when the
+ * snapshot was taken. A relay nobody listens to can move its cursor there
+ * without reading a row.
+ */
+export async function readEventHorizon(client: Queryable): Promise<EventHorizon> {
+  const res = await client.query<{ snapshot: string; max_id: string }>(prepared(READ_HORIZON, []));
+  const row = res.rows[0];
+  if (row === undefined) throw new Error("horizon query returned no row");
+  return { maxId: BigInt(row.max_id), snapshot: row.snapshot };
+}
