@@ -73,7 +73,7 @@ export class TasklanePlatform {
       100,
     );
     platform.startApp("scheduler");
-    // npm start runs it too: its event relay walks every task event (publishing those of tenants with live subscribers).
+    // npm start runs it too: its event relay follows every task event (publishing those of tenants with live subscribers).
     platform.startApp("notifier");
     if (opts.worker) platform.startApp("worker");
     log("platform", `gateway, scheduler, notifier${opts.worker ? ", worker" : ""} up on ${db.name}`);
