@@ -31,6 +31,8 @@ beforeAll(async () => {
     ALLOW_PRIVATE_TARGETS: "1",
     WEBHOOK_RETRY_SCHEDULE: "1,1,1",
     METRICS_PORT: String(port),
+    // Out of every test's reach: each delivery here is fanned out on Postgres's wake-up (LISTEN), not a poll.
+    NOTIFIER_OUTBOX_POLL_MS: "600000",
   });
   await waitFor("notifier /healthz", async () => (await fetch(`${metricsUrl}/healthz`)).status === 200, 30_000, 100);
 });
@@ -44,6 +46,16 @@ afterAll(async () => {
 });
 
 describe("notifier delivery", () => {
+  it("fans a task's end out on the commit's wake-up, with the fallback poll ten minutes away", async () => {
+    const t = await seedNotifierTenant(tdb.db);
+    await addWebhook(tdb.db, t.tenantId, `${receiver.url}/woken`, ["*"]);
+    const startedAt = Date.now();
+    const taskId = await finishTask(tdb.db, t, "succeed");
+    const [req] = await waitFor("the delivery", () => (hits("/woken").length ? hits("/woken") : null), 10_000);
+    expect((req?.json as { data: { task: { id: string } } }).data.task.id).toBe(taskId);
+    expect(Date.now() - startedAt).toBeLessThan(10_000);
+  });
+
   it("delivers a success once, signed with the webhook's own secret, in the contract's envelope", async () => {
     const t = await seedNotifierTenant(tdb.db);
     const hook = await addWebhook(tdb.db, t.tenantId, `${receiver.url}/ok`, ["*"]);

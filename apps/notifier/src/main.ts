@@ -1,5 +1,5 @@
 import { createLogger, loadEnv, notifierEnvSchema, startPeriodic } from "@tasklane/config";
-import { createDatabase, fanOutNotifications, NOTIFY_BATCH_SIZE, prepareDatabase } from "@tasklane/db";
+import { createDatabase, fanOutNotifications, listenForOutboxWakeups, NOTIFY_BATCH_SIZE, prepareDatabase } from "@tasklane/db";
 import { dependencyProbe, startOpsServer, startTracing, tracingRequested } from "@tasklane/observability";
 import { createDeliveryTick, REQUEST_TIMEOUT_MS } from "./delivery/delivery-loop.js";
 import { InFlight } from "./delivery/in-flight.js";
@@ -17,7 +17,9 @@ const metrics = createMetrics(() => inFlight.size);
 const agent = createOutboundAgent(env.ALLOW_PRIVATE_TARGETS, REQUEST_TIMEOUT_MS);
 
 const onError = (loop: string) => (error: unknown) => log.error({ err: error, loop }, "notifier loop failed; retrying");
-// Both loops poll every 100 ms and drain at once while batches come back full.
+// Both loops drain at once while batches come back full. Deliveries are polled every 100 ms
+// (retries fall due by the clock); webhook events are fanned out when Postgres says a commit
+// wrote some (below), and polled only as a fallback.
 const delivery = startPeriodic(
   100,
   createDeliveryTick({
@@ -34,7 +36,7 @@ const delivery = startPeriodic(
   onError("delivery"),
 );
 const fanOut = startPeriodic(
-  100,
+  env.NOTIFIER_OUTBOX_POLL_MS,
   async () => {
     const { events, deliveries } = await fanOutNotifications(db, NOTIFY_BATCH_SIZE);
     metrics.events.inc(events);
@@ -44,6 +46,13 @@ const fanOut = startPeriodic(
     return events === NOTIFY_BATCH_SIZE;
   },
   onError("fan-out"),
+);
+// A commit that wrote NOTIFY outbox rows wakes the fan-out (migration outbox_notify_wakeup):
+// a webhook leaves within milliseconds of its task's end, with no 100 ms polls while idle.
+const wakeups = listenForOutboxWakeups(
+  env.DATABASE_URL,
+  () => fanOut.poke(),
+  (error: unknown) => log.warn({ err: error }, "outbox wake-up session lost; polling until it is back"),
 );
 
 // Task events to Redis pub/sub for GraphQL subscriptions; one notifier relays, the others stand by.
@@ -67,7 +76,7 @@ async function shutdown(signal: string): Promise<void> {
   stopping = true;
   log.info({ signal, inFlight: inFlight.size }, "notifier draining: no new claims");
   ops?.markDraining();
-  await Promise.all([fanOut.stop(), delivery.stop(), relay.stop()]);
+  await Promise.all([wakeups.close(), fanOut.stop(), delivery.stop(), relay.stop()]);
   const abandoned = await inFlight.drain(SHUTDOWN_GRACE_MS);
   await ops?.close();
   // destroy, not close: close would wait for any request still hanging after the grace period.

@@ -5,7 +5,10 @@
  */
 export interface Periodic {
   stop(): Promise<void>;
-  /** Runs the next tick now instead of after the interval. */
+  /**
+   * Runs the next tick now instead of after the interval; during a tick, right
+   * after it (the running tick may have looked before what the poke announces).
+   */
   poke(): void;
 }
 
@@ -17,16 +20,18 @@ export function startPeriodic(
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let wake: (() => void) | undefined;
+  let poked = false;
   const done = (async () => {
     while (!stopped) {
       let more = false;
+      poked = false;
       try {
         more = (await tick()) === true;
       } catch (error) {
         onError(error);
       }
       if (stopped) break;
-      if (!more) {
+      if (!more && !poked) {
         await new Promise<void>((resolve) => {
           wake = resolve;
           timer = setTimeout(resolve, intervalMs);
@@ -43,6 +48,7 @@ export function startPeriodic(
       await done;
     },
     poke() {
+      poked = true;
       if (timer) clearTimeout(timer);
       wake?.();
     },
