@@ -56,6 +56,23 @@ describe("notifier delivery", () => {
     expect(Date.now() - startedAt).toBeLessThan(10_000);
   });
 
+  it("opens its wake-up session again when Postgres drops it, and fans out what was committed meanwhile", async () => {
+    const dropped = await tdb.db.pool.query<{ ok: boolean }>(
+      "SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = 'tasklane-outbox-wakeups' AND datname = current_database()",
+    );
+    expect(dropped.rows.map((r) => r.ok)).toEqual([true]);
+    const t = await seedNotifierTenant(tdb.db);
+    await addWebhook(tdb.db, t.tenantId, `${receiver.url}/rewoken`, ["*"]);
+    const taskId = await finishTask(tdb.db, t, "succeed"); // most likely while no session listens
+    const [req] = await waitFor("the delivery", () => (hits("/rewoken").length ? hits("/rewoken") : null), 10_000);
+    expect((req?.json as { data: { task: { id: string } } }).data.task.id).toBe(taskId);
+    await waitFor(
+      "a listening session again",
+      async () => (await tdb.db.pool.query("SELECT 1 FROM pg_stat_activity WHERE application_name = 'tasklane-outbox-wakeups' AND datname = current_database()")).rowCount === 1,
+      10_000,
+    );
+  });
+
   it("delivers a success once, signed with the webhook's own secret, in the contract's envelope", async () => {
     const t = await seedNotifierTenant(tdb.db);
     const hook = await addWebhook(tdb.db, t.tenantId, `${receiver.url}/ok`, ["*"]);
