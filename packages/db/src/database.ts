@@ -83,6 +83,23 @@ export type Queryable = Pick<pg.Pool, "query"> | pg.PoolClient;
 const statementNames = new Map<string, string>();
 
 /**
+ * A client for a session of its own, outside the pool (the event relay's
+ * lock, the outbox LISTEN): named for operators, a bounded connect, and TCP
+ * keepalives so a session behind a dead link fails within seconds instead of
+ * the OS default of hours. `extra` adds to these.
+ */
+export function dedicatedClient(url: string, applicationName: string, extra: pg.ClientConfig = {}): pg.Client {
+  return new pg.Client({
+    connectionString: url,
+    application_name: applicationName,
+    connectionTimeoutMillis: 5_000,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 5_000,
+    ...extra,
+  });
+}
+
+/**
  * A hot-path statement as a named prepared statement: each connection parses,
  * analyses and rewrites it once, and Postgres's plan cache may then reuse a
  * generic plan, where an unnamed statement went through all of that, and the

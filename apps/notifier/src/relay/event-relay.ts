@@ -154,7 +154,6 @@ export function startEventRelay(opts: EventRelayOptions): EventRelay {
           if (horizon.maxId > target) target = horizon.maxId;
           horizon = null;
         } else if (Date.now() - horizon.seenAtMs >= maxGapWaitMs) {
-          horizon = null;
           return null;
         }
       }
@@ -164,6 +163,7 @@ export function startEventRelay(opts: EventRelayOptions): EventRelay {
 
     while (!stopped) {
       const passed = listening.size === 0 && gap === null ? await pass() : null;
+      // Walking: a horizon taken meanwhile is stale by the time nobody listens again.
       if (passed === null) horizon = null;
       const step = passed === null ? await walk() : { publish: [], cursor: passed, inFull: false, backlog: false };
       // Marks read after the events: a subscription that went live before one of them was committed is marked by now.

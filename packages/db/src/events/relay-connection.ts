@@ -1,4 +1,5 @@
-import pg from "pg";
+import type pg from "pg";
+import { dedicatedClient } from "../database.js";
 import { poolTypeParsers } from "../pg-timestamps.js";
 
 /**
@@ -23,13 +24,8 @@ export interface RelayConnection {
 }
 
 export async function openRelayConnection(url: string, applicationName = "tasklane-event-relay"): Promise<RelayConnection> {
-  const client = new pg.Client({
-    connectionString: url,
-    application_name: applicationName,
-    connectionTimeoutMillis: 5_000,
+  const client = dedicatedClient(url, applicationName, {
     // A relay behind a dead link must stop (its query fails) rather than hang...
-    keepAlive: true,
-    keepAliveInitialDelayMillis: 5_000,
     query_timeout: 15_000,
     // ...and Postgres must drop its session (and the lock) within ~25 s, not the OS default of hours,
     // or a standby would wait on a lock nobody uses. These settings are per session.

@@ -1,4 +1,5 @@
-import pg from "pg";
+import type pg from "pg";
+import { dedicatedClient } from "../database.js";
 
 /** The channel the outbox_notify trigger signals when a committed statement wrote NOTIFY outbox rows. */
 export const OUTBOX_NOTIFY_CHANNEL = "tasklane_outbox";
@@ -20,14 +21,7 @@ export function listenForOutboxWakeups(url: string, onWake: () => void, onError:
   let retry: NodeJS.Timeout | undefined;
 
   const open = async (): Promise<void> => {
-    const client = new pg.Client({
-      connectionString: url,
-      application_name: "tasklane-outbox-wakeups",
-      connectionTimeoutMillis: 5_000,
-      // An idle LISTEN session behind a dead link would otherwise wait for the OS's keepalive (hours).
-      keepAlive: true,
-      keepAliveInitialDelayMillis: 5_000,
-    });
+    const client = dedicatedClient(url, "tasklane-outbox-wakeups");
     let lost = false;
     const reopen = (error?: unknown): void => {
       if (lost) return;
