@@ -23,6 +23,15 @@ describe("textRefusal", () => {
     expect(textRefusal(parse(`{ a(x: "a\\u0000") }`), {})?.fieldErrors[0]?.path).toBe("document");
   });
 
+  it("judges each request's variables afresh while a document's own verdict is kept", () => {
+    const nul = parse(`{ a(x: "a\\u0000") }`);
+    expect(textRefusal(doc, { v: "clean" })).toBeNull();
+    expect(textRefusal(doc, { v: "a\u0000" })?.fieldErrors[0]?.path).toBe("variables.v");
+    expect(textRefusal(doc, { v: "clean again" })).toBeNull();
+    expect(textRefusal(nul, {})?.fieldErrors[0]?.path).toBe("document");
+    expect(textRefusal(nul, { v: "clean" })?.fieldErrors[0]?.path).toBe("document");
+  });
+
   it("walks a 10,000-deep value without overflowing the stack", () => {
     let deep: unknown = "\u0000";
     for (let i = 0; i < 10_000; i++) deep = [deep];

@@ -44,7 +44,42 @@ function findInValue(value: unknown, root: string): string | null {
   return null;
 }
 
+/** Whether any variable value or key is unstorable: the common, clean case walked without building a path per value. */
+function anyInValue(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const current = stack.pop();
+    if (typeof current === "string") {
+      if (unstorable(current)) return true;
+    } else if (Array.isArray(current)) {
+      for (const item of current) stack.push(item);
+    } else if (current !== null && typeof current === "object") {
+      const record = current as Record<string, unknown>;
+      for (const key in record) {
+        if (unstorable(key)) return true;
+        stack.push(record[key]);
+      }
+    }
+  }
+  return false;
+}
+
+/**
+ * Verdicts on documents already read. Apollo hands every request sending the
+ * same text the same parsed document (its document store), so a hot
+ * operation's literals are walked once, not on each call.
+ */
+const documentVerdicts = new WeakMap<DocumentNode, boolean>();
+
 function findInDocument(document: DocumentNode): boolean {
+  const known = documentVerdicts.get(document);
+  if (known !== undefined) return known;
+  const found = walkDocument(document);
+  documentVerdicts.set(document, found);
+  return found;
+}
+
+function walkDocument(document: DocumentNode): boolean {
   let found = false;
   visit(document, {
     [Kind.STRING](node) {
@@ -58,7 +93,7 @@ function findInDocument(document: DocumentNode): boolean {
 
 /** The refusal for a request carrying an unstorable string, or null. */
 export function textRefusal(document: DocumentNode, variables: Readonly<Record<string, unknown>> | undefined | null): BadUserInputError | null {
-  const path = findInDocument(document) ? "document" : findInValue(variables ?? {}, "variables");
+  const path = findInDocument(document) ? "document" : anyInValue(variables ?? {}) ? findInValue(variables ?? {}, "variables") : null;
   if (path === null) return null;
   // Keys come from the caller's JSON: keep the path short enough to read, not a place to smuggle data back.
   const where = path.length > MAX_PATH_CHARS ? `${path.slice(0, MAX_PATH_CHARS)}…` : path;
