@@ -16,6 +16,8 @@ export interface LatencyPlan {
   runs: number;
   /** Tasks of the warm-up before the first run. */
   warmUp: number;
+  /** Then this long at the rate, unrecorded (Sizes.latencyWarmUpSeconds). */
+  rateWarmUpMs: number;
   /** The task for sequence number i sent at `sentAt` (its ref decides what is measured). */
   task: (index: number, sentAt: number, t0: number) => TaskRequest;
   /** Milliseconds to allow after the last submission for the last start. */
@@ -43,16 +45,16 @@ export interface LatencyRun {
 export async function measureLatency(system: BenchSystem, plan: LatencyPlan): Promise<LatencyRun[]> {
   await system.startConsumers();
   await warmUp(system, { consumers: true, count: plan.warmUp });
-  // The issue measures at a steady rate. In the first second at the rate every system is still
-  // opening connections and warming its hot paths (Tasklane's p99 in that second was 3-8x the
-  // steady one's), so one unrecorded second at the rate comes before the first run.
+  // The issue measures at a steady rate. In its first seconds at the rate every system is still
+  // opening connections and warming its hot paths (Tasklane's p99 in the first second was 3-8x the
+  // steady one's, and still 1.5x in the next ten), so an unrecorded stretch at the rate comes first.
   const warmT0 = Date.now();
   await drivePaced(system, {
     rate: plan.rate,
-    durationMs: RATE_WARM_UP_MS,
+    durationMs: plan.rateWarmUpMs,
     tickMs: 10,
     task: (index, sentAt) => plan.task(index, sentAt, warmT0),
-    ticker: new Ticker(`${plan.scope} · ${system.label} · one second at the rate, unrecorded`),
+    ticker: new Ticker(`${plan.scope} · ${system.label} · ${fmt(plan.rateWarmUpMs / 1000)} s at the rate, unrecorded`),
   });
   const probe = system.probe;
   if (!probe) throw new Error(`${system.label} has no probe`);
@@ -129,7 +131,20 @@ export function latencyNotes(system: string, runs: LatencyRun[]): string[] {
 
 /** At most this long for the previous run's tasks to finish before the next run starts. */
 const IDLE_WAIT_MS = 60_000;
-const RATE_WARM_UP_MS = 1_000;
+/** Before a run at LOW_RATE, which follows a run at 1,000 tasks/s on the same (already warm) processes. */
+const LOW_RATE_WARM_UP_MS = 1_000;
+
+/** The unrecorded stretch at `rate` before a system's first run (see Sizes.latencyWarmUpSeconds). */
+export function rateWarmUpMs(ctx: ScenarioContext, rate: number): number {
+  return rate === LOW_RATE ? LOW_RATE_WARM_UP_MS : ctx.sizes.latencyWarmUpSeconds * 1000;
+}
+
+/** What the scenario's method says about that stretch. */
+export function rateWarmUpText(ctx: ScenarioContext): string {
+  const seconds = ctx.sizes.latencyWarmUpSeconds;
+  return `each system first runs ${seconds === 1 ? "one unrecorded second" : `${fmt(seconds)} unrecorded seconds`} at the rate (V8 optimises its hot paths meanwhile; ` +
+    `one second before the ${LOW_RATE}/s runs, which follow on the same processes)`;
+}
 
 async function waitUntilIdle(system: BenchSystem, maxMs: number, ticker: Ticker): Promise<void> {
   const deadline = Date.now() + maxMs;

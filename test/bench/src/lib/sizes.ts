@@ -14,6 +14,13 @@ export interface Sizes {
   /** Seconds of steady submission at 1,000 tasks/s in the latency scenarios, and how long the last start may lag behind. */
   latencySeconds: number;
   latencyDrainSeconds: number;
+  /**
+   * Unrecorded seconds at the rate before a system's first latency run. V8 optimises a process's
+   * hot paths over its first seconds at the rate: the gateway's CPU at 1,000 PULL tasks/s fell from
+   * ~645 to ~300 ms a second over 30 s, and Tasklane PULL's p99 from 33 ms in the first 5 s to 15
+   * and then 10 (test/bench/analysis.md). Shorter, the runs measure that warm-up, not the rate.
+   */
+  latencyWarmUpSeconds: number;
   /** Tenant A's backlog, and how long tenant B submits, in the fairness scenario. */
   fairnessBacklog: number;
   fairnessSeconds: number;
@@ -29,6 +36,7 @@ export const FULL: Sizes = {
   submitSeconds: 5,
   latencySeconds: 5,
   latencyDrainSeconds: 8,
+  latencyWarmUpSeconds: 10,
   fairnessBacklog: 100_000,
   fairnessSeconds: 8,
   recoveryTasks: 100_000,
@@ -42,6 +50,7 @@ export const QUICK: Sizes = {
   submitSeconds: 2,
   latencySeconds: 2,
   latencyDrainSeconds: 3,
+  latencyWarmUpSeconds: 1,
   fairnessBacklog: 10_000,
   fairnessSeconds: 2,
   recoveryTasks: 10_000,

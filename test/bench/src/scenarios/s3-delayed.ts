@@ -3,7 +3,7 @@
  * due DELAY_MS after the schedule's start plus its slot (1 ms apart), so due
  * times arrive as evenly as submissions do; lateness = handler start − runAt.
  */
-import { addLatencyFigures, latencyNotes, measureLatency, type LatencyRun, LOW_RATE, measureEverySystem } from "../lib/latency.js";
+import { addLatencyFigures, latencyNotes, measureLatency, type LatencyRun, LOW_RATE, measureEverySystem, rateWarmUpMs, rateWarmUpText } from "../lib/latency.js";
 import { fmt, log } from "../lib/progress.js";
 import { FigureSet } from "../lib/results.js";
 import type { Scenario, ScenarioContext } from "../lib/scenario.js";
@@ -28,7 +28,7 @@ export const delayedScenario: Scenario = {
       id: 3,
       title: this.title,
       method:
-        `${ctx.sizes.latencySeconds} s per run at ${fmt(RATE)} tasks/s (one batch call every 10 ms; each system first runs one unrecorded second at the rate), each task due ${fmt(DELAY_MS)} ms after the ` +
+        `${ctx.sizes.latencySeconds} s per run at ${fmt(RATE)} tasks/s (one batch call every 10 ms; ${rateWarmUpText(ctx)}), each task due ${fmt(DELAY_MS)} ms after the ` +
         "start of the schedule plus its slot, so due times are spread evenly at 1 per ms; start delay = handler start − runAt " +
         "(handler start timestamped in the PUSH endpoint, the SDK worker's handler, or the peer's handler). Tasklane PUSH and PULL share one platform; " +
         `"Tasklane PUSH/PULL at ${LOW_RATE}/s" are the same at a rate they sustain, to separate the mechanism from saturation; ` +
@@ -46,6 +46,7 @@ function planFor(ctx: ScenarioContext, rate: number) {
     durationMs: ctx.sizes.latencySeconds * 1000,
     runs: ctx.runs,
     warmUp: ctx.quick ? 100 : 300,
+    rateWarmUpMs: rateWarmUpMs(ctx, rate),
     fromAck: false,
     drainMs: DELAY_MS + ctx.sizes.latencyDrainSeconds * 1000,
     task: (index: number, _sentAt: number, t0: number) => {

@@ -2,7 +2,7 @@
  * 4. Immediate tasks at a steady 1,000 tasks/s: submit acknowledged →
  * handler start (and, for context, submit sent → handler start).
  */
-import { addLatencyFigures, latencyNotes, measureLatency, LOW_RATE, measureEverySystem } from "../lib/latency.js";
+import { addLatencyFigures, latencyNotes, measureLatency, LOW_RATE, measureEverySystem, rateWarmUpMs, rateWarmUpText } from "../lib/latency.js";
 import { fmt, log } from "../lib/progress.js";
 import { FigureSet } from "../lib/results.js";
 import type { Scenario } from "../lib/scenario.js";
@@ -23,6 +23,7 @@ export const immediateScenario: Scenario = {
         durationMs: ctx.sizes.latencySeconds * 1000,
         runs: ctx.runs,
         warmUp: ctx.quick ? 100 : 300,
+        rateWarmUpMs: rateWarmUpMs(ctx, rate),
         fromAck: true,
         drainMs: ctx.sizes.latencyDrainSeconds * 1000,
         task: (_index, sentAt) => ({ ref: sentAt }),
@@ -42,7 +43,7 @@ export const immediateScenario: Scenario = {
       id: 4,
       title: this.title,
       method:
-        `${ctx.sizes.latencySeconds} s per run at ${fmt(RATE)} tasks/s, after one unrecorded second at the rate: every 10 ms one batch call (Tasklane submitTasks, BullMQ addBulk, ` +
+        `${ctx.sizes.latencySeconds} s per run at ${fmt(RATE)} tasks/s (${rateWarmUpText(ctx)}): every 10 ms one batch call (Tasklane submitTasks, BullMQ addBulk, ` +
         "graphile-worker addJobs, pg-boss insert) with the tasks due by then. ack→start = handler start − the moment the client had the " +
         `call's answer; sent→start = handler start − the moment the call was sent. "Tasklane PUSH/PULL at ${LOW_RATE}/s" are the same at a rate they sustain.`,
       figures: figures.summaries(),
