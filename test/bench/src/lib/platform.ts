@@ -85,11 +85,6 @@ export class TasklanePlatform {
     if (!this.apps.has("worker")) this.startApp("worker");
   }
 
-  async stopWorker(): Promise<void> {
-    await this.apps.get("worker")?.stop();
-    this.apps.delete("worker");
-  }
-
   /** A tenant with limits lifted out of the way of the measurements. */
   async createTenant(name: string): Promise<Tenant> {
     const operator = new TasklaneClient({ url: this.gatewayUrl, apiKey: this.adminToken });
