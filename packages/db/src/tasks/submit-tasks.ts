@@ -202,7 +202,9 @@ function insertStatement(queues: "queue-ids" | "queue-names", answer: "tasks" | 
            -- The outbox row written below hands generation 1 over; PULL tasks never go to Redis.
            CASE WHEN iq.mode = 'PULL' OR i.run_at <= now() + $19::float8 * interval '1 millisecond' THEN 1 ELSE 0 END,
            i.trace_parent
-         FROM input i ${queueJoin} ORDER BY i.ord
+         -- Rows with a key go in key order: each waits on a concurrent statement inserting the same
+         -- key, and two statements taking their keys in different orders deadlocked (one refused whole).
+         FROM input i ${queueJoin} ORDER BY i.idempotency_key NULLS FIRST, i.occurrence_key NULLS FIRST, i.ord
          -- Any unique key: (tenant, idempotency key) or the cron occurrence key.
          ON CONFLICT DO NOTHING
          RETURNING *
