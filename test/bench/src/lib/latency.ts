@@ -142,8 +142,8 @@ export function rateWarmUpMs(ctx: ScenarioContext, rate: number): number {
 /** What the scenario's method says about that stretch. */
 export function rateWarmUpText(ctx: ScenarioContext): string {
   const seconds = ctx.sizes.latencyWarmUpSeconds;
-  return `each system first runs ${seconds === 1 ? "one unrecorded second" : `${fmt(seconds)} unrecorded seconds`} at the rate (V8 optimises its hot paths meanwhile; ` +
-    `one second before the ${LOW_RATE}/s runs, which follow on the same processes)`;
+  return `each system first runs ${seconds === 1 ? "one unrecorded second" : `${fmt(seconds)} unrecorded seconds`} at the rate, while V8 optimises its hot paths, ` +
+    `and one before the ${LOW_RATE}/s runs, which follow on the same processes`;
 }
 
 async function waitUntilIdle(system: BenchSystem, maxMs: number, ticker: Ticker): Promise<void> {

@@ -83,11 +83,11 @@ export const fairnessScenario: Scenario = {
       id: 5,
       title: this.title,
       method:
-        `Per run: tenant A's backlog is brought to ${fmt(ctx.sizes.fairnessBacklog)} queued tasks (batches of ${fmt(LOAD_BATCH)}) with no consumer running; then the consumers start ` +
+        `Per run: tenant A's backlog is brought to ${fmt(ctx.sizes.fairnessBacklog)} queued tasks (batches of ${fmt(LOAD_BATCH)}) while no consumer takes them (Tasklane: A's queue paused; BullMQ: no worker yet); then they start ` +
         `and, once A's tasks flow, tenant B submits one task every ${1000 / B_RATE} ms for ${ctx.sizes.fairnessSeconds} s (submitTask, one per call). ` +
         "B's queue wait = handler start − the moment the system accepted the task (Tasklane: the task's created_at in Postgres; BullMQ: the add call, " +
         "which returns in about a millisecond); B's submit→start = handler start − the moment B sent the call (API latency included). Tasklane: one platform and one worker process (concurrency 100), " +
-        `warmed by draining ${fmt(WORKER_WARM_UP_TASKS)} of A's tasks untimed before the first run; A's queue paused while its backlog is loaded and resumed to start each run, ` +
+        `warmed by draining ${fmt(WORKER_WARM_UP_TASKS)} of A's tasks untimed before the first run and kept running (A's queue resumed to start each run, paused after it), ` +
         "two tenants with their own PUSH queue and equal weight. BullMQ: the same load on one shared queue and one Worker (concurrency 100). " +
         "'A backlog left' = A's unfinished tasks when B's window closed (> 0: A was contending throughout).",
       figures: figures.summaries(),
