@@ -19,8 +19,8 @@ import { now, sleep, waitUntil } from "../lib/time.js";
 
 const B_RATE = 100;
 const LOAD_BATCH = 1000;
-/** Tasks the worker drains, untimed, before the first run (~10 s at full speed on the reference machine). */
-const WORKER_WARM_UP_TASKS = 30_000;
+/** Tasks the worker drains, untimed, before the first run, as a share of A's backlog (full size: ~10 s at full speed here). */
+const WORKER_WARM_UP_SHARE = 0.3;
 const QUEUE = "bench-push";
 
 interface FairnessRun {
@@ -39,6 +39,7 @@ export const fairnessScenario: Scenario = {
   async run(ctx) {
     const figures = new FigureSet();
     const notes: string[] = [];
+    const warmUpTasks = Math.round(ctx.sizes.fairnessBacklog * WORKER_WARM_UP_SHARE);
     const record = (system: string, run: FairnessRun, i: number) => {
       figures.add(system, "B queue wait p50", "ms", "lower", run.queued.p50);
       figures.add(system, "B queue wait p99", "ms", "lower", run.queued.p99);
@@ -59,7 +60,7 @@ export const fairnessScenario: Scenario = {
         const tenantA = await platform.createTenant("tenant-a");
         const a = await TasklaneSystem.push(platform, tenantA, { queue: QUEUE, label: "Tasklane A", receiver });
         const b = await TasklaneSystem.push(platform, await platform.createTenant("tenant-b"), { queue: QUEUE, label: "Tasklane B", receiver });
-        await warmUpWorker(a);
+        await warmUpWorker(a, warmUpTasks);
         await tenantA.client.queues.pause(QUEUE);
         for (let i = 0; i < ctx.runs; i++) {
           const run = await measureFairness(ctx, i, "Tasklane PUSH", a, b, {
@@ -87,7 +88,7 @@ export const fairnessScenario: Scenario = {
         `and, once A's tasks flow, tenant B submits one task every ${1000 / B_RATE} ms for ${ctx.sizes.fairnessSeconds} s (submitTask, one per call). ` +
         "B's queue wait = handler start − the moment the system accepted the task (Tasklane: the task's created_at in Postgres; BullMQ: the add call, " +
         "which returns in about a millisecond); B's submit→start = handler start − the moment B sent the call (API latency included). Tasklane: one platform and one worker process (concurrency 100), " +
-        `warmed by draining ${fmt(WORKER_WARM_UP_TASKS)} of A's tasks untimed before the first run and kept running (A's queue resumed to start each run, paused after it), ` +
+        `warmed by draining ${fmt(warmUpTasks)} of A's tasks untimed before the first run and kept running (A's queue resumed to start each run, paused after it), ` +
         "two tenants with their own PUSH queue and equal weight. BullMQ: the same load on one shared queue and one Worker (concurrency 100). " +
         "'A backlog left' = A's unfinished tasks when B's window closed (> 0: A was contending throughout).",
       figures: figures.summaries(),
@@ -96,17 +97,17 @@ export const fairnessScenario: Scenario = {
   },
 };
 
-/** Drains WORKER_WARM_UP_TASKS of A's tasks through the running worker, untimed. */
-async function warmUpWorker(a: BenchSystem): Promise<void> {
+/** Drains `tasks` of A's tasks through the running worker, untimed. */
+async function warmUpWorker(a: BenchSystem, tasks: number): Promise<void> {
   const ticker = new Ticker("s5 fairness · Tasklane PUSH · warming the worker, untimed");
-  const load = await submitAll(a, { total: WORKER_WARM_UP_TASKS, batchSize: LOAD_BATCH, inFlight: 4, deadline: now() + 60_000, ticker });
+  const load = await submitAll(a, { total: tasks, batchSize: LOAD_BATCH, inFlight: 4, deadline: now() + 60_000, ticker });
   if (load.errors) throw new Error(`warming the worker failed: ${load.firstError ?? ""}`);
   await waitUntil(
     "the worker's warm-up backlog to drain",
     async () => {
       a.assertAlive();
       const left = await a.unfinished();
-      ticker.tick(`${fmt(left)} of ${fmt(WORKER_WARM_UP_TASKS)} left`);
+      ticker.tick(`${fmt(left)} of ${fmt(tasks)} left`);
       return left === 0 ? true : undefined;
     },
     120_000,
