@@ -93,7 +93,8 @@ function walkDocument(document: DocumentNode): boolean {
 
 /** The refusal for a request carrying an unstorable string, or null. */
 export function textRefusal(document: DocumentNode, variables: Readonly<Record<string, unknown>> | undefined | null): BadUserInputError | null {
-  const path = findInDocument(document) ? "document" : anyInValue(variables ?? {}) ? findInValue(variables ?? {}, "variables") : null;
+  const values = variables ?? {};
+  const path = findInDocument(document) ? "document" : anyInValue(values) ? findInValue(values, "variables") : null;
   if (path === null) return null;
   // Keys come from the caller's JSON: keep the path short enough to read, not a place to smuggle data back.
   const where = path.length > MAX_PATH_CHARS ? `${path.slice(0, MAX_PATH_CHARS)}…` : path;
