@@ -5,7 +5,7 @@
  * its created_at in Postgres); B's submit→start adds the API call. Contrast: raw BullMQ
  * with both tenants on one shared queue (what a single-tenant queue gives you).
  */
-import { drivePaced, submitAll, type Acked } from "../lib/drive.js";
+import { drivePaced, submitAll, warmUp, type Acked } from "../lib/drive.js";
 import { withPeer } from "../lib/peers.js";
 import { withPlatform } from "../lib/platform.js";
 import { Probe, type StartSample } from "../lib/probe.js";
@@ -60,7 +60,8 @@ export const fairnessScenario: Scenario = {
         const tenantA = await platform.createTenant("tenant-a");
         const a = await TasklaneSystem.push(platform, tenantA, { queue: QUEUE, label: "Tasklane A", receiver });
         const b = await TasklaneSystem.push(platform, await platform.createTenant("tenant-b"), { queue: QUEUE, label: "Tasklane B", receiver });
-        await warmUpWorker(a, warmUpTasks);
+        log("s5 fairness", `warming the worker: ${fmt(warmUpTasks)} of A's tasks, untimed`);
+        await warmUp(a, { count: warmUpTasks, consumers: true, timeoutMs: 120_000 });
         await tenantA.client.queues.pause(QUEUE);
         for (let i = 0; i < ctx.runs; i++) {
           const run = await measureFairness(ctx, i, "Tasklane PUSH", a, b, {
@@ -96,24 +97,6 @@ export const fairnessScenario: Scenario = {
     };
   },
 };
-
-/** Drains `tasks` of A's tasks through the running worker, untimed. */
-async function warmUpWorker(a: BenchSystem, tasks: number): Promise<void> {
-  const ticker = new Ticker("s5 fairness · Tasklane PUSH · warming the worker, untimed");
-  const load = await submitAll(a, { total: tasks, batchSize: LOAD_BATCH, inFlight: 4, deadline: now() + 60_000, ticker });
-  if (load.errors) throw new Error(`warming the worker failed: ${load.firstError ?? ""}`);
-  await waitUntil(
-    "the worker's warm-up backlog to drain",
-    async () => {
-      a.assertAlive();
-      const left = await a.unfinished();
-      ticker.tick(`${fmt(left)} of ${fmt(tasks)} left`);
-      return left === 0 ? true : undefined;
-    },
-    120_000,
-    250,
-  );
-}
 
 interface Consumers {
   start(): Promise<void> | void;

@@ -25,43 +25,43 @@ function unstorable(text: string): boolean {
   return UNSTORABLE.test(text);
 }
 
-/** Path of the first unstorable string or key inside `value`, or null. */
+/**
+ * Path of the first unstorable string or key inside `value`, or null. Every
+ * value seen is kept with its parent's index and its own key in flat arrays,
+ * so a clean request (the common case) builds no path at all: only the one
+ * refused is spelled out.
+ */
 function findInValue(value: unknown, root: string): string | null {
-  const stack: Array<{ value: unknown; path: string }> = [{ value, path: root }];
-  while (stack.length > 0) {
-    const { value: current, path } = stack.pop() as { value: unknown; path: string };
+  const values: unknown[] = [value];
+  const parents: number[] = [-1];
+  const keys: string[] = [root];
+  const pending: number[] = [0];
+  const add = (item: unknown, parent: number, key: string): void => {
+    pending.push(values.push(item) - 1);
+    parents.push(parent);
+    keys.push(key);
+  };
+  const pathOf = (at: number): string => {
+    const parts: string[] = [];
+    for (let i = at; i >= 0; i = parents[i] as number) parts.push(keys[i] as string);
+    return parts.reverse().join(".");
+  };
+  while (pending.length > 0) {
+    const at = pending.pop() as number;
+    const current = values[at];
     if (typeof current === "string") {
-      if (unstorable(current)) return path;
+      if (unstorable(current)) return pathOf(at);
     } else if (Array.isArray(current)) {
-      current.forEach((item, i) => stack.push({ value: item, path: `${path}.${i}` }));
+      current.forEach((item, i) => add(item, at, String(i)));
     } else if (current !== null && typeof current === "object") {
-      for (const [key, item] of Object.entries(current)) {
-        if (unstorable(key)) return path;
-        stack.push({ value: item, path: `${path}.${key}` });
+      const record = current as Record<string, unknown>;
+      for (const key of Object.keys(record)) {
+        if (unstorable(key)) return pathOf(at);
+        add(record[key], at, key);
       }
     }
   }
   return null;
-}
-
-/** Whether any variable value or key is unstorable: the common, clean case walked without building a path per value. */
-function anyInValue(value: unknown): boolean {
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const current = stack.pop();
-    if (typeof current === "string") {
-      if (unstorable(current)) return true;
-    } else if (Array.isArray(current)) {
-      for (const item of current) stack.push(item);
-    } else if (current !== null && typeof current === "object") {
-      const record = current as Record<string, unknown>;
-      for (const key in record) {
-        if (unstorable(key)) return true;
-        stack.push(record[key]);
-      }
-    }
-  }
-  return false;
 }
 
 /**
@@ -93,8 +93,7 @@ function walkDocument(document: DocumentNode): boolean {
 
 /** The refusal for a request carrying an unstorable string, or null. */
 export function textRefusal(document: DocumentNode, variables: Readonly<Record<string, unknown>> | undefined | null): BadUserInputError | null {
-  const values = variables ?? {};
-  const path = findInDocument(document) ? "document" : anyInValue(values) ? findInValue(values, "variables") : null;
+  const path = findInDocument(document) ? "document" : findInValue(variables ?? {}, "variables");
   if (path === null) return null;
   // Keys come from the caller's JSON: keep the path short enough to read, not a place to smuggle data back.
   const where = path.length > MAX_PATH_CHARS ? `${path.slice(0, MAX_PATH_CHARS)}…` : path;
