@@ -4,6 +4,7 @@
  * global backlog cap (OVERLOADED, 503), query cost and page size caps.
  */
 import { buildGatewaySchema } from "@tasklane/gateway/graphql/schema";
+import { createKeySpace, createRedis } from "@tasklane/queue";
 import { getNamedType, isObjectType } from "graphql";
 import { describe, expect, it } from "vitest";
 import { useGateway } from "../helpers/gateway-fixture.js";
@@ -64,6 +65,38 @@ describe("gateway limits", () => {
     const tooBig = await post(platform.gateway.url, [SUBMIT, SUBMIT, SUBMIT, SUBMIT], apiKey);
     expect(tooBig.body).toMatchObject({ errors: [{ message: expect.stringContaining("exceeds the API burst of 3"), extensions: { code: "BAD_USER_INPUT" } }] });
     expect(await taskCount(tenantId)).toBe(2);
+  });
+
+  it("takes a tenant's tokens from Redis an allotment at a time, and never admits more than the bucket gave", async () => {
+    const redis = createRedis(platform.redis.url, "gateway-limits-test");
+    try {
+      // 400/s with a burst of 40: an allotment of 10 tokens beyond each call that reaches the bucket.
+      const { tenantId, apiKey } = await createTenant(platform.gateway, "allotted", { apiRatePerSecond: 400, apiBurst: 40 });
+      const bucket = createKeySpace(platform.redis.prefix).apiBucket(tenantId);
+      const updates = new Set<string | null>();
+      for (let i = 0; i < 33; i++) {
+        expect((await post(platform.gateway.url, TENANT, apiKey)).status).toBe(200);
+        // The script stamps the bucket with Redis's clock (µs) each time it runs, and only then.
+        updates.add(await redis.hget(bucket, "ts"));
+      }
+      expect(updates.has(null)).toBe(false);
+      // 3 runs for 33 calls when every allotment lasts; one per call without allotments.
+      expect(updates.size).toBeLessThanOrEqual(16);
+
+      // 20/s with a burst of 8 takes one token beyond a call: flooded, it admits no more than burst + rate × elapsed.
+      const flooded = await createTenant(platform.gateway, "allotted-flood", { apiRatePerSecond: 20, apiBurst: 8 });
+      const started = Date.now();
+      const statuses = (
+        await Promise.all(Array.from({ length: 8 }, async () => Promise.all(Array.from({ length: 6 }, () => post(platform.gateway.url, TENANT, flooded.apiKey)))))
+      ).flat().map((r) => r.status);
+      const elapsedSeconds = (Date.now() - started) / 1000;
+      const admitted = statuses.filter((s) => s === 200).length;
+      expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
+      expect(admitted).toBeGreaterThanOrEqual(8);
+      expect(admitted).toBeLessThanOrEqual(8 + 20 * elapsedSeconds);
+    } finally {
+      redis.disconnect();
+    }
   });
 
   it("applies a limit change within a second, and never limits operator calls by tenant buckets", async () => {

@@ -2,10 +2,10 @@ import type { RedisClient } from "./connection.js";
 import type { KeySpace } from "./naming.js";
 import { luaScript } from "./scripts/load-scripts.js";
 
-export type TakeOutcome = { admitted: true; tokensLeft: number } | { admitted: false; retryAfterMs: number };
+export type TakeOutcome = { admitted: true; tokensLeft: number; taken: number } | { admitted: false; retryAfterMs: number };
 
 interface BucketCommands {
-  tasklaneApiBucket(bucketKey: string, ratePerSecond: number, burst: number, cost: number): Promise<[number, number]>;
+  tasklaneApiBucket(bucketKey: string, ratePerSecond: number, burst: number, cost: number, want: number): Promise<[number, number, number?]>;
 }
 
 function hasBucketCommand(redis: RedisClient): redis is RedisClient & BucketCommands {
@@ -30,9 +30,12 @@ export class ApiTokenBuckets {
     this.redis = redis;
   }
 
-  /** Takes `cost` tokens (1 ≤ cost ≤ burst) from the tenant's bucket, all or none. */
-  async take(tenantId: string, limits: { ratePerSecond: number; burst: number }, cost: number): Promise<TakeOutcome> {
-    const [admitted, value] = await this.redis.tasklaneApiBucket(this.keys.apiBucket(tenantId), limits.ratePerSecond, limits.burst, cost);
-    return admitted === 1 ? { admitted: true, tokensLeft: value } : { admitted: false, retryAfterMs: value };
+  /**
+   * Takes `cost` tokens (1 ≤ cost ≤ burst) from the tenant's bucket, all or
+   * none, and as many more as it holds up to `want` in all.
+   */
+  async take(tenantId: string, limits: { ratePerSecond: number; burst: number }, cost: number, want = cost): Promise<TakeOutcome> {
+    const [admitted, value, taken] = await this.redis.tasklaneApiBucket(this.keys.apiBucket(tenantId), limits.ratePerSecond, limits.burst, cost, want);
+    return admitted === 1 ? { admitted: true, tokensLeft: value, taken: taken ?? cost } : { admitted: false, retryAfterMs: value };
   }
 }

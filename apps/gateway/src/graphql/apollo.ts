@@ -14,6 +14,7 @@ import { introspectionGuard } from "./plugins/introspection-guard.js";
 import { throttleHttpStatus } from "./plugins/http-status.js";
 import { queryCostGuard } from "./plugins/query-cost.js";
 import { requestMetrics } from "./plugins/request-metrics.js";
+import { responseMediaType } from "./plugins/response-media-type.js";
 import { textGuard } from "./plugins/text-guard.js";
 import { QueryLimitsRule } from "./validation/query-limits.js";
 
@@ -64,6 +65,7 @@ export function createApollo(opts: ApolloOptions): ApolloServer<GatewayContext> 
       queryCostGuard(),
       textGuard(),
       throttleHttpStatus(),
+      responseMediaType(),
       requestMetrics(opts.metrics),
     ],
   });

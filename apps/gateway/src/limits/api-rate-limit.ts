@@ -9,6 +9,9 @@
  * operations already submitted tasks). A batch larger than the tenant's burst
  * could never be admitted and is refused as BAD_USER_INPUT instead.
  *
+ * Tokens come from this gateway's allotment when it holds one
+ * (api-token-allotments.ts), else from the bucket in Redis.
+ *
  * Operator calls and anonymous requests take no tenant bucket (the latter
  * fail authentication anyway). When Redis is unreachable the limit fails
  * open: Postgres, not Redis, is what must keep accepting work.
@@ -20,7 +23,8 @@ import type { Principal } from "../auth/principal.js";
 import { toGraphQLError } from "../graphql/errors.js";
 import type { Logger } from "../observability/logger.js";
 import type { GatewayMetrics } from "../observability/metrics.js";
-import type { TenantLimitsCache } from "./tenant-limits-cache.js";
+import { ApiTokenAllotments } from "./api-token-allotments.js";
+import type { ApiLimits, TenantLimitsCache } from "./tenant-limits-cache.js";
 
 /** A Redis that answers slower than this is treated as unavailable for this request. */
 const BUCKET_TIMEOUT_MS = 1_000;
@@ -42,6 +46,8 @@ export function operationCount(body: unknown): number {
 
 export class ApiRateLimit {
   #lastWarning = 0;
+  readonly #allotments = new ApiTokenAllotments();
+  readonly #refills = new Map<string, Promise<TakeOutcome | null>>();
 
   constructor(private readonly deps: ApiRateLimitDeps) {}
 
@@ -53,13 +59,32 @@ export class ApiRateLimit {
     if (operations > limits.burst) {
       throw toGraphQLError(new BadUserInputError(`This batch of ${operations} operations exceeds the API burst of ${limits.burst}; send smaller batches`));
     }
-    const outcome = await this.#take(principal.tenantId, limits, operations);
-    if (outcome === null || outcome.admitted) return;
+    const { tenantId } = principal;
+    const extra = ApiTokenAllotments.extraFor(limits);
+    // Calls that find the allotment empty while another call refills it wait for that refill
+    // rather than each taking an allotment of its own.
+    const refill = extra > 0 ? this.#refills.get(tenantId) : undefined;
+    if (refill !== undefined) await refill;
+    const local = this.#allotments.take(tenantId, limits, operations);
+    if (local.admitted) return;
+    const need = operations - local.held;
+    // Only a call that found no refill under way asks for an allotment: calls arriving together
+    // would otherwise each take one, and hold back from their own tenant more than a burst allows.
+    const want = refill === undefined ? need + extra : need;
+    const taking = this.#take(tenantId, limits, need, want);
+    if (want > need) this.#refills.set(tenantId, taking);
+    const outcome = await taking.finally(() => {
+      if (this.#refills.get(tenantId) === taking) this.#refills.delete(tenantId);
+    });
+    if (outcome?.admitted) return this.#allotments.keep(tenantId, limits, outcome.taken - need);
+    // Refused, or admitted unlimited while Redis is away: what the allotment held is still ours.
+    this.#allotments.keep(tenantId, limits, local.held);
+    if (outcome === null) return;
     this.deps.metrics.rateLimited.inc({ kind: "api" });
     throw refusal(outcome.retryAfterMs);
   }
 
-  async #take(tenantId: string, limits: { ratePerSecond: number; burst: number }, cost: number): Promise<TakeOutcome | null> {
+  async #take(tenantId: string, limits: ApiLimits, cost: number, want: number): Promise<TakeOutcome | null> {
     // ioredis queues commands while disconnected (maxRetriesPerRequest: null); do not wait for a reconnect.
     if (this.deps.redis.status !== "ready") return this.#failOpen(new Error(`redis is ${this.deps.redis.status}`));
     let timer: NodeJS.Timeout | undefined;
@@ -67,7 +92,7 @@ export class ApiRateLimit {
       timer = setTimeout(() => resolve("timeout"), BUCKET_TIMEOUT_MS);
     });
     try {
-      const outcome = await Promise.race([this.deps.buckets.take(tenantId, limits, cost), timeout]);
+      const outcome = await Promise.race([this.deps.buckets.take(tenantId, limits, cost, want), timeout]);
       return outcome === "timeout" ? this.#failOpen(new Error("token bucket timed out")) : outcome;
     } catch (error: unknown) {
       return this.#failOpen(error);

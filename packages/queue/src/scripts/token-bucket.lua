@@ -1,6 +1,7 @@
 --[[
   API token bucket of one tenant: takes ARGV[3] tokens at once or none (a
-  batched HTTP request is admitted whole or refused whole). Refill is
+  batched HTTP request is admitted whole or refused whole), and, once it can,
+  up to ARGV[4] in all (a gateway's allotment for the calls that follow). Refill is
   continuous at ARGV[1] tokens per second up to ARGV[2]. Redis's own clock
   (TIME) is used, so every gateway instance agrees on time. A new or expired
   bucket starts full.
@@ -10,14 +11,16 @@
     ARGV[1] rate: tokens per second (> 0)
     ARGV[2] burst: capacity (>= 1)
     ARGV[3] cost: tokens this request needs (1 <= cost <= burst)
+    ARGV[4] want: tokens to take when there are that many (>= cost; absent: cost)
 
   Output:
-    { 1, tokens left (floor) }    admitted; the cost was taken
-    { 0, ms until admissible }    refused; nothing was taken
+    { 1, tokens left (floor), tokens taken }    admitted; cost <= taken <= want
+    { 0, ms until admissible }                  refused; nothing was taken
 ]]
 local rate = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
 local cost = tonumber(ARGV[3])
+local want = math.max(cost, tonumber(ARGV[4] or cost))
 local t = redis.call("TIME")
 local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
 local state = redis.call("HMGET", KEYS[1], "tokens", "ts")
@@ -31,8 +34,9 @@ end
 tokens = math.min(burst, tokens + math.max(0, now - ts) * rate / 1000)
 local result
 if tokens >= cost then
-  tokens = tokens - cost
-  result = { 1, math.floor(tokens) }
+  local taken = math.max(cost, math.min(want, math.floor(tokens)))
+  tokens = tokens - taken
+  result = { 1, math.floor(tokens), taken }
 else
   result = { 0, math.ceil((cost - tokens) * 1000 / rate) }
 end
