@@ -61,15 +61,14 @@ export class ApiRateLimit {
     }
     const { tenantId } = principal;
     const extra = ApiTokenAllotments.extraFor(limits);
-    // Calls that find the allotment empty while another call refills it wait for that refill
-    // rather than each taking an allotment of its own.
+    // One refill at a time per tenant: calls arriving while one is under way wait for it, and ask
+    // the bucket for their own tokens only. Each taking an allotment of its own held back from
+    // the tenant more than its burst (some of 50 concurrent calls refused under the default limits).
     const refill = extra > 0 ? this.#refills.get(tenantId) : undefined;
     if (refill !== undefined) await refill;
     const local = this.#allotments.take(tenantId, limits, operations);
     if (local.admitted) return;
     const need = operations - local.held;
-    // Only a call that found no refill under way asks for an allotment: calls arriving together
-    // would otherwise each take one, and hold back from their own tenant more than a burst allows.
     const want = refill === undefined ? need + extra : need;
     const taking = this.#take(tenantId, limits, need, want);
     if (want > need) this.#refills.set(tenantId, taking);
