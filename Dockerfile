@@ -5,7 +5,8 @@
 # One image keeps the versions of all apps in lockstep, which is what the
 # expand/contract migration rules in docs/operations.md assume.
 
-# Only the package manifests, wherever workspaces live: the npm ci layer below is
+# Only the package manifests (and patches/, which npm ci's postinstall applies to
+# node_modules), wherever workspaces live: the npm ci layer below is
 # reused until a manifest or the lockfile changes, and a new workspace needs no
 # edit here (npm ci refuses a lockfile whose workspace folders are missing).
 FROM node:20-slim AS manifests
@@ -13,7 +14,8 @@ WORKDIR /src
 COPY . .
 RUN mkdir /manifests \
  && find . -name node_modules -prune -o \( -name package.json -o -name package-lock.json \) -print \
-  | xargs cp --parents -t /manifests
+  | xargs cp --parents -t /manifests \
+ && cp -r patches /manifests/patches
 
 FROM node:20-slim AS build
 WORKDIR /app
