@@ -34,7 +34,7 @@ export class ApiTokenBuckets {
    * Takes `cost` tokens (1 ≤ cost ≤ burst) from the tenant's bucket, all or
    * none, and as many more as it holds up to `want` in all.
    */
-  async take(tenantId: string, limits: { ratePerSecond: number; burst: number }, cost: number, want = cost): Promise<TakeOutcome> {
+  async take(tenantId: string, limits: { ratePerSecond: number; burst: number }, cost: number, want: number): Promise<TakeOutcome> {
     const [admitted, value, taken] = await this.redis.tasklaneApiBucket(this.keys.apiBucket(tenantId), limits.ratePerSecond, limits.burst, cost, want);
     return admitted === 1 ? { admitted: true, tokensLeft: value, taken: taken ?? cost } : { admitted: false, retryAfterMs: value };
   }

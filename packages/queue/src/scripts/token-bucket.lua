@@ -34,7 +34,8 @@ end
 tokens = math.min(burst, tokens + math.max(0, now - ts) * rate / 1000)
 local result
 if tokens >= cost then
-  local taken = math.max(cost, math.min(want, math.floor(tokens)))
+  -- cost is whole and tokens >= cost, so floor(tokens) >= cost: never less than the call needs.
+  local taken = math.min(want, math.floor(tokens))
   tokens = tokens - taken
   result = { 1, math.floor(tokens), taken }
 else
