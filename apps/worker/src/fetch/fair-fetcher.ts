@@ -7,12 +7,17 @@ import { ActiveQueues } from "./active-queues.js";
 /** Seconds a PUSH lease outlives the request timeout before the attempt is presumed dead. */
 const LEASE_GRACE_SECONDS = 15;
 /**
- * Tasks per start statement. 25 costs no more per task than 50 did once starts
- * probed by primary key (alternating s1 runs: 3,599/3,962 against 3,693/3,455
- * tasks/s), and a tenant trickling in tasks behind another's backlog waits for
- * shorter batches (s5: B's p99 82/80/68 against 88/102/67 ms).
+ * Tasks per start statement, at most. A start statement costs Postgres ~570 µs
+ * of CPU however many tasks it starts, and ~24 µs more per task (pg-hot-path:
+ * 47 µs a task by 25, 36 by 50, 30 by 100), so bigger is cheaper; but a batch
+ * only fills with the slots freed while the last start was out, so above 25
+ * it matters only to a worker with more slots than WORKER_CONCURRENCY's
+ * default 100 (s1 PUSH: 6,450 tasks/s at 100 slots by 25, as by 50; at 300
+ * slots 7,470–7,700 by 50, 7,900 by 100). Not 100: a tenant trickling in tasks behind another's backlog
+ * waits for its start in a batch that long (s5, B's p50/p99 wait: 15/38 ms
+ * at 100 slots by 25; at 300 slots 22/47 by 50, 33/91 by 100).
  */
-const MAX_FETCH_BATCH = 25;
+const MAX_FETCH_BATCH = 50;
 /** The first wave's picks in a collect round after one that came up short (then 2x per fully successful wave). */
 const INITIAL_FETCH_WAVE = 4;
 const MAX_FETCH_WAVES = 8;

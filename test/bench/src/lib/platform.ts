@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { TasklaneClient } from "@tasklane/sdk";
 import { appStartCommand } from "../../../../scripts/app-start.mjs";
+import { CONSUMER_CONCURRENCY } from "./concurrency.js";
 import { log } from "./progress.js";
 import { createBenchDatabase, type BenchDatabase } from "./postgres.js";
 import { freePort, repoRoot, spawnNode, type RunningProcess } from "./processes.js";
@@ -58,6 +59,7 @@ export class TasklanePlatform {
       HOST: "127.0.0.1",
       PORT: String(port),
       ADMIN_TOKEN: adminToken,
+      WORKER_CONCURRENCY: String(CONSUMER_CONCURRENCY),
     };
     const platform = new TasklanePlatform(db, `http://127.0.0.1:${port}/graphql`, adminToken, env, opts.profile);
     // The gateway applies the migrations; the others start once it answers.

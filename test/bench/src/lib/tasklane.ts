@@ -1,5 +1,6 @@
 import { queueStatusCounts } from "@tasklane/db";
 import { DEFAULT_LEASE_AHEAD_MS, DEFAULT_START_AHEAD_MS, type SubmitTaskInput } from "@tasklane/sdk";
+import { CONSUMER_CONCURRENCY } from "./concurrency.js";
 import { log } from "./progress.js";
 import { Probe } from "./probe.js";
 import { redisServerProcess } from "./redis.js";
@@ -7,22 +8,8 @@ import type { TasklanePlatform, Tenant } from "./platform.js";
 import type { BenchDatabase } from "./postgres.js";
 import type { BenchSystem, TaskRequest, WatchedProcess } from "./system.js";
 
-/**
- * The SDK Worker's slots. A slot is held from the lease call that asks for it
- * until the handler is done, so with no-op handlers the slots are what covers
- * the lease round trip (Little's law: 100 slots over a ~35 ms lease-and-run
- * cycle cap s1 near 2,900 tasks/s, and with 100 one lease call of 100 asks
- * for every slot, so the Worker's other lease calls never went out). 300 lets
- * three 100-task calls overlap; s1 PULL then runs until the machine's CPU is
- * spent (alternating runs: 2,482 / 2,843 tasks/s at 100, 3,214 / 3,139 at 300).
- * The peers are set up for throughput the same way (pg-boss: 4 × 2,000 jobs
- * per fetch; graphile-worker batched: a local queue). At 1,000 tasks/s (s3,
- * s4) one call still leases at most 100, and alternating runs at 100 and 300
- * showed no consistent difference in start delay.
- */
-export const PULL_CONCURRENCY = 300;
 export const TASKLANE_SETTINGS =
-  `defaults: one gateway, one scheduler, one notifier (its event relay follows every task event; while nobody listens it passes them once a second without reading them, and the bench opens no subscriptions, so it publishes none), one worker process (WORKER_CONCURRENCY 100); SDK Worker concurrency ${PULL_CONCURRENCY} (leases up to 100 per call, up to 3 lease calls in flight while a backlog lasts, long poll 5 s, delayed tasks leased up to ${DEFAULT_LEASE_AHEAD_MS} ms ahead, gathered once one is due within ${DEFAULT_LEASE_AHEAD_MS / 2}, and started at runAt); PUSH worker starts delayed tasks ${DEFAULT_START_AHEAD_MS} ms ahead (WORKER_START_AHEAD_MS)`;
+  `defaults: one gateway, one scheduler, one notifier (its event relay follows every task event; while nobody listens it passes them once a second without reading them, and the bench opens no subscriptions, so it publishes none), one worker process (WORKER_CONCURRENCY ${CONSUMER_CONCURRENCY}; its default is 100); SDK Worker concurrency ${CONSUMER_CONCURRENCY} (leases up to 100 per call, up to 3 lease calls in flight while a backlog lasts, long poll 5 s, delayed tasks leased up to ${DEFAULT_LEASE_AHEAD_MS} ms ahead, gathered once one is due within ${DEFAULT_LEASE_AHEAD_MS / 2}, and started at runAt); PUSH worker starts delayed tasks ${DEFAULT_START_AHEAD_MS} ms ahead (WORKER_START_AHEAD_MS)`;
 
 const UNFINISHED = ["SCHEDULED", "BLOCKED", "QUEUED", "RUNNING", "RETRYING"];
 
@@ -89,7 +76,7 @@ export class TasklaneSystem implements BenchSystem {
       url: this.platform.gatewayUrl,
       apiKey: this.tenant.apiKey,
       queue: this.queue,
-      concurrency: PULL_CONCURRENCY,
+      concurrency: CONSUMER_CONCURRENCY,
     });
   }
 

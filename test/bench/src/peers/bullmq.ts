@@ -1,10 +1,11 @@
 /**
  * Raw BullMQ: Queue.add / addBulk in the harness, a Worker with a no-op
- * processor (concurrency 100, like Tasklane's WORKER_CONCURRENCY) in its own
+ * processor (CONSUMER_CONCURRENCY slots, like Tasklane's workers) in its own
  * process. Completed jobs are removed, as Tasklane removes its jobs.
  */
 import { Queue, Worker, type JobsOptions } from "bullmq";
 import type { Redis } from "ioredis";
+import { CONSUMER_CONCURRENCY } from "../lib/concurrency.js";
 import { Probe } from "../lib/probe.js";
 import { refOf } from "../lib/probe-protocol.js";
 import type { Recorder } from "../lib/recorder.js";
@@ -13,8 +14,7 @@ import type { BenchSystem, TaskRequest, WatchedProcess } from "../lib/system.js"
 import { sleep } from "../lib/time.js";
 
 const PREFIX = "bullb";
-const CONCURRENCY = 100;
-export const BULLMQ_SETTINGS = `Worker concurrency ${CONCURRENCY}, removeOnComplete, one worker process`;
+export const BULLMQ_SETTINGS = `Worker concurrency ${CONSUMER_CONCURRENCY}, removeOnComplete, one worker process`;
 
 export class BullMqSystem implements BenchSystem {
   readonly label = "BullMQ";
@@ -47,7 +47,7 @@ export class BullMqSystem implements BenchSystem {
   }
 
   async startConsumers(): Promise<void> {
-    this.probe ??= await Probe.start("bullmq-worker", { role: "bullmq-worker", redisUrl: BENCH_REDIS_URL, prefix: PREFIX, queue: this.queueName, concurrency: CONCURRENCY });
+    this.probe ??= await Probe.start("bullmq-worker", { role: "bullmq-worker", redisUrl: BENCH_REDIS_URL, prefix: PREFIX, queue: this.queueName, concurrency: CONSUMER_CONCURRENCY });
   }
 
   async unfinished(): Promise<number> {

@@ -4,6 +4,7 @@
  * as the system durably records it (Tasklane: SUCCEEDED in Postgres). Peak
  * RSS of every process is sampled meanwhile (scenario 7).
  */
+import { CONSUMER_CONCURRENCY } from "../lib/concurrency.js";
 import { withCpuPerTask } from "../lib/cpu.js";
 import { driveThroughput, warmUp } from "../lib/drive.js";
 import type { PeerKind } from "../lib/peers.js";
@@ -14,7 +15,7 @@ import { RssSampler } from "../lib/rss.js";
 import { inRounds, peerOpener, tasklaneOpener } from "../lib/rounds.js";
 import { measures, runLabel, type Scenario } from "../lib/scenario.js";
 import type { BenchSystem } from "../lib/system.js";
-import { PULL_CONCURRENCY, TasklaneSystem } from "../lib/tasklane.js";
+import { TasklaneSystem } from "../lib/tasklane.js";
 
 const BATCH = 500;
 const IN_FLIGHT = 4;
@@ -94,7 +95,7 @@ export const throughputScenario: Scenario = {
         `per round and system, after a short warm-up and one untimed run of the measured size: no-op tasks submitted in batches of ${BATCH} (${IN_FLIGHT} calls in flight, pausing while ${fmt(MAX_BACKLOG)} are unfinished) while the consumers run, ` +
         `until ${fmt(ctx.sizes.throughputTasks)} are finished or ${ctx.sizes.throughputWindowSeconds} s have passed; rate = finished ÷ elapsed ` +
         "(to the last finish when all are done; a backlog left by the previous run counts where it is worked off). Tasklane: submitTasks through the GraphQL API (SDK `submitManyIds`: the answer carries each task's id), finished = SUCCEEDED in Postgres; " +
-        `PUSH = worker fleet POSTing to a local endpoint (one worker process, concurrency 100), PULL = one SDK Worker process (concurrency ${PULL_CONCURRENCY}: three 100-task lease calls can overlap; leaseTasks/completeTasks). ` +
+        `PUSH = worker fleet POSTing to a local endpoint (one worker process, concurrency ${CONSUMER_CONCURRENCY}), PULL = one SDK Worker process (concurrency ${CONSUMER_CONCURRENCY}: three 100-task lease calls can overlap; leaseTasks/completeTasks). ` +
         "Peers: their own batch API (BullMQ addBulk, graphile-worker addJobs, pg-boss insert) and a worker in its own process, finished as each records it. " +
         "CPU time per task (from /proc/<pid>/stat over each run: every process of the system, the Postgres backends serving it, and the Redis server for the systems " +
         "that keep their queues there, Tasklane and BullMQ) hardly depends on other load on the machine: it is the figure to compare costs with.",

@@ -5,6 +5,7 @@
  * its created_at in Postgres); B's submit→start adds the API call. Contrast: raw BullMQ
  * with both tenants on one shared queue (what a single-tenant queue gives you).
  */
+import { CONSUMER_CONCURRENCY } from "../lib/concurrency.js";
 import { drivePaced, submitAll, warmUp, type Acked } from "../lib/drive.js";
 import { withPeer } from "../lib/peers.js";
 import { withPlatform } from "../lib/platform.js";
@@ -88,9 +89,9 @@ export const fairnessScenario: Scenario = {
         `Per run: tenant A's backlog is brought to ${fmt(ctx.sizes.fairnessBacklog)} queued tasks (batches of ${fmt(LOAD_BATCH)}) while no consumer takes them (Tasklane: A's queue paused; BullMQ: no worker yet); then they start ` +
         `and, once A's tasks flow, tenant B submits one task every ${1000 / B_RATE} ms for ${ctx.sizes.fairnessSeconds} s (submitTask, one per call). ` +
         "B's queue wait = handler start − the moment the system accepted the task (Tasklane: the task's created_at in Postgres; BullMQ: the add call, " +
-        "which returns in about a millisecond); B's submit→start = handler start − the moment B sent the call (API latency included). Tasklane: one platform and one worker process (concurrency 100), " +
+        `which returns in about a millisecond); B's submit→start = handler start − the moment B sent the call (API latency included). Tasklane: one platform and one worker process (concurrency ${CONSUMER_CONCURRENCY}), ` +
         `warmed by draining ${fmt(warmUpTasks)} of A's tasks untimed before the first run and kept running (A's queue resumed to start each run, paused after it), ` +
-        "two tenants with their own PUSH queue and equal weight. BullMQ: the same load on one shared queue and one Worker (concurrency 100). " +
+        `two tenants with their own PUSH queue and equal weight. BullMQ: the same load on one shared queue and one Worker (concurrency ${CONSUMER_CONCURRENCY}). ` +
         "'A backlog left' = A's unfinished tasks when B's window closed (> 0: A was contending throughout).",
       figures: figures.summaries(),
       notes,
