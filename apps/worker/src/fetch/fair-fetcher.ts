@@ -7,15 +7,16 @@ import { ActiveQueues } from "./active-queues.js";
 /** Seconds a PUSH lease outlives the request timeout before the attempt is presumed dead. */
 const LEASE_GRACE_SECONDS = 15;
 /**
- * Tasks per start statement, at most. A start statement costs Postgres ~570 µs
- * of CPU however many tasks it starts, and ~24 µs more per task (pg-hot-path:
+ * Tasks per start statement, at most. A start statement costs Postgres ~500 µs
+ * of CPU however many tasks it starts and ~25 µs more per task (pg-hot-path:
  * 47 µs a task by 25, 36 by 50, 30 by 100), so bigger is cheaper; but a batch
  * only fills with the slots freed while the last start was out, so above 25
  * it matters only to a worker with more slots than WORKER_CONCURRENCY's
  * default 100 (s1 PUSH: 6,450 tasks/s at 100 slots by 25, as by 50; at 300
- * slots 7,470–7,700 by 50, 7,900 by 100). Not 100: a tenant trickling in tasks behind another's backlog
- * waits for its start in a batch that long (s5, B's p50/p99 wait: 15/38 ms
- * at 100 slots by 25; at 300 slots 22/47 by 50, 33/91 by 100).
+ * slots 7,470–7,700 by 50, 7,900 by 100). Not 100: a tenant trickling in
+ * tasks behind another's backlog waits for its start in a batch that long
+ * (s5, B's p50/p99 wait: 15/38 ms at 100 slots by 25; at 300 slots 22/47 by
+ * 50, 33/91 by 100).
  */
 const MAX_FETCH_BATCH = 50;
 /** The first wave's picks in a collect round after one that came up short (then 2x per fully successful wave). */

@@ -11,9 +11,12 @@
  * PULL runs until the machine's CPU is spent (2,482 / 2,843 tasks/s at 100,
  * 3,214 / 3,139 at 300). The PUSH worker starts a batch of the slots freed
  * while its last start statement was out: at 300 its start statements carry
- * ~50 tasks instead of ~24, a third less of Postgres's CPU per start (s1 PUSH,
- * alternating runs: 6,450 / 6,460 tasks/s at 100, 7,470 / 7,700 at 300).
+ * ~50 tasks instead of ~24, a quarter less of Postgres's CPU per started task
+ * (s1 PUSH, alternating runs: 6,450 / 6,460 tasks/s at 100, 7,470 / 7,700 at
+ * 300).
  * BullMQ's Worker runs as fast at either (18,730 / 18,170 at 300, 18,400 /
- * 18,470 at 100). At 1,000 tasks/s (s3, s4) few slots are in use at once.
+ * 18,470 at 100). The other peers are set up for throughput their own way
+ * (pg-boss: 4 × 2,000 jobs per fetch; graphile-worker batched: a local queue).
+ * At 1,000 tasks/s (s3, s4) few slots are in use at once.
  */
 export const CONSUMER_CONCURRENCY = 300;
