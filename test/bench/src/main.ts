@@ -33,12 +33,13 @@ const isFullRun = (run: { quick: boolean; runs: number; systems?: readonly strin
   !run.quick && run.systems === undefined && run.failures.length === 0 && run.runs >= 3 && ALL_SCENARIOS.every((id) => run.scenarioIds.includes(id));
 
 if (opts.render !== undefined) {
-  // The saved run's own figures, meta and command; only the hand-written analysis is today's.
-  const saved = JSON.parse(readFileSync(opts.render, "utf8")) as { meta: RunMeta; targets: ReturnType<typeof checkTargets>; scenarios: ScenarioResult[]; failures: string[] };
+  // The saved run's own figures, meta and command; the hand-written analysis and the targets' wording are today's.
+  const saved = JSON.parse(readFileSync(opts.render, "utf8")) as { meta: RunMeta; scenarios: ScenarioResult[]; failures: string[] };
   if (!isFullRun({ ...saved.meta, failures: saved.failures, scenarioIds: saved.scenarios.map((s) => s.id) })) {
     throw new Error(`${opts.render} is not a full run of every scenario with 3+ runs; docs/benchmarks.md is only written from one`);
   }
-  writeFileSync(path.join(repoRoot, "docs", "benchmarks.md"), renderReport(saved.meta, saved.scenarios, saved.targets));
+  const targets = checkTargets(new Map(saved.scenarios.map((s) => [s.id, s])));
+  writeFileSync(path.join(repoRoot, "docs", "benchmarks.md"), renderReport(saved.meta, saved.scenarios, targets));
   log(`docs/benchmarks.md rewritten from ${opts.render}`);
   process.exit(0);
 }

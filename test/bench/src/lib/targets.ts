@@ -41,12 +41,16 @@ export function checkTargets(results: Results): TargetCheck[] {
       });
     } else out.push({ target: "e2e durable throughput ≥ 40% of raw BullMQ (same run)", system, measured: "—", status: "not measured" });
     const peers = ["graphile-worker", "graphile-worker (batched)", "pg-boss"].map((p) => ({ p, f: rate(p) }));
-    const behind = peers.filter(({ f }) => f && tl && f.median >= tl.median).map(({ p }) => p);
+    const measured = tl ? peers.flatMap(({ p, f }) => (f ? [{ p, ratio: tl.median / f.median }] : [])) : [];
+    // Each peer's ratio, not a verdict alone: one peer ahead must not hide how far ahead of the others Tasklane is.
+    const show = (list: typeof measured) => list.map(({ p, ratio }) => `${ratio.toFixed(2)}× ${p}`).join(", ");
+    const ahead = measured.filter(({ ratio }) => ratio > 1);
+    const behind = measured.filter(({ ratio }) => ratio <= 1);
     out.push({
       target: "e2e throughput ahead of graphile-worker and pg-boss",
       system,
-      measured: tl ? (behind.length ? `behind ${behind.join(", ")}` : "ahead of all") : "—",
-      status: !tl || peers.some(({ f }) => !f) ? "not measured" : behind.length ? "missed" : "met",
+      measured: measured.length === 0 ? "—" : [ahead.length ? `ahead: ${show(ahead)}` : "", behind.length ? `behind: ${show(behind)}` : ""].filter(Boolean).join("; "),
+      status: measured.length < peers.length ? "not measured" : behind.length ? "missed" : "met",
     });
   }
   for (const system of ["Tasklane PUSH", "Tasklane PULL"]) {
