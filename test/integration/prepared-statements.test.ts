@@ -7,11 +7,11 @@
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { completeAttempts, completeAttemptsQuietly, completeLeasedPlainTasks, createDatabase, leaseFromPullQueue, prepared, readPullQueue, withTransactionIfAny, startAttemptsByIds, submitTasks, type Database, type PushTaskRecord, type StartedAttempt } from "@tasklane/db";
+import { completeAttempts, completeAttemptsQuietly, completeLeasedPlainTasks, createDatabase, deleteOutboxRows, leaseFromPullQueue, prepared, readPullQueue, withTransactionIfAny, startAttemptsByIds, submitTasks, type Database, type PushTaskRecord, type StartedAttempt } from "@tasklane/db";
 import { normalizeTaskSpec, parseInput, submitTaskInputSchema } from "@tasklane/core";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
 import { explainNodes, rowsRead, type PlanNode } from "../helpers/query-plans.js";
-import { seedFinishedTasks, seedTenant } from "../helpers/seed.js";
+import { seedFinishedTasks, seedPushQueue, seedTenant } from "../helpers/seed.js";
 
 let t: TestDatabase;
 /** One connection, so every statement below runs in the session it inspects. */
@@ -57,6 +57,28 @@ describe("prepared", () => {
     // The plan cache tries five custom plans before it compares them with a generic one.
     expect(Number(lease[0]!.generic_plans)).toBeGreaterThan(0);
     expect(Number(lease[0]!.generic_plans) + Number(lease[0]!.custom_plans)).toBe(12);
+  });
+
+  it("deletes a submission's outbox row after its fast dispatch with a statement it plans once, not per call", async () => {
+    const { tenantId } = await seedTenant(t.db);
+    await seedPushQueue(t.db, tenantId, "push", "http://127.0.0.1:9/");
+    const spec = normalizeTaskSpec(parseInput(submitTaskInputSchema, { type: "t", queue: "push" }), Date.now());
+    for (let i = 0; i < 8; i++) {
+      const { dispatch } = await submitTasks(t.db, tenantId, [spec], { horizonMs: 60_000 });
+      const ids = dispatch.flatMap((d) => (d.outboxId ? [d.outboxId] : []));
+      expect(ids).toHaveLength(1);
+      await deleteOutboxRows(single, ids);
+      expect((await t.db.pool.query("SELECT 1 FROM outbox WHERE id = ANY($1::bigint[])", [ids])).rowCount).toBe(0);
+    }
+    const deletes = (await preparedStatements()).filter((s) => s.statement.startsWith("DELETE FROM outbox"));
+    expect(deletes).toHaveLength(1);
+    expect(Number(deletes[0]!.generic_plans)).toBeGreaterThan(0);
+    // Rows of two statements at once (a caller that gathered dispatches) go in one statement too.
+    const two = await Promise.all([0, 1].map(() => submitTasks(t.db, tenantId, [spec], { horizonMs: 60_000 })));
+    const twoIds = two.flatMap(({ dispatch }) => dispatch.flatMap((d) => (d.outboxId ? [d.outboxId] : [])));
+    expect(new Set(twoIds).size).toBe(2);
+    await deleteOutboxRows(single, twoIds);
+    expect((await t.db.pool.query("SELECT 1 FROM outbox WHERE id = ANY($1::bigint[])", [twoIds])).rowCount).toBe(0);
   });
 });
 
