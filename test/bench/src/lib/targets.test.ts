@@ -4,14 +4,10 @@ import { spread } from "./stats.js";
 import { checkTargets } from "./targets.js";
 
 function throughput(rates: Record<string, number>): Map<number, ScenarioResult> {
-  const figures = Object.entries(rates).map(([system, rate]) => ({
-    system,
-    metric: "tasks/s",
-    unit: "tasks/s",
-    better: "higher" as const,
-    runs: [rate, rate * 0.9, rate * 1.1],
-    ...spread([rate, rate * 0.9, rate * 1.1]),
-  }));
+  const figures = Object.entries(rates).map(([system, rate]) => {
+    const runs = [rate, rate * 0.9, rate * 1.1];
+    return { system, metric: "tasks/s", unit: "tasks/s", better: "higher" as const, runs, ...spread(runs) };
+  });
   return new Map([[1, { id: 1, title: "s1", method: "", figures, notes: [] }]]);
 }
 
