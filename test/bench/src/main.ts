@@ -9,6 +9,7 @@ import path from "node:path";
 import { cleanupAll } from "./lib/cleanup.js";
 import { ALL_SCENARIOS, parseArgs } from "./lib/cli.js";
 import { renderProfiles, summarizeProfiles } from "./lib/cpu-profile.js";
+import { measureKernel } from "./lib/kernel.js";
 import { collectMeta, gitCommit, loadNow, waitForIdle, type RunMeta } from "./lib/meta.js";
 import { profileDir, repoRoot } from "./lib/processes.js";
 import { elapsedSinceStart, log } from "./lib/progress.js";
@@ -58,6 +59,8 @@ await resolveRedisServerPid().catch(() => undefined);
 const startedAt = new Date();
 const loadAtStart = loadNow();
 const commitAtStart = gitCommit();
+// Before any process of the bench runs: measured on a quiet machine.
+const kernelAtStart = measureKernel();
 const results = new Map<number, ScenarioResult>();
 const failures: string[] = [];
 log(`${opts.quick ? "quick" : "full"} run · scenarios ${opts.scenarios.join(", ")} · ${opts.runs} run(s) each · load average ${loadAtStart}`);
@@ -81,7 +84,7 @@ for (const id of opts.scenarios) {
   if (interrupted) break;
 }
 
-const meta = await collectMeta({ argv: opts.argv, quick: opts.quick, runs: opts.runs, scenarios: opts.scenarios, systems: opts.systems, startedAt, loadAtStart, commitAtStart });
+const meta = await collectMeta({ argv: opts.argv, quick: opts.quick, runs: opts.runs, scenarios: opts.scenarios, systems: opts.systems, startedAt, loadAtStart, commitAtStart, kernelAtStart });
 const scenarios = [...results.values()].sort((a, b) => a.id - b.id);
 const targets = checkTargets(results);
 const markdown = renderReport(meta, scenarios, targets);

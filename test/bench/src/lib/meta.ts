@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
+import type { KernelFacts } from "./kernel.js";
 import { SETTINGS } from "./peers.js";
 import { postgresVersion } from "./postgres.js";
 import { repoRoot } from "./processes.js";
@@ -21,6 +22,8 @@ export interface RunMeta {
   systems?: string[];
   cores: number;
   cpuModel: string;
+  /** Absent from runs saved before it was recorded. */
+  kernel?: KernelFacts;
   memoryGiB: number;
   node: string;
   postgres: string;
@@ -80,6 +83,7 @@ export async function collectMeta(base: {
   startedAt: Date;
   loadAtStart: number;
   commitAtStart: string;
+  kernelAtStart: KernelFacts;
 }): Promise<RunMeta> {
   const finished = new Date();
   return {
@@ -93,6 +97,7 @@ export async function collectMeta(base: {
     ...(base.systems ? { systems: [...base.systems] } : {}),
     cores: os.cpus().length,
     cpuModel: os.cpus()[0]?.model.trim() ?? "unknown",
+    kernel: base.kernelAtStart,
     memoryGiB: Math.round(os.totalmem() / 2 ** 30),
     node: process.version,
     postgres: await postgresVersion().catch(() => "unknown"),

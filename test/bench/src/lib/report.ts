@@ -2,6 +2,7 @@
  * Renders a run as Markdown: docs/benchmarks.md for full runs, and next to
  * the JSON in bench-results/ for every run.
  */
+import { describeKernel } from "./kernel.js";
 import type { RunMeta } from "./meta.js";
 import type { FigureSummary, MemoryRow, ScenarioResult } from "./results.js";
 import type { TargetCheck } from "./targets.js";
@@ -119,6 +120,7 @@ export function renderMarkdown(report: Report): string {
         ["Command", `\`${meta.command}\``],
         ["Date", meta.finishedAt],
         ["CPU", `${meta.cores} cores (\`os.cpus()\`), ${meta.cpuModel}`],
+        ...(meta.kernel ? [["Kernel", describeKernel(meta.kernel)]] : []),
         ["Memory", `${meta.memoryGiB} GiB`],
         ["Node.js", meta.node],
         ["PostgreSQL / Redis", `${meta.postgres} / ${meta.redis} (local, default settings)`],
