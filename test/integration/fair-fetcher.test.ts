@@ -4,6 +4,8 @@
  * queue's bookkeeping (markEmpty: when to look again, leaving the active set;
  * up to three more Redis round trips), which a tenant trickling in tasks pays
  * on every fetch. The bookkeeping is held open here until the start is seen.
+ * And a start statement takes up to 50 tasks while one tenant has work, 25
+ * once two do.
  */
 import { randomBytes } from "node:crypto";
 import { createLogger, loadEnv, workerEnvSchema } from "@tasklane/config";
@@ -19,6 +21,7 @@ import { ActiveQueues } from "../../apps/worker/src/fetch/active-queues.js";
 import { FairFetcher } from "../../apps/worker/src/fetch/fair-fetcher.js";
 import { QueueDirectory } from "../../apps/worker/src/fetch/queue-directory.js";
 import { createWorkerMetrics } from "../../apps/worker/src/metrics.js";
+import type { StartedAttempt, PushTaskRecord } from "@tasklane/db";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
 import { seedPushQueue, seedTenant } from "../helpers/seed.js";
 import { waitFor } from "../helpers/app-process.js";
@@ -39,6 +42,8 @@ const markEmpty = ActiveQueues.prototype.markEmpty;
 
 beforeAll(async () => {
   t = await createTestDatabase("fetch");
+  directory = new QueueDirectory(t.db, () => undefined);
+  await directory.start();
   ActiveQueues.prototype.markEmpty = async function (this: ActiveQueues, ...args: Parameters<typeof markEmpty>) {
     bookkeepingCalls++;
     await gate;
@@ -57,6 +62,58 @@ afterAll(async () => {
   await t?.drop();
 });
 
+function workerContext(dispatcher: WorkerContext["dispatcher"], env: Record<string, string> = {}): WorkerContext {
+  return {
+    env: loadEnv(workerEnvSchema, { REDIS_KEY_PREFIX: prefix, LOG_LEVEL: "silent", ...env }),
+    workerId: "fetch-test",
+    db: t.db,
+    redis,
+    keys,
+    dispatcher,
+    directory,
+    completions: new CompletionBatcher(t.db, "worker:fetch-test", async () => undefined, 60_000),
+    agent,
+    log: createLogger("worker", "silent"),
+    horizonMs: 60_000,
+    serverClock: new ServerClock(),
+    metrics: createWorkerMetrics(),
+  };
+}
+
+/** Tasks queued on a new PUSH queue of the tenant and placed in Redis. */
+async function queueTasks(tenantId: string, queue: string, count: number, dispatcher: WorkerContext["dispatcher"]): Promise<{ queueName: string; ids: string[] }> {
+  await seedPushQueue(t.db, tenantId, queue, "http://127.0.0.1:9/hook");
+  const spec = normalizeTaskSpec(parseInput(submitTaskInputSchema, { type: "t", queue }), Date.now());
+  const submitted = await submitTasks(t.db, tenantId, Array.from({ length: count }, () => spec), { horizonMs: 60_000 });
+  await dispatcher.dispatch(submitted.dispatch);
+  return { queueName: keys.bullQueueName(tenantId, submitted.tasks[0]!.queueId), ids: submitted.tasks.map((task) => task.id) };
+}
+
+/**
+ * How many tasks each start statement took, in the order they ran: a start
+ * statement is one transaction, so the attempts it inserted share its xmin.
+ */
+async function startStatementSizes(taskIds: string[]): Promise<number[]> {
+  const res = await t.db.pool.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM task_attempts WHERE task_id = ANY($1::text[]) GROUP BY xmin ORDER BY xmin::text::bigint",
+    [taskIds],
+  );
+  return res.rows.map((r) => r.n);
+}
+
+/** Starts every queued job with the given slots until `count` attempts have started; each attempt's request is over at once. */
+async function startAll(ctx: WorkerContext, queueNames: string[], count: number): Promise<void> {
+  const started: StartedAttempt<PushTaskRecord>[] = [];
+  const fetcher = new FairFetcher(ctx, async (attempt, executed) => {
+    started.push(attempt);
+    executed();
+  });
+  fetcher.start();
+  for (const name of queueNames) fetcher.ring(name);
+  await waitFor(`${count} starts`, async () => started.length >= count, 20_000, 20);
+  await fetcher.stop();
+}
+
 describe("FairFetcher", () => {
   it("starts the jobs of a queue that came up short before that queue's bookkeeping is done", async () => {
     const { tenantId } = await seedTenant(t.db);
@@ -66,25 +123,7 @@ describe("FairFetcher", () => {
     const submitted = await submitTasks(t.db, tenantId, [spec], { horizonMs: 60_000 });
     await dispatcher.dispatch(submitted.dispatch);
 
-    directory = new QueueDirectory(t.db, () => undefined);
-    await directory.start();
-    const env = loadEnv(workerEnvSchema, { REDIS_KEY_PREFIX: prefix, LOG_LEVEL: "silent" });
-    const log = createLogger("worker", "silent");
-    const ctx: WorkerContext = {
-      env,
-      workerId: "fetch-test",
-      db: t.db,
-      redis,
-      keys,
-      dispatcher,
-      directory,
-      completions: new CompletionBatcher(t.db, "worker:fetch-test", async () => undefined, 60_000),
-      agent,
-      log,
-      horizonMs: 60_000,
-      serverClock: new ServerClock(),
-      metrics: createWorkerMetrics(),
-    };
+    const ctx = workerContext(dispatcher);
     const started: string[] = [];
     const fetcher = new FairFetcher(ctx, async (attempt, executed) => {
       started.push(attempt.task.id);
@@ -105,5 +144,31 @@ describe("FairFetcher", () => {
     // Stopping waited for the bookkeeping: the drained queue left the shared active set.
     expect(bookkeepingDone).toBe(bookkeepingCalls);
     expect(await redis.sismember(keys.activeQueues, queueName)).toBe(0);
+  });
+
+  it("starts up to 50 tasks a statement while one tenant has work, and 25 once two tenants have", async () => {
+    openGate();
+    const dispatcher = createTaskDispatcher(redis, keys);
+    const ctx = workerContext(dispatcher, { WORKER_CONCURRENCY: "300" });
+
+    const alone = await seedTenant(t.db);
+    const solo = await queueTasks(alone.tenantId, "solo", 200, dispatcher);
+    await directory.refresh();
+    await startAll(ctx, [solo.queueName], 200);
+    const aloneSizes = await startStatementSizes(solo.ids);
+    expect(aloneSizes.reduce((a, b) => a + b, 0)).toBe(200);
+    expect(Math.max(...aloneSizes)).toBe(50);
+
+    const a = await seedTenant(t.db);
+    const b = await seedTenant(t.db);
+    const backlogA = await queueTasks(a.tenantId, "a", 150, dispatcher);
+    const backlogB = await queueTasks(b.tenantId, "b", 150, dispatcher);
+    await directory.refresh();
+    await startAll(ctx, [backlogA.queueName, backlogB.queueName], 300);
+    const sharedSizes = await startStatementSizes([...backlogA.ids, ...backlogB.ids]);
+    expect(sharedSizes.reduce((x, y) => x + y, 0)).toBe(300);
+    // Only the first statement can be bigger: it is collected before the fetcher has seen who has work.
+    expect(Math.max(...sharedSizes)).toBeLessThanOrEqual(50);
+    expect(sharedSizes.filter((n) => n > 25).length).toBeLessThanOrEqual(1);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { WeightedFairPicker } from "./fairness.js";
+import { StartBatchCap, WeightedFairPicker } from "./fairness.js";
 
 function share(picker: WeightedFairPicker, candidates: { tenantId: string; weight: number }[], n: number) {
   const counts = new Map<string, number>();
@@ -46,5 +46,37 @@ describe("WeightedFairPicker", () => {
     expect(picker.pick([])).toBeNull();
     const counts = share(picker, [{ tenantId: "a", weight: 0 }, { tenantId: "b", weight: 1 }], 100);
     expect(counts.get("a")).toBe(50);
+  });
+});
+
+describe("StartBatchCap", () => {
+  const sizes = { alone: 50, shared: 25 };
+
+  it("allows the bigger batch while one tenant has work, however long it has had it", () => {
+    const cap = new StartBatchCap(sizes, 5_000);
+    expect(cap.at(0)).toBe(50);
+    for (let t = 0; t <= 60_000; t += 1_000) {
+      cap.observe(["a"], t);
+      expect(cap.at(t)).toBe(50);
+    }
+  });
+
+  it("shares once a second tenant has had work within the window, even when it has none at the moment", () => {
+    const cap = new StartBatchCap(sizes, 5_000);
+    cap.observe(["a", "b"], 0);
+    expect(cap.at(0)).toBe(25);
+    // b trickles: seen now and then, a throughout.
+    cap.observe(["a"], 3_000);
+    expect(cap.at(4_999)).toBe(25);
+    expect(cap.at(5_000)).toBe(25);
+  });
+
+  it("goes back to the bigger batch once the other tenant has been quiet for the whole window", () => {
+    const cap = new StartBatchCap(sizes, 5_000);
+    cap.observe(["a", "b"], 0);
+    cap.observe(["a"], 5_000);
+    expect(cap.at(5_001)).toBe(50);
+    cap.observe(["c"], 6_000);
+    expect(cap.at(6_000)).toBe(25);
   });
 });

@@ -58,3 +58,33 @@ export class WeightedFairPicker {
     this.pass.delete(tenantId);
   }
 }
+
+/**
+ * How many tasks one start statement may take. A statement's cost is mostly
+ * fixed, so bigger batches are cheaper per task, but every task of a batch
+ * waits for the whole statement: a tenant trickling in tasks behind another's
+ * backlog waits for a statement full of the other tenant's tasks. So the cap
+ * is `alone` while a single tenant has had work (its batch delays only its own
+ * tasks), and `shared` once several have within `windowMs` (a tenant that
+ * trickles has work only now and then, so the window, not the instant, says
+ * whether the fleet is shared).
+ */
+export class StartBatchCap {
+  private readonly lastSeen = new Map<string, number>();
+
+  constructor(
+    private readonly sizes: { alone: number; shared: number },
+    private readonly windowMs: number,
+  ) {}
+
+  /** These tenants had runnable work at `now`. */
+  observe(tenantIds: Iterable<string>, now: number): void {
+    for (const id of tenantIds) this.lastSeen.set(id, now);
+  }
+
+  /** The cap for a batch collected at `now`. */
+  at(now: number): number {
+    for (const [id, seen] of this.lastSeen) if (now - seen > this.windowMs) this.lastSeen.delete(id);
+    return this.lastSeen.size > 1 ? this.sizes.shared : this.sizes.alone;
+  }
+}

@@ -1,4 +1,4 @@
-import { WeightedFairPicker, type FairCandidate } from "@tasklane/core";
+import { StartBatchCap, WeightedFairPicker, type FairCandidate } from "@tasklane/core";
 import { startAttemptsByIds, type PushTaskRecord, type StartedAttempt } from "@tasklane/db";
 import { FleetLimits, JobTaker, type TakenJob } from "@tasklane/queue";
 import type { WorkerContext } from "../context.js";
@@ -7,18 +7,22 @@ import { ActiveQueues } from "./active-queues.js";
 /** Seconds a PUSH lease outlives the request timeout before the attempt is presumed dead. */
 const LEASE_GRACE_SECONDS = 15;
 /**
- * Tasks per start statement, at most. A start statement costs Postgres ~500 µs
- * of CPU however many tasks it starts and ~25 µs more per task (pg-hot-path:
- * 47 µs a task by 25, 36 by 50, 30 by 100), so bigger is cheaper; but a batch
- * only fills with the slots freed while the last start was out, so above 25
- * it matters only to a worker with more slots than WORKER_CONCURRENCY's
- * default 100 (s1 PUSH: 6,450 tasks/s at 100 slots by 25, as by 50; at 300
- * slots 7,470–7,700 by 50, 7,900 by 100). Not 100: a tenant trickling in
- * tasks behind another's backlog waits for its start in a batch that long
- * (s5, B's p50/p99 wait: 15/38 ms at 100 slots by 25; at 300 slots 22/47 by
- * 50, 33/91 by 100).
+ * Tasks per start statement, at most: 50 while one tenant has work, 25 once
+ * several have had some within the last 5 s (StartBatchCap). A start
+ * statement costs Postgres ~500 µs of CPU however many tasks it starts and
+ * ~25 µs more per task (pg-hot-path: 47 µs a task by 25, 36 by 50, 30 by
+ * 100), so bigger is cheaper; but a batch only fills with the slots freed
+ * while the last start was out, so above 25 it matters only to a worker with
+ * more slots than WORKER_CONCURRENCY's default 100 (s1 PUSH: 6,450 tasks/s at
+ * 100 slots by 25, as by 50; at 300 slots 7,470–7,700 by 50, 7,900 by 100).
+ * Every task of a batch waits for the whole statement, so a tenant trickling
+ * in tasks behind another's backlog waits for one full of the other's tasks
+ * (s5, B's p50/p99 wait at 300 slots: 22/47 ms by 50, 33/91 by 100 on one
+ * VM; 53–55/126–141 by 50 and 31–33/89 by 25 on a slower one).
  */
-const MAX_FETCH_BATCH = 50;
+const START_BATCH = { alone: 50, shared: 25 };
+/** Tenants with work within this long share the worker (a trickling tenant has work only now and then). */
+const SHARING_WINDOW_MS = 5_000;
 /** The first wave's picks in a collect round after one that came up short (then 2x per fully successful wave). */
 const INITIAL_FETCH_WAVE = 4;
 const MAX_FETCH_WAVES = 8;
@@ -49,6 +53,7 @@ interface Fetched {
  */
 export class FairFetcher {
   private readonly picker = new WeightedFairPicker();
+  private readonly batchCap = new StartBatchCap(START_BATCH, SHARING_WINDOW_MS);
   private readonly active: ActiveQueues;
   private readonly limits: FleetLimits;
   private readonly jobs: JobTaker;
@@ -132,7 +137,7 @@ export class FairFetcher {
         // so a slow Postgres holds fetching back instead of piling up completions.
         const free = Math.min(concurrency - this.executing, 2 * concurrency - this.inFlight) - this.starting;
         const canStart = this.starts.size < MAX_STARTS_IN_FLIGHT;
-        const jobs = free > 0 && canStart ? await this.collect(Math.min(free, MAX_FETCH_BATCH)) : [];
+        const jobs = free > 0 && canStart ? await this.collect(Math.min(free, this.batchCap.at(now))) : [];
         if (jobs.length > 0) {
           this.startInBackground(jobs);
           continue;
@@ -192,14 +197,15 @@ export class FairFetcher {
       if (hits === 0) break;
       if (hits === targets.length) wave *= 2;
     }
-    this.firstWave = Math.max(INITIAL_FETCH_WAVE, Math.min(out.length, MAX_FETCH_BATCH));
+    this.firstWave = Math.max(INITIAL_FETCH_WAVE, Math.min(out.length, START_BATCH.alone));
     return out;
   }
 
   /** Up to n fair picks among the queues that are ready now (the same queue may come up more than once). */
   private pickTargets(n: number): string[] {
     const byTenant = new Map<string, { weight: number; queues: string[] }>();
-    for (const name of this.active.ready(Date.now())) {
+    const now = Date.now();
+    for (const name of this.active.ready(now)) {
       if (this.settling.has(name)) continue;
       const parsed = this.ctx.keys.parseBullQueueName(name);
       const info = parsed && this.ctx.directory.get(parsed.queueId);
@@ -208,6 +214,7 @@ export class FairFetcher {
       entry.queues.push(name);
       byTenant.set(info.tenantId, entry);
     }
+    this.batchCap.observe(byTenant.keys(), now);
     const candidates: FairCandidate[] = [...byTenant].map(([tenantId, e]) => ({ tenantId, weight: e.weight }));
     const targets: string[] = [];
     while (targets.length < n) {
