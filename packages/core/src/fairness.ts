@@ -67,7 +67,7 @@ export class WeightedFairPicker {
  * is `alone` while a single tenant has had work (its batch delays only its own
  * tasks), and `shared` once several have within `windowMs` (a tenant that
  * trickles has work only now and then, so the window, not the instant, says
- * whether the fleet is shared).
+ * whether the worker is shared).
  */
 export class StartBatchCap {
   private readonly lastSeen = new Map<string, number>();

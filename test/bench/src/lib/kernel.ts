@@ -2,11 +2,11 @@ import { readFileSync } from "node:fs";
 import os from "node:os";
 
 /**
- * What a system call costs on this machine. Tasklane's processes talk over
- * sockets on every hop, so they pay it far more often per task than a
- * peer whose worker pipelines to one server: on a VM whose kernel isolates
- * page tables (PTI), every call and every wake-up costs more, and the ratios
- * to the peers move with it (test/bench/analysis.md, The machine).
+ * What a system call costs on this machine, one of the facts that tell two
+ * VMs apart when the same code's ratios to the peers move between them.
+ * Tasklane's hops make more calls per task than a worker pipelining to one
+ * server, but on a VM with page-table isolation (1.3 µs a call) they came to
+ * only ~10–14 µs of a PUSH task's ~500 (test/bench/analysis.md).
  */
 export interface KernelFacts {
   /** `os.type()` and `os.release()`, e.g. "Linux 6.1.0". */
