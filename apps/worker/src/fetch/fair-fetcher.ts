@@ -197,7 +197,7 @@ export class FairFetcher {
       if (hits === 0) break;
       if (hits === targets.length) wave *= 2;
     }
-    this.firstWave = Math.max(INITIAL_FETCH_WAVE, Math.min(out.length, START_BATCH.alone));
+    this.firstWave = Math.max(INITIAL_FETCH_WAVE, out.length);
     return out;
   }
 
