@@ -33,6 +33,8 @@ beforeAll(async () => {
     METRICS_PORT: String(port),
     // Out of every test's reach: each delivery here is fanned out on Postgres's wake-up (LISTEN), not a poll.
     NOTIFIER_OUTBOX_POLL_MS: "600000",
+    // Likewise deliveries: a new one is claimed when the fan-out makes it, a retry when it falls due.
+    NOTIFIER_DELIVERY_POLL_MS: "600000",
   });
   await waitFor("notifier /healthz", async () => (await fetch(`${metricsUrl}/healthz`)).status === 200, 30_000, 100);
 });
@@ -124,6 +126,7 @@ describe("notifier delivery", () => {
     expect(new Set(reqs.map((r) => r.body)).size).toBe(1);
     for (const r of reqs) expect(verifyStandardWebhook(hook.secret, r.headers, r.body)).toBe(true);
     // WEBHOOK_RETRY_SCHEDULE=1,1,1 with ±20 % jitter: each retry 0.8–1.2 s after the previous answer.
+    // Each retry is claimed when it falls due (the delivery poll is ten minutes away).
     for (let i = 1; i < reqs.length; i++) expect((reqs[i]?.at ?? 0) - (reqs[i - 1]?.at ?? 0)).toBeGreaterThanOrEqual(700);
     expect(row).toMatchObject({ attempts: 4, last_response_code: 200 });
     const streak = await tdb.db.pool.query("SELECT failure_streak FROM webhooks WHERE id = $1", [hook.id]);

@@ -17,11 +17,14 @@ const metrics = createMetrics(() => inFlight.size);
 const agent = createOutboundAgent(env.ALLOW_PRIVATE_TARGETS, REQUEST_TIMEOUT_MS);
 
 const onError = (loop: string) => (error: unknown) => log.error({ err: error, loop }, "notifier loop failed; retrying");
-// Both loops drain at once while batches come back full. Deliveries are polled every 100 ms
-// (retries fall due by the clock); webhook events are fanned out when Postgres says a commit
-// wrote some (below), and polled only as a fallback.
+// Both loops drain at once while batches come back full. A delivery is claimed when it is made (the
+// fan-out pokes), when a slot frees up, and when a retry this notifier recorded falls due; the
+// delivery poll is the safety net for the rest (another notifier's retries, a killed notifier's
+// expired claims), which it claims within NOTIFIER_DELIVERY_POLL_MS (it was 100 ms, most of an
+// idle notifier's CPU). Webhook events are fanned out when
+// Postgres says a commit wrote some (below), and polled only as a fallback.
 const delivery = startPeriodic(
-  100,
+  env.NOTIFIER_DELIVERY_POLL_MS,
   createDeliveryTick({
     db,
     agent,
@@ -32,6 +35,7 @@ const delivery = startPeriodic(
     retrySchedule: env.WEBHOOK_RETRY_SCHEDULE,
     concurrency: env.NOTIFIER_CONCURRENCY,
     onSlotFreed: () => delivery.poke(),
+    onRetryScheduled: (delayMs) => delivery.wakeIn(delayMs),
   }),
   onError("delivery"),
 );

@@ -97,6 +97,7 @@ export const notifierEnvSchema = baseEnvSchema.extend({
   NOTIFIER_CONCURRENCY: z.coerce.number().int().positive().default(32),
   /** How often the notifier looks for webhook events when no wake-up from Postgres (LISTEN) has come. */
   NOTIFIER_OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(1_000),
+  NOTIFIER_DELIVERY_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(1_000),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
 });
 

@@ -27,6 +27,8 @@ export interface DeliveryLoopDeps {
   concurrency: number;
   /** Called when a slot frees up, to claim again without waiting out the poll interval. */
   onSlotFreed: () => void;
+  /** Called when a failed delivery's next attempt is recorded, with its delay: claim again when it falls due. */
+  onRetryScheduled: (delayMs: number) => void;
 }
 
 /**
@@ -82,6 +84,7 @@ async function runDelivery(deps: DeliveryLoopDeps, delivery: ClaimedDelivery): P
   try {
     const held = await recordDeliveryOutcome(deps.db, delivery, outcome);
     deps.metrics.deliveries.inc({ outcome: held ? outcome.kind : "stale" });
+    if (held && outcome.kind === "retry") deps.onRetryScheduled(outcome.delayMs);
     if (!held) log.warn({ outcome: outcome.kind }, "delivery claim expired before its outcome was recorded; outcome dropped");
     else if (outcome.kind === "delivered") log.debug("delivered");
     else log.info({ outcome }, "delivery not delivered");
