@@ -150,3 +150,31 @@ describe("schedule lifecycle", () => {
     await expect(define("lifecycle", "* * * * *")).resolves.toMatchObject({ name: "lifecycle", version: 1 });
   }, 120_000);
 });
+
+describe("a scheduler with nothing due", () => {
+  it("sleeps, and a schedule written meanwhile wakes it in time for its first occurrence", async () => {
+    // Nothing else is due: the scheduler's next look would be SCHEDULE_IDLE_MAX_MS (5 s) away.
+    await tdb.db.pool.query("UPDATE schedules SET enabled = false, next_run_at = NULL");
+    const scheduler = startApp("scheduler", env());
+    try {
+      await waitFor(
+        "the schedule wake-up session",
+        async () => (await tdb.db.pool.query("SELECT 1 FROM pg_stat_activity WHERE application_name = 'tasklane-schedule-wakeups' AND datname = current_database()")).rowCount === 1,
+        30_000,
+      );
+      await new Promise((r) => setTimeout(r, 1_000));
+      // SKIP overlap fires on the tick of its instant (no lookahead), and a second's misfire grace
+      // would record an occurrence found 5 s late as SKIPPED: only a wake-up makes the first run on time.
+      const s = await define("woken", "* * * * * *", { overlapPolicy: "SKIP" });
+      await waitFor("the first run", async () => (await runsOf(s)).length > 0, 15_000);
+      const res = await tdb.db.pool.query<{ status: string; late_ms: number }>(
+        "SELECT status, EXTRACT(EPOCH FROM created_at - run_at)::float8 * 1000 AS late_ms FROM tasks WHERE schedule_id = $1 ORDER BY run_at LIMIT 1",
+        [s.id],
+      );
+      expect(res.rows[0]?.status).toBe("QUEUED");
+      expect(res.rows[0]?.late_ms).toBeLessThan(1_000);
+    } finally {
+      await scheduler.stop();
+    }
+  }, 60_000);
+});

@@ -1,5 +1,5 @@
 import { createLogger, loadEnv, schedulerEnvSchema, startPeriodic } from "@tasklane/config";
-import { createDatabase, prepareDatabase } from "@tasklane/db";
+import { createDatabase, listenForScheduleWakeups, prepareDatabase } from "@tasklane/db";
 import { dependencyProbe, startOpsServer, startTracing, tracingRequested } from "@tasklane/observability";
 import { createKeySpace, createRedis, createTaskDispatcher, redisTargetOf } from "@tasklane/queue";
 import type { SchedulerContext } from "./context.js";
@@ -7,7 +7,7 @@ import { expireStaleLeases } from "./loops/lease-expiry.js";
 import { promoteIntoHorizon } from "./loops/horizon-promotion.js";
 import { dispatchOutbox } from "./loops/outbox-dispatch.js";
 import { createReconciler } from "./loops/reconciler.js";
-import { fireSchedules } from "./loops/schedule-firing.js";
+import { SCHEDULE_IDLE_MAX_MS, SCHEDULE_POLL_MS, fireSchedules } from "./loops/schedule-firing.js";
 import { createPriorityAging } from "./loops/priority-aging.js";
 import { promoteDueStatuses } from "./loops/status-promotion.js";
 import { QUEUE_DEPTH_INTERVAL_MS, measureQueueDepth } from "./loops/queue-depth.js";
@@ -34,12 +34,26 @@ const ctx: SchedulerContext = {
 
 const aging = createPriorityAging(ctx);
 const onError = (loop: string) => (error: unknown) => log.error({ err: error, loop }, "scheduler loop failed; retrying");
+// A commit that wrote schedules (migration schedule_notify_wakeup) wakes the schedule loop, which
+// otherwise sleeps until the next occurrence falls due (it looked ten times a second).
+const scheduleWakeups = listenForScheduleWakeups(
+  env.DATABASE_URL,
+  () => schedules.poke(),
+  (error: unknown) => log.warn({ err: error }, "schedule wake-up session lost; polling until it is back"),
+);
+const schedules = startPeriodic(
+  SCHEDULE_IDLE_MAX_MS,
+  () => fireSchedules(ctx, scheduleWakeups.listening ? SCHEDULE_IDLE_MAX_MS : SCHEDULE_POLL_MS),
+  onError("schedules"),
+);
 const loops = [
-  // The outbox is a safety net (rows younger than its 2 s grace are the fast path's): no need to poll it 10 times a second.
-  startPeriodic(250, () => dispatchOutbox(ctx), onError("outbox")),
-  startPeriodic(100, () => fireSchedules(ctx), onError("schedules")),
+  schedules,
+  // The outbox is a safety net (rows younger than its 2 s grace are the fast path's): once a second
+  // brings what a fast path lost to Redis 2-3 s after its commit.
+  startPeriodic(1000, () => dispatchOutbox(ctx), onError("outbox")),
   startPeriodic(1000, () => promoteIntoHorizon(ctx), onError("horizon")),
-  startPeriodic(250, () => promoteDueStatuses(ctx), onError("status")),
+  // Reporting only (workers start due tasks without it): a second after the 1 s grace is soon enough.
+  startPeriodic(1000, () => promoteDueStatuses(ctx), onError("status")),
   startPeriodic(500, () => expireStaleLeases(ctx), onError("leases")),
   startPeriodic(1000, createReconciler(ctx), onError("reconciler")),
   startPeriodic(1000, () => aging.tick(), onError("aging")),
@@ -71,7 +85,7 @@ async function shutdown(signal: string): Promise<void> {
     log.error("shutdown timed out; exiting");
     process.exit(1);
   }, SHUTDOWN_TIMEOUT_MS).unref();
-  await Promise.all(loops.map((l) => l.stop()));
+  await Promise.all([scheduleWakeups.close(), ...loops.map((l) => l.stop())]);
   await aging.close();
   redis.disconnect();
   await db.close();

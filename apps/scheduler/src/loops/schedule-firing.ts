@@ -6,9 +6,22 @@ import type { SchedulerContext } from "../context.js";
 const BATCH = 100;
 /** See FireOptions.lookaheadMs: ALLOW runs are materialised this early and started by BullMQ's delayed set. */
 const LOOKAHEAD_MS = 2_000;
+/**
+ * Longest sleep while a session LISTENs for schedule writes (migration
+ * schedule_notify_wakeup): a write that brings an occurrence nearer wakes the
+ * loop, so this only bounds what no notification announced.
+ */
+export const SCHEDULE_IDLE_MAX_MS = 5_000;
+/** Longest sleep while nothing LISTENs (the session is being reopened), and the wait when another scheduler holds the due schedules. */
+export const SCHEDULE_POLL_MS = 100;
 
-/** Materialises due cron occurrences (exactly once, whatever the number of schedulers). */
-export async function fireSchedules(ctx: SchedulerContext): Promise<boolean> {
+/**
+ * Materialises due cron occurrences (exactly once, whatever the number of
+ * schedulers), then answers how long the loop may sleep: until the next
+ * occurrence falls due (never longer than `maxWaitMs`), at once after firing
+ * some (the next look says when the next falls due), or true for a full batch.
+ */
+export async function fireSchedules(ctx: SchedulerContext, maxWaitMs: number): Promise<boolean | number> {
   const result = await fireDueSchedules(ctx.db, {
     lookaheadMs: LOOKAHEAD_MS,
     horizonMs: ctx.horizonMs,
@@ -17,11 +30,14 @@ export async function fireSchedules(ctx: SchedulerContext): Promise<boolean> {
     // Each cron run is its own trace, rooted where it is materialised.
     newTraceParent: () => newTaskTrace("task.scheduled", null, {}),
   });
+  if (result.nextDueInMs !== undefined) return Math.min(result.nextDueInMs ?? maxWaitMs, maxWaitMs);
   ctx.metrics.schedulesFired.inc(result.fired);
   if (result.schedules > 0) ctx.log.debug({ fired: result.fired, skipped: result.skipped }, "schedules fired");
   await withTaskSpans("task.dispatch", result.dispatch, () =>
     dispatchAfterCommit(ctx.db, ctx.dispatcher, result.dispatch, (error) => ctx.log.warn({ err: error }, "fast dispatch failed; outbox will retry")),
   );
   await publishCancellations(ctx.redis, ctx.keys, result.cancelledRunning);
-  return result.schedules === BATCH;
+  if (result.schedules === BATCH) return true;
+  // None claimed although some were due: another scheduler holds them, and moves them on.
+  return result.schedules > 0 ? 0 : SCHEDULE_POLL_MS;
 }

@@ -4,4 +4,5 @@ export * from "./fan-out.js";
 export * from "./claim-deliveries.js";
 export * from "./record-delivery-outcome.js";
 export * from "./plan-workflow-deliveries.js";
+export * from "./listen-wakeups.js";
 export * from "./outbox-wakeups.js";

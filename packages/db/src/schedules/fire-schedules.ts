@@ -11,7 +11,7 @@ import {
   occurrencesBetween,
 } from "@tasklane/core";
 import type pg from "pg";
-import { prepared, withTransactionIfAny, type Database } from "../database.js";
+import { prepared, withTransaction, type Database } from "../database.js";
 import type { DispatchIntent } from "../outbox/dispatch-intent.js";
 import { insertTaskRefs, type SubmitOptions, type TaskInsert } from "../tasks/submit-tasks.js";
 import { cancelUnfinishedRuns } from "./cancel-runs.js";
@@ -43,6 +43,11 @@ export interface FireOptions {
 }
 
 export interface FireResult {
+  /**
+   * Only when nothing was due: milliseconds until the next schedule will have
+   * an occurrence to materialise, or null when no schedule is enabled.
+   */
+  nextDueInMs?: number | null;
   schedules: number;
   fired: number;
   skipped: number;
@@ -86,7 +91,15 @@ async function previousRunUnfinished(client: pg.PoolClient, scheduleId: string):
 /** Schedules with an occurrence to materialise: due now, or ALLOW ones due within the lookahead ($1, ms). */
 const DUE = `enabled AND deleted_at IS NULL AND next_run_at IS NOT NULL
   AND next_run_at <= now() + (CASE WHEN overlap_policy = 'ALLOW' THEN $1::float8 ELSE 0 END) * interval '1 millisecond'`;
-const ANY_DUE = `SELECT 1 FROM schedules WHERE ${DUE} LIMIT 1`;
+/**
+ * Milliseconds until DUE holds for some schedule (0: it does now), null when
+ * no schedule is enabled (GREATEST alone would make that 0: it skips nulls). Each min() reads the first matching entry of
+ * schedules_enabled_next_run_at_idx, one for each kind of lead.
+ */
+const NEXT_DUE = `SELECT CASE WHEN d IS NOT NULL THEN GREATEST(0, d) END AS due_in_ms FROM (SELECT EXTRACT(EPOCH FROM LEAST(
+    (SELECT min(next_run_at) FROM schedules WHERE enabled AND deleted_at IS NULL AND overlap_policy = 'ALLOW') - $1::float8 * interval '1 millisecond',
+    (SELECT min(next_run_at) FROM schedules WHERE enabled AND deleted_at IS NULL AND overlap_policy <> 'ALLOW')
+  ) - now())::float8 * 1000 AS d) next`;
 
 /**
  * Fires every due schedule once per occurrence. Schedules are claimed with
@@ -96,8 +109,10 @@ const ANY_DUE = `SELECT 1 FROM schedules WHERE ${DUE} LIMIT 1`;
  * still materialises exactly once.
  */
 export async function fireDueSchedules(db: Database, options: FireOptions): Promise<FireResult> {
-  const none: FireResult = { schedules: 0, fired: 0, skipped: 0, dispatch: [], cancelledRunning: [] };
-  return withTransactionIfAny(db.pool, prepared(ANY_DUE, [options.lookaheadMs]), none, async (client) => {
+  const probe = await db.pool.query<{ due_in_ms: number | null }>(prepared(NEXT_DUE, [options.lookaheadMs]));
+  const dueInMs = probe.rows[0]?.due_in_ms ?? null;
+  if (dueInMs === null || dueInMs > 0) return { nextDueInMs: dueInMs, schedules: 0, fired: 0, skipped: 0, dispatch: [], cancelledRunning: [] };
+  return withTransaction(db.pool, async (client) => {
     const due = await client.query(
       `SELECT ${SCHEDULE_COLUMNS}, now() AS db_now FROM schedules WHERE ${DUE}
        ORDER BY next_run_at LIMIT $2 FOR UPDATE SKIP LOCKED`,

@@ -1,0 +1,77 @@
+import type pg from "pg";
+import { dedicatedClient } from "../database.js";
+
+export interface Wakeups {
+  /** Whether a session LISTENs now: while it does not, nothing announces a commit and the caller must poll. */
+  readonly listening: boolean;
+  close(): Promise<void>;
+}
+
+export interface WakeupOptions {
+  url: string;
+  /** The NOTIFY channel. */
+  channel: string;
+  /** The session's application_name, so operators (and tests) can find it in pg_stat_activity. */
+  applicationName: string;
+  onWake: () => void;
+  onError: (error: unknown) => void;
+  retryMs?: number;
+}
+
+/**
+ * Calls `onWake` for every notification on `channel`, over a session of its
+ * own that LISTENs. Also once each time the session is (re)opened: what was
+ * committed while nobody listened sent no notification that will ever
+ * arrive. A lost session is opened again after `retryMs`; meanwhile the
+ * caller's polling carries on (`listening` is false).
+ */
+export function listenForWakeups(options: WakeupOptions): Wakeups {
+  const { url, channel, applicationName, onWake, onError, retryMs = 1_000 } = options;
+  let closed = false;
+  let current: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+
+  const open = async (): Promise<void> => {
+    const client = dedicatedClient(url, applicationName);
+    let lost = false;
+    const reopen = (error?: unknown): void => {
+      if (lost) return;
+      lost = true;
+      if (current === client) current = undefined;
+      client.end().catch(() => undefined);
+      if (closed) return;
+      if (error !== undefined) onError(error);
+      retry = setTimeout(() => void open(), retryMs);
+    };
+    client.on("notification", () => onWake());
+    client.on("error", reopen);
+    client.on("end", () => reopen());
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${channel}`);
+    } catch (error: unknown) {
+      reopen(error);
+      return;
+    }
+    if (closed || lost) {
+      reopen();
+      return;
+    }
+    current = client;
+    onWake();
+  };
+  void open();
+
+  return {
+    get listening() {
+      return current !== undefined;
+    },
+    async close() {
+      closed = true;
+      clearTimeout(retry);
+      const client = current;
+      current = undefined;
+      await client?.end().catch(() => undefined);
+    },
+  };
+}
