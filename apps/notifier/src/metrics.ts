@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { collectProcessMetrics } from "@tasklane/observability";
 
 export interface NotifierMetrics {
   registry: Registry;
@@ -16,7 +17,7 @@ export interface NotifierMetrics {
 export function createMetrics(inFlight: () => number): NotifierMetrics {
   const registry = new Registry();
   registry.setDefaultLabels({ app: "notifier" });
-  collectDefaultMetrics({ register: registry });
+  collectProcessMetrics(registry);
   new Gauge({
     name: "tasklane_notifier_deliveries_in_flight",
     help: "Deliveries being sent right now by this notifier",

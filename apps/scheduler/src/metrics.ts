@@ -6,7 +6,8 @@
  * handful of values; `tenant` and `queue` grow with customers and appear only
  * with METRICS_TENANT_LABELS=1 (see docs/operations.md).
  */
-import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Registry } from "prom-client";
+import { collectProcessMetrics } from "@tasklane/observability";
 
 export interface SchedulerMetrics {
   readonly registry: Registry;
@@ -31,7 +32,7 @@ export interface SchedulerMetrics {
 export function createSchedulerMetrics(tenantLabels: boolean): SchedulerMetrics {
   const registry = new Registry();
   registry.setDefaultLabels({ app: "scheduler" });
-  collectDefaultMetrics({ register: registry });
+  collectProcessMetrics(registry);
   const gaugeLabels = tenantLabels ? ["mode", "tenant", "queue"] : ["mode"];
   const counter = (name: string, help: string) => new Counter({ name, help, registers: [registry] });
   return {

@@ -4,7 +4,8 @@
  * tenant, so those would multiply series by customers — docs/operations.md).
  */
 import type { FailureDecision } from "@tasklane/core";
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { collectProcessMetrics } from "@tasklane/observability";
 
 /**
  * What an attempt ended as, once recorded. `failed`/`timed_out`: a retry was
@@ -30,7 +31,7 @@ export interface WorkerMetrics {
 export function createWorkerMetrics(): WorkerMetrics {
   const registry = new Registry();
   registry.setDefaultLabels({ app: "worker" });
-  collectDefaultMetrics({ register: registry });
+  collectProcessMetrics(registry);
   return {
     registry,
     starts: new Counter({ name: "tasklane_task_starts_total", help: "PUSH attempts started by this worker", registers: [registry] }),

@@ -2,3 +2,4 @@ export * from "./ops-server.js";
 export * from "./readiness.js";
 export * from "./tracing.js";
 export * from "./task-trace.js";
+export * from "./process-metrics.js";

@@ -2,7 +2,8 @@
  * Prometheus metrics. A registry per server instance (not prom-client's global
  * one) so tests can start several gateways in one process.
  */
-import { Counter, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Registry } from "prom-client";
+import { collectProcessMetrics } from "@tasklane/observability";
 
 export interface GatewayMetrics {
   readonly registry: Registry;
@@ -20,7 +21,7 @@ export interface GatewayMetrics {
 export function createMetrics(): GatewayMetrics {
   const registry = new Registry();
   registry.setDefaultLabels({ app: "gateway" });
-  collectDefaultMetrics({ register: registry });
+  collectProcessMetrics(registry);
   return {
     registry,
     apiRequests: new Counter({
