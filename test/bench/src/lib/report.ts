@@ -172,6 +172,7 @@ export function renderMarkdown(report: Report): string {
     "npm run bench -- --render bench-results/<timestamp>.json   # rewrite this file from a saved full run and the current analysis",
     "node test/bench/dist/micro/pg-hot-path.js  # the hot path's Postgres CPU per task alone (after a build; --tasks, --rounds, --setup <sql>)",
     "node test/bench/dist/micro/gateway-per-call.js  # the gateway's and Postgres's CPU per API call, by kind (after a build; --calls, --rounds, --in-flight, --profile, --setup <sql>)",
+    "node test/bench/dist/micro/idle-platform.js  # the platform's CPU with nothing to do, per process, Postgres and Redis (after a build; --seconds, --rounds)",
     "```",
     "",
     "PostgreSQL and Redis must run on their default local ports (see `.ci/run`).",

@@ -7,6 +7,11 @@ export interface Sizes {
   /** Per run of the sustained end-to-end throughput scenario: at most this many tasks, for at most this long. */
   throughputTasks: number;
   throughputWindowSeconds: number;
+  /**
+   * At most this long for the untimed run before each measured one: V8's warm-up is over by then,
+   * and graphile-worker's default mode (~600 tasks/s) had spent a full window on it every round.
+   */
+  throughputWarmUpSeconds: number;
   /** Per run: tasks submitted one at a time (32 in flight), and in batches of 500, for at most submitSeconds each. */
   submitSingleTasks: number;
   submitBatchTasks: number;
@@ -31,6 +36,7 @@ export interface Sizes {
 export const FULL: Sizes = {
   throughputTasks: 20_000,
   throughputWindowSeconds: 10,
+  throughputWarmUpSeconds: 5,
   submitSingleTasks: 5_000,
   submitBatchTasks: 50_000,
   submitSeconds: 5,
@@ -45,6 +51,7 @@ export const FULL: Sizes = {
 export const QUICK: Sizes = {
   throughputTasks: 2_000,
   throughputWindowSeconds: 4,
+  throughputWarmUpSeconds: 2,
   submitSingleTasks: 500,
   submitBatchTasks: 5_000,
   submitSeconds: 2,

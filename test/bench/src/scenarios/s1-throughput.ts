@@ -48,11 +48,12 @@ export const throughputScenario: Scenario = {
       for (const p of system.processes()) sampler.track(p.pid, p.label);
       const plan = { total: ctx.sizes.throughputTasks, windowMs: ctx.sizes.throughputWindowSeconds * 1000, batchSize: BATCH, inFlight: IN_FLIGHT, maxBacklog: MAX_BACKLOG };
       const label = runLabel(round, ctx.runs);
-      // An untimed run of the measured size, for every system alike: with only the short warm-up,
-      // each system's first measured run was its cold one (PULL 3,798 then 4,678 / 4,903 / 4,701 /
-      // 4,958 tasks/s; BullMQ 11,799 then ~15,100), so min-max showed JIT warm-up, not spread.
+      // An untimed run of the measured size (or of throughputWarmUpSeconds), for every system alike:
+      // with only the short warm-up, each system's first measured run was its cold one (PULL 3,798
+      // then 4,678 / 4,903 / 4,701 / 4,958 tasks/s; BullMQ 11,799 then ~15,100), so min-max showed
+      // JIT warm-up, not spread.
       const warmUpRun = new Ticker(`s1 throughput · ${system.label} · ${label} · untimed warm-up run`);
-      const warm = await driveThroughput(system, { ...plan, ticker: warmUpRun });
+      const warm = await driveThroughput(system, { ...plan, windowMs: ctx.sizes.throughputWarmUpSeconds * 1000, ticker: warmUpRun });
       warmUpRun.tick(`${fmt(warm.finished)} finished · ${fmt(warm.rate)}/s (not counted)`, true);
       const ticker = new Ticker(`s1 throughput · ${system.label} · ${label}`);
       const out = await withCpuPerTask(
@@ -92,7 +93,7 @@ export const throughputScenario: Scenario = {
       title: this.title,
       method:
         `In ${ctx.runs} rounds, each opening every system afresh in turn (Tasklane PUSH, PULL, then the peers), so that each takes a share of the machine's phases; ` +
-        `per round and system, after a short warm-up and one untimed run of the measured size: no-op tasks submitted in batches of ${BATCH} (${IN_FLIGHT} calls in flight, pausing while ${fmt(MAX_BACKLOG)} are unfinished) while the consumers run, ` +
+        `per round and system, after a short warm-up and one untimed run of the measured size (at most ${ctx.sizes.throughputWarmUpSeconds} s): no-op tasks submitted in batches of ${BATCH} (${IN_FLIGHT} calls in flight, pausing while ${fmt(MAX_BACKLOG)} are unfinished) while the consumers run, ` +
         `until ${fmt(ctx.sizes.throughputTasks)} are finished or ${ctx.sizes.throughputWindowSeconds} s have passed; rate = finished ÷ elapsed ` +
         "(to the last finish when all are done; a backlog left by the previous run counts where it is worked off). Tasklane: submitTasks through the GraphQL API (SDK `submitManyIds`: the answer carries each task's id), finished = SUCCEEDED in Postgres; " +
         `PUSH = worker fleet POSTing to a local endpoint (one worker process, concurrency ${CONSUMER_CONCURRENCY}), PULL = one SDK Worker process (concurrency ${CONSUMER_CONCURRENCY}: three 100-task lease calls can overlap; leaseTasks/completeTasks). ` +
