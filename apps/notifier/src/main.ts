@@ -17,12 +17,12 @@ const metrics = createMetrics(() => inFlight.size);
 const agent = createOutboundAgent(env.ALLOW_PRIVATE_TARGETS, REQUEST_TIMEOUT_MS);
 
 const onError = (loop: string) => (error: unknown) => log.error({ err: error, loop }, "notifier loop failed; retrying");
-// Both loops drain at once while batches come back full. A delivery is claimed when it is made (the
-// fan-out pokes), when a slot frees up, and when a retry this notifier recorded falls due; the
-// delivery poll is the safety net for the rest (another notifier's retries, a killed notifier's
-// expired claims), which it claims within NOTIFIER_DELIVERY_POLL_MS (it was 100 ms, most of an
-// idle notifier's CPU). Webhook events are fanned out when
-// Postgres says a commit wrote some (below), and polled only as a fallback.
+// Both loops drain at once while batches come back full. A delivery is claimed when it is made
+// (the fan-out pokes), when a slot frees up, and when a retry this notifier recorded falls due;
+// the delivery poll (NOTIFIER_DELIVERY_POLL_MS; it was 100 ms, most of an idle notifier's CPU)
+// only catches the rest: other notifiers' retries, a killed notifier's expired claims. Webhook
+// events are fanned out when Postgres says a commit wrote some (below), and polled only as a
+// fallback.
 const delivery = startPeriodic(
   env.NOTIFIER_DELIVERY_POLL_MS,
   createDeliveryTick({

@@ -93,8 +93,9 @@ const DUE = `enabled AND deleted_at IS NULL AND next_run_at IS NOT NULL
   AND next_run_at <= now() + (CASE WHEN overlap_policy = 'ALLOW' THEN $1::float8 ELSE 0 END) * interval '1 millisecond'`;
 /**
  * Milliseconds until DUE holds for some schedule (0: it does now), null when
- * no schedule is enabled (GREATEST alone would make that 0: it skips nulls). Each min() reads the first matching entry of
- * schedules_enabled_next_run_at_idx, one for each kind of lead.
+ * no schedule is enabled (GREATEST alone would make that 0: it skips nulls).
+ * Each min() reads the first matching entry of schedules_enabled_next_run_at_idx,
+ * one for each kind of lead.
  */
 const NEXT_DUE = `SELECT CASE WHEN d IS NOT NULL THEN GREATEST(0, d) END AS due_in_ms FROM (SELECT EXTRACT(EPOCH FROM LEAST(
     (SELECT min(next_run_at) FROM schedules WHERE enabled AND deleted_at IS NULL AND overlap_policy = 'ALLOW') - $1::float8 * interval '1 millisecond',
