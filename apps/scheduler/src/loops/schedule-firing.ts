@@ -38,6 +38,7 @@ export async function fireSchedules(ctx: SchedulerContext, maxWaitMs: number): P
   );
   await publishCancellations(ctx.redis, ctx.keys, result.cancelledRunning);
   if (result.schedules === BATCH) return true;
-  // None claimed although some were due: another scheduler holds them, and moves them on.
+  // After firing, look again at once: that look says when the next occurrence falls due. None
+  // claimed although some were due: another scheduler holds them, and moves them on.
   return result.schedules > 0 ? 0 : SCHEDULE_POLL_MS;
 }
