@@ -1,5 +1,5 @@
 import { createLogger, loadEnv, notifierEnvSchema, startPeriodic } from "@tasklane/config";
-import { createDatabase, fanOutNotifications, listenForOutboxWakeups, NOTIFY_BATCH_SIZE, prepareDatabase } from "@tasklane/db";
+import { createDatabase, fanOutNotifications, listenForWakeups, NOTIFY_BATCH_SIZE, OUTBOX_WAKEUPS, prepareDatabase } from "@tasklane/db";
 import { dependencyProbe, startOpsServer, startTracing, tracingRequested } from "@tasklane/observability";
 import { createDeliveryTick, REQUEST_TIMEOUT_MS } from "./delivery/delivery-loop.js";
 import { InFlight } from "./delivery/in-flight.js";
@@ -53,11 +53,12 @@ const fanOut = startPeriodic(
 );
 // A commit that wrote NOTIFY outbox rows wakes the fan-out (migration outbox_notify_wakeup):
 // a webhook leaves within milliseconds of its task's end, with no 100 ms polls while idle.
-const wakeups = listenForOutboxWakeups(
-  env.DATABASE_URL,
-  () => fanOut.poke(),
-  (error: unknown) => log.warn({ err: error }, "outbox wake-up session lost; polling until it is back"),
-);
+const wakeups = listenForWakeups({
+  url: env.DATABASE_URL,
+  channel: OUTBOX_WAKEUPS,
+  onWake: () => fanOut.poke(),
+  onError: (error: unknown) => log.warn({ err: error }, "outbox wake-up session lost; polling until it is back"),
+});
 
 // Task events to Redis pub/sub for GraphQL subscriptions; one notifier relays, the others stand by.
 const relay = startRelay(env, log, metrics.registry);

@@ -1,5 +1,5 @@
 import { createLogger, loadEnv, schedulerEnvSchema, startPeriodic } from "@tasklane/config";
-import { createDatabase, listenForScheduleWakeups, prepareDatabase } from "@tasklane/db";
+import { SCHEDULE_WAKEUPS, createDatabase, listenForWakeups, prepareDatabase } from "@tasklane/db";
 import { dependencyProbe, startOpsServer, startTracing, tracingRequested } from "@tasklane/observability";
 import { createKeySpace, createRedis, createTaskDispatcher, redisTargetOf } from "@tasklane/queue";
 import type { SchedulerContext } from "./context.js";
@@ -36,11 +36,12 @@ const aging = createPriorityAging(ctx);
 const onError = (loop: string) => (error: unknown) => log.error({ err: error, loop }, "scheduler loop failed; retrying");
 // A commit that wrote schedules (migration schedule_notify_wakeup) wakes the schedule loop, which
 // otherwise sleeps until the next occurrence falls due (it looked ten times a second).
-const scheduleWakeups = listenForScheduleWakeups(
-  env.DATABASE_URL,
-  () => schedules.poke(),
-  (error: unknown) => log.warn({ err: error }, "schedule wake-up session lost; polling until it is back"),
-);
+const scheduleWakeups = listenForWakeups({
+  url: env.DATABASE_URL,
+  channel: SCHEDULE_WAKEUPS,
+  onWake: () => schedules.poke(),
+  onError: (error: unknown) => log.warn({ err: error }, "schedule wake-up session lost; polling until it is back"),
+});
 const schedules = startPeriodic(
   SCHEDULE_IDLE_MAX_MS,
   () => fireSchedules(ctx, scheduleWakeups.listening ? SCHEDULE_IDLE_MAX_MS : SCHEDULE_POLL_MS),

@@ -5,4 +5,3 @@ export * from "./claim-deliveries.js";
 export * from "./record-delivery-outcome.js";
 export * from "./plan-workflow-deliveries.js";
 export * from "./listen-wakeups.js";
-export * from "./outbox-wakeups.js";

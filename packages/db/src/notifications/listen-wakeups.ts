@@ -7,12 +7,20 @@ export interface Wakeups {
   close(): Promise<void>;
 }
 
+/** A channel a trigger NOTIFYs at commit, and the application_name of the session that LISTENs to it (for pg_stat_activity). */
+export interface WakeupChannel {
+  readonly name: string;
+  readonly applicationName: string;
+}
+
+/** Commits that wrote NOTIFY outbox rows (migration outbox_notify_wakeup): the notifier's fan-out. */
+export const OUTBOX_WAKEUPS: WakeupChannel = { name: "tasklane_outbox", applicationName: "tasklane-outbox-wakeups" };
+/** Commits that wrote schedules (migration schedule_notify_wakeup): the scheduler's cron loop. */
+export const SCHEDULE_WAKEUPS: WakeupChannel = { name: "tasklane_schedules", applicationName: "tasklane-schedule-wakeups" };
+
 export interface WakeupOptions {
   url: string;
-  /** The NOTIFY channel. */
-  channel: string;
-  /** The session's application_name, so operators (and tests) can find it in pg_stat_activity. */
-  applicationName: string;
+  channel: WakeupChannel;
   onWake: () => void;
   onError: (error: unknown) => void;
   retryMs?: number;
@@ -26,13 +34,13 @@ export interface WakeupOptions {
  * caller's polling carries on (`listening` is false).
  */
 export function listenForWakeups(options: WakeupOptions): Wakeups {
-  const { url, channel, applicationName, onWake, onError, retryMs = 1_000 } = options;
+  const { url, channel, onWake, onError, retryMs = 1_000 } = options;
   let closed = false;
   let current: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
 
   const open = async (): Promise<void> => {
-    const client = dedicatedClient(url, applicationName);
+    const client = dedicatedClient(url, channel.applicationName);
     let lost = false;
     const reopen = (error?: unknown): void => {
       if (lost) return;
@@ -48,7 +56,7 @@ export function listenForWakeups(options: WakeupOptions): Wakeups {
     client.on("end", () => reopen());
     try {
       await client.connect();
-      await client.query(`LISTEN ${channel}`);
+      await client.query(`LISTEN ${channel.name}`);
     } catch (error: unknown) {
       reopen(error);
       return;

@@ -2,4 +2,3 @@ export * from "./schedule-record.js";
 export * from "./schedule-store.js";
 export * from "./fire-schedules.js";
 export * from "./trigger-schedule.js";
-export * from "./schedule-wakeups.js";
