@@ -1,8 +1,10 @@
-import { createHash } from "node:crypto";
 import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "./generated/prisma/client.js";
+import { DeferredOutboxDeletes } from "./outbox/deferred-outbox-deletes.js";
 import { poolTypeParsers } from "./pg-timestamps.js";
+
+export { prepared } from "./prepared-statement.js";
 
 /**
  * One pg pool per process, shared by Prisma (the rest of the app) and raw SQL
@@ -12,6 +14,8 @@ import { poolTypeParsers } from "./pg-timestamps.js";
 export interface Database {
   readonly pool: pg.Pool;
   readonly prisma: PrismaClient;
+  /** Fast-path outbox rows waiting to be deleted, gathered; close() sends what is left. */
+  readonly dispatchedOutbox: DeferredOutboxDeletes;
   close(): Promise<void>;
 }
 
@@ -68,10 +72,13 @@ export function createDatabase(options: DatabaseOptions): Database {
   // the broken client on release. Found by the chaos suite (PostgreSQL restart).
   pool.on("connect", (client) => client.on("error", () => undefined));
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const dispatchedOutbox = new DeferredOutboxDeletes(pool);
   return {
     pool,
     prisma,
+    dispatchedOutbox,
     async close() {
+      await dispatchedOutbox.flush();
       await prisma.$disconnect();
       await pool.end();
     },
@@ -79,8 +86,6 @@ export function createDatabase(options: DatabaseOptions): Database {
 }
 
 export type Queryable = Pick<pg.Pool, "query"> | pg.PoolClient;
-
-const statementNames = new Map<string, string>();
 
 /**
  * A client for a session of its own, outside the pool (the event relay's
@@ -97,24 +102,6 @@ export function dedicatedClient(url: string, applicationName: string, extra: pg.
     keepAliveInitialDelayMillis: 5_000,
     ...extra,
   });
-}
-
-/**
- * A hot-path statement as a named prepared statement: each connection parses,
- * analyses and rewrites it once, and Postgres's plan cache may then reuse a
- * generic plan, where an unnamed statement went through all of that, and the
- * planner, on every call (planning alone was a fifth of the lease statement's
- * time, and 12-14 ms for each failure). The name is a digest of the text, so a
- * statement built at run time gets one name per distinct text (pg refuses a
- * name reused for other text).
- */
-export function prepared(text: string, values: unknown[]): pg.QueryConfig {
-  let name = statementNames.get(text);
-  if (name === undefined) {
-    name = `tl_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`;
-    statementNames.set(text, name);
-  }
-  return { name, text, values };
 }
 
 /**

@@ -6,6 +6,7 @@ export * from "./tasks/submit-tasks.js";
 export * from "./tasks/read-tasks.js";
 export * from "./outbox/dispatch-intent.js";
 export * from "./outbox/dispatch-outbox.js";
+export * from "./outbox/deferred-outbox-deletes.js";
 export * from "./transitions/start-attempts.js";
 export * from "./transitions/finish-attempts.js";
 export * from "./transitions/cancel-task.js";

@@ -1,3 +1,4 @@
+import type { ChainableCommander } from "ioredis";
 import type { RedisClient } from "./connection.js";
 import { priorityRank } from "@tasklane/core";
 import type { DispatchIntent } from "@tasklane/db";
@@ -22,8 +23,11 @@ export function groupByBullQueue<T extends Pick<DispatchIntent, "tenantId" | "qu
   return groups;
 }
 
+/** add-jobs.lua's keys (prioritized zset, delayed zset, priority counter), the job key prefix, now, then four values per job. */
+type AddJobsArgs = [prioritizedKey: string, delayedKey: string, counterKey: string, jobKeyPrefix: string, now: number, ...jobs: (string | number)[]];
+
 interface AddJobsCommand {
-  tasklaneAddJobs(prioritizedKey: string, delayedKey: string, counterKey: string, jobKeyPrefix: string, now: number, ...jobs: (string | number)[]): Promise<number>;
+  tasklaneAddJobs(...args: AddJobsArgs): Promise<number>;
 }
 
 /** Jobs per script call: a bigger dispatch (a reconciler pass) is split so one call never holds Redis long. */
@@ -32,34 +36,54 @@ const JOBS_PER_CALL = 1000;
 /**
  * Adds jobs with one script call per tenant queue (scripts/add-jobs.lua, in
  * BullMQ's layout), then marks the queues active and rings the doorbell so
- * idle workers look at once.
+ * idle workers look at once. On a standalone Redis all of it goes in one
+ * pipeline: one connection runs its commands in order, so the doorbell still
+ * rings after the jobs are in, and a submission's tasks reach the worker a
+ * round trip sooner. A cluster spreads the queues over nodes that keep no
+ * order between them, so there the scripts are awaited first.
  */
 export function createTaskDispatcher(redis: RedisClient, keys: KeySpace): TaskDispatcher {
   if (!("tasklaneAddJobs" in redis)) redis.defineCommand("tasklaneAddJobs", { numberOfKeys: 3, lua: luaScript("add-jobs") });
-  const commands = redis as RedisClient & AddJobsCommand;
-  const addJobs = async (name: string, intents: DispatchIntent[], now: number) => {
+  /** The script calls that add one queue's jobs: each call's arguments, keys first. */
+  const addJobsCalls = (name: string, intents: DispatchIntent[], now: number): AddJobsArgs[] => {
     const base = `${keys.prefix}:${name}`;
+    const calls: AddJobsArgs[] = [];
     for (let from = 0; from < intents.length; from += JOBS_PER_CALL) {
-      const args: (string | number)[] = [];
+      const jobs: (string | number)[] = [];
       for (const i of intents.slice(from, from + JOBS_PER_CALL)) {
         const lane = priorityRank(i.priority);
         const data: TaskJobData = { taskId: i.taskId, tenantId: i.tenantId, queueId: i.queueId, dispatchGeneration: i.dispatchGeneration, lane };
-        args.push(jobIdFor(i.taskId, i.dispatchGeneration), JSON.stringify(data), lane, Math.max(0, i.runAt.getTime() - now));
+        jobs.push(jobIdFor(i.taskId, i.dispatchGeneration), JSON.stringify(data), lane, Math.max(0, i.runAt.getTime() - now));
       }
-      await commands.tasklaneAddJobs(`${base}:prioritized`, `${base}:delayed`, `${base}:pc`, `${base}:`, now, ...args);
+      calls.push([`${base}:prioritized`, `${base}:delayed`, `${base}:pc`, `${base}:`, now, ...jobs]);
     }
+    return calls;
+  };
+  const announce = (pipeline: ChainableCommander, names: string[]) => {
+    pipeline.sadd(keys.activeQueues, ...names);
+    for (const name of names) pipeline.publish(keys.doorbellChannel, name);
   };
   return {
     async dispatch(intents) {
       if (intents.length === 0) return;
       const groups = groupByBullQueue(keys, intents);
       const now = Date.now();
-      await Promise.all([...groups].map(([name, list]) => addJobs(name, list, now)));
-      const names = [...groups.keys()];
-      const pipeline = redis.pipeline();
-      pipeline.sadd(keys.activeQueues, ...names);
-      for (const name of names) pipeline.publish(keys.doorbellChannel, name);
-      await pipeline.exec();
+      const calls = [...groups].map(([name, list]) => addJobsCalls(name, list, now));
+      if (redis.isCluster) {
+        const commands = redis as RedisClient & AddJobsCommand;
+        await Promise.all(calls.map(async (queueCalls) => {
+          for (const args of queueCalls) await commands.tasklaneAddJobs(...args);
+        }));
+        const pipeline = redis.pipeline();
+        announce(pipeline, [...groups.keys()]);
+        await pipeline.exec();
+        return;
+      }
+      const pipeline = redis.pipeline() as ChainableCommander & { tasklaneAddJobs(...args: AddJobsArgs): ChainableCommander };
+      for (const args of calls.flat()) pipeline.tasklaneAddJobs(...args);
+      announce(pipeline, [...groups.keys()]);
+      const failure = ((await pipeline.exec()) ?? []).find(([error]) => error);
+      if (failure) throw failure[0];
     },
   };
 }

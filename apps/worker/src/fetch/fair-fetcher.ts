@@ -325,11 +325,13 @@ export class FairFetcher {
           .catch((error: unknown) => this.ctx.log.warn({ err: error }, "could not release a concurrency slot; it expires with the lease"));
         this.wake?.();
       };
+      // The request does not wait for the extension: the slot's fetch hold outlasts a Redis round trip,
+      // and a release issued later on the same connection lands after it (ZADD XX adds nothing back).
+      // Without Redis the slot just keeps its short expiry; the attempt still runs.
       void this.limits
         .extend(tenantId, queueId, slotId, (attempt.task.timeoutSeconds + LEASE_GRACE_SECONDS) * 1000)
-        // Without Redis the slot just keeps its short expiry; the attempt still runs.
-        .catch(() => undefined)
-        .then(() => this.run(attempt, executed))
+        .catch(() => undefined);
+      void this.run(attempt, executed)
         .catch((error: unknown) => this.ctx.log.error({ err: error, taskId: attempt.task.id }, "attempt failed outside its handler"))
         .finally(() => {
           executed();

@@ -52,20 +52,6 @@ export async function drainDispatchOutbox(
   });
 }
 
-const DELETE_OUTBOX_ROW = "DELETE FROM outbox WHERE id = $1::bigint";
-
-/** Fast path: the writer enqueued these itself right after its commit. */
-export async function deleteOutboxRows(db: Database, ids: string[]): Promise<void> {
-  if (ids.length === 0) return;
-  // The intents of one statement share their row, so there is nearly always one. Its own statement,
-  // prepared: `id = ANY($1)` was planned again on every submission (~40 µs of Postgres's CPU, twice
-  // what deleting the row costs), unnamed or named, since its custom plan for a one-element array
-  // always looks cheaper than a generic plan for an array of unknown length.
-  const unique = [...new Set(ids)];
-  if (unique.length === 1) await db.pool.query(prepared(DELETE_OUTBOX_ROW, unique));
-  else await db.pool.query("DELETE FROM outbox WHERE id = ANY($1::bigint[])", [unique]);
-}
-
 /**
  * Horizon promotion: PUSH tasks that were too far in the future to go to
  * Redis when written, and are now within the horizon. Marks them handed over
