@@ -10,7 +10,7 @@ import { Priority } from "@tasklane/core";
 import type { DispatchIntent } from "@tasklane/db";
 import { createKeySpace, createRedis, createTaskDispatcher, JobTaker, jobIdFor } from "@tasklane/queue";
 import { Queue } from "bullmq";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 
 describe("task dispatcher (add-jobs.lua)", () => {
   const redis = createRedis("redis://127.0.0.1:6379/0", "add-jobs-test");
@@ -102,5 +102,33 @@ describe("task dispatcher (add-jobs.lua)", () => {
     expect(new Set(taken.map((j) => j.data.taskId)).size).toBe(many.length);
     expect(taken[0]?.data.taskId).toBe("t-many-0");
     expect(taken.at(-1)?.data.taskId).toBe("t-many-2344");
+  });
+
+  it("rings the doorbell from the script once its jobs are in, and marks the queue active after that", async () => {
+    // The dispatcher pipelines the script with the SADD; ioredis resends a script Redis lost outside that
+    // pipeline, so the ring's order must not depend on the pipeline's: it comes from the script itself.
+    const monitor = await redis.monitor();
+    const seen: { command: string; source: string }[] = [];
+    monitor.on("monitor", (_time: string, args: string[], source: string) => {
+      if (args.some((a) => a.includes(keys.prefix))) seen.push({ command: `${args[0]?.toLowerCase()} ${args[1]}`, source });
+    });
+    try {
+      await dispatcher.dispatch([intent("t-rung", Priority.NORMAL, new Date())]);
+      const order = async () => {
+        const commands = seen.map((c) => c.command);
+        const zadd = commands.indexOf(`zadd ${keys.prefix}:${ours}:prioritized`);
+        const ring = commands.indexOf(`publish ${keys.doorbellChannel}`);
+        const sadd = commands.indexOf(`sadd ${keys.activeQueues}`);
+        expect(sadd).toBeGreaterThan(-1);
+        return { zadd, ring, sadd };
+      };
+      const { zadd, ring, sadd } = await vi.waitFor(order, { timeout: 5_000, interval: 20 });
+      expect(zadd).toBeGreaterThan(-1);
+      expect(ring).toBeGreaterThan(zadd);
+      expect(sadd).toBeGreaterThan(ring);
+      expect(seen[ring]?.source).toBe("lua");
+    } finally {
+      monitor.disconnect();
+    }
   });
 });

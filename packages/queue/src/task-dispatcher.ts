@@ -23,8 +23,17 @@ export function groupByBullQueue<T extends Pick<DispatchIntent, "tenantId" | "qu
   return groups;
 }
 
-/** add-jobs.lua's keys (prioritized zset, delayed zset, priority counter), the job key prefix, now, then four values per job. */
-type AddJobsArgs = [prioritizedKey: string, delayedKey: string, counterKey: string, jobKeyPrefix: string, now: number, ...jobs: (string | number)[]];
+/** add-jobs.lua's keys (prioritized zset, delayed zset, priority counter), the job key prefix, now, the doorbell's channel and message, then four values per job. */
+type AddJobsArgs = [
+  prioritizedKey: string,
+  delayedKey: string,
+  counterKey: string,
+  jobKeyPrefix: string,
+  now: number,
+  doorbellChannel: string,
+  queueName: string,
+  ...jobs: (string | number)[],
+];
 
 interface AddJobsCommand {
   tasklaneAddJobs(...args: AddJobsArgs): Promise<number>;
@@ -35,12 +44,16 @@ const JOBS_PER_CALL = 1000;
 
 /**
  * Adds jobs with one script call per tenant queue (scripts/add-jobs.lua, in
- * BullMQ's layout), then marks the queues active and rings the doorbell so
- * idle workers look at once. On a standalone Redis all of it goes in one
- * pipeline: one connection runs its commands in order, so the doorbell still
- * rings after the jobs are in, and a submission's tasks reach the worker a
- * round trip sooner. A cluster spreads the queues over nodes that keep no
- * order between them, so there the scripts are awaited first.
+ * BullMQ's layout, which then rings the doorbell so idle workers look at
+ * once), then marks the queues active. On a standalone Redis all of it goes
+ * in one pipeline, a round trip less before the submission is answered: one
+ * connection runs its commands in order, so the SADD lands after the jobs, as
+ * a worker retiring a drained queue needs (active-queues.ts). Should ioredis
+ * have to resend a script Redis lost (SCRIPT FLUSH), it does so outside the
+ * pipeline and the SADD may land first; the doorbell the script rings after
+ * its jobs then brings the queue back. A cluster spreads the queues over
+ * nodes that keep no order between them, so there the scripts are awaited
+ * first.
  */
 export function createTaskDispatcher(redis: RedisClient, keys: KeySpace): TaskDispatcher {
   if (!("tasklaneAddJobs" in redis)) redis.defineCommand("tasklaneAddJobs", { numberOfKeys: 3, lua: luaScript("add-jobs") });
@@ -55,13 +68,9 @@ export function createTaskDispatcher(redis: RedisClient, keys: KeySpace): TaskDi
         const data: TaskJobData = { taskId: i.taskId, tenantId: i.tenantId, queueId: i.queueId, dispatchGeneration: i.dispatchGeneration, lane };
         jobs.push(jobIdFor(i.taskId, i.dispatchGeneration), JSON.stringify(data), lane, Math.max(0, i.runAt.getTime() - now));
       }
-      calls.push([`${base}:prioritized`, `${base}:delayed`, `${base}:pc`, `${base}:`, now, ...jobs]);
+      calls.push([`${base}:prioritized`, `${base}:delayed`, `${base}:pc`, `${base}:`, now, keys.doorbellChannel, name, ...jobs]);
     }
     return calls;
-  };
-  const announce = (pipeline: ChainableCommander, names: string[]) => {
-    pipeline.sadd(keys.activeQueues, ...names);
-    for (const name of names) pipeline.publish(keys.doorbellChannel, name);
   };
   return {
     async dispatch(intents) {
@@ -74,14 +83,12 @@ export function createTaskDispatcher(redis: RedisClient, keys: KeySpace): TaskDi
         await Promise.all(calls.map(async (queueCalls) => {
           for (const args of queueCalls) await commands.tasklaneAddJobs(...args);
         }));
-        const pipeline = redis.pipeline();
-        announce(pipeline, [...groups.keys()]);
-        await pipeline.exec();
+        await redis.sadd(keys.activeQueues, ...groups.keys());
         return;
       }
       const pipeline = redis.pipeline() as ChainableCommander & { tasklaneAddJobs(...args: AddJobsArgs): ChainableCommander };
       for (const args of calls.flat()) pipeline.tasklaneAddJobs(...args);
-      announce(pipeline, [...groups.keys()]);
+      pipeline.sadd(keys.activeQueues, ...groups.keys());
       const failure = ((await pipeline.exec()) ?? []).find(([error]) => error);
       if (failure) throw failure[0];
     },

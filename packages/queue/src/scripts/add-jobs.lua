@@ -20,13 +20,20 @@
   A job whose hash exists is left as it is: there is one job per (task,
   dispatch generation), so dispatching the same generation again is a no-op.
 
+  Then it rings the workers' doorbell. Rung from here, it can only be heard
+  after the jobs are in, however the caller's commands around this call are
+  ordered (a caller pipelines it with the active-queue SADD, and ioredis
+  resends a script Redis has lost outside that pipeline).
+
   Input:
     KEYS[1] prioritized zset
     KEYS[2] delayed zset
     KEYS[3] priority counter
     ARGV[1] the queue's job key prefix ("<prefix>:<queue>:")
     ARGV[2] now (ms): the jobs' timestamp
-    ARGV[3..] four values per job: job id, data (JSON), priority (>= 1), delay (ms, >= 0)
+    ARGV[3] the doorbell channel
+    ARGV[4] the doorbell message (the queue's name)
+    ARGV[5..] four values per job: job id, data (JSON), priority (>= 1), delay (ms, >= 0)
 
   Output: how many jobs were added
 ]]
@@ -34,7 +41,7 @@ local prefix = ARGV[1]
 local timestamp = tonumber(ARGV[2])
 local added = 0
 
-for i = 3, #ARGV, 4 do
+for i = 5, #ARGV, 4 do
   local jobId = ARGV[i]
   local jobKey = prefix .. jobId
   if redis.call("EXISTS", jobKey) == 0 then
@@ -59,4 +66,5 @@ for i = 3, #ARGV, 4 do
     added = added + 1
   end
 end
+redis.call("PUBLISH", ARGV[3], ARGV[4])
 return added
