@@ -2,13 +2,15 @@
  * The fast path's outbox deletes, gathered (DeferredOutboxDeletes): a writer
  * hands its rows over and goes on; rows of several writes leave in one
  * statement; a failed delete is reported and leaves the rows for the outbox
- * dispatcher; closing the database sends what is still waiting.
+ * dispatcher; closing the database sends what is still waiting. Through
+ * dispatchAfterCommit, a failed delete is told apart from a failed dispatch.
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createDatabase, DeferredOutboxDeletes, submitTasks } from "@tasklane/db";
+import { createKeySpace, createRedis, createTaskDispatcher, dispatchAfterCommit, jobIdFor } from "@tasklane/queue";
 import { normalizeTaskSpec, parseInput, submitTaskInputSchema } from "@tasklane/core";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
+import { createTestDatabase, uniqueRedisPrefix, type TestDatabase } from "../helpers/test-database.js";
 import { seedPushQueue, seedTenant } from "../helpers/seed.js";
 
 let t: TestDatabase;
@@ -106,5 +108,30 @@ describe("DeferredOutboxDeletes", () => {
     db.dispatchedOutbox.add(ids, () => undefined);
     await db.close();
     expect(await remaining(ids)).toBe(0);
+  });
+
+  it("through dispatchAfterCommit: the tasks reach Redis, and a delete that fails is reported as one", async () => {
+    const redis = createRedis("redis://127.0.0.1:6379/0", "deferred-outbox-test");
+    const keys = createKeySpace(uniqueRedisPrefix("odel"));
+    const db = createDatabase({ url: t.url, max: 1 });
+    try {
+      const spec = normalizeTaskSpec(parseInput(submitTaskInputSchema, { type: "t", queue: "push" }), Date.now());
+      const { tasks, dispatch } = await submitTasks(t.db, tenantId, [spec], { horizonMs: 60_000 });
+      await db.pool.end(); // the delete's statement now fails
+      const reported: unknown[] = [];
+      await dispatchAfterCommit(db, createTaskDispatcher(redis, keys), dispatch, (error) => reported.push(error));
+      expect(reported).toEqual([]); // the dispatch itself went through
+      expect(await redis.exists(keys.jobKey(keys.bullQueueName(tenantId, dispatch[0]!.queueId), jobIdFor(tasks[0]!.id, dispatch[0]!.dispatchGeneration)))).toBe(1);
+      await db.dispatchedOutbox.flush();
+      expect(reported).toHaveLength(1);
+      expect((reported[0] as Error).message).toMatch(/^Dispatched, but the outbox rows could not be deleted/);
+      expect((reported[0] as Error).cause).toBeInstanceOf(Error);
+      expect(await remaining(dispatch.map((d) => d.outboxId!))).toBe(1);
+    } finally {
+      const left = await redis.keys(`${keys.prefix}:*`);
+      if (left.length > 0) await redis.del(...left);
+      redis.disconnect();
+      await db.prisma.$disconnect();
+    }
   });
 });
