@@ -97,6 +97,7 @@ export const notifierEnvSchema = baseEnvSchema.extend({
   NOTIFIER_CONCURRENCY: z.coerce.number().int().positive().default(32),
   /** How often the notifier looks for webhook events when no wake-up from Postgres (LISTEN) has come. */
   NOTIFIER_OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(1_000),
+  /** How often the notifier looks for deliveries no wake-up announced (other notifiers' retries, a killed notifier's expired claims). */
   NOTIFIER_DELIVERY_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(1_000),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
 });

@@ -23,7 +23,6 @@ export async function dispatchAfterCommit(
   }
   db.dispatchedOutbox.add(
     intents.flatMap((i) => (i.outboxId ? [i.outboxId] : [])),
-    // The tasks are in Redis: only their outbox rows are left, which the dispatcher will send again.
-    (error) => onError(new Error("Dispatched, but the outbox rows could not be deleted; the outbox dispatcher will dispatch them again", { cause: error })),
+    onError,
   );
 }

@@ -41,7 +41,11 @@ export class DeferredOutboxDeletes {
 
   constructor(private readonly pool: pg.Pool) {}
 
-  /** Deletes these rows soon; `onError` hears a failed delete (the rows then stay for the dispatcher). */
+  /**
+   * Deletes these rows soon. `onError` hears a failed delete, as an error that
+   * says the tasks were dispatched and only their rows are left (for the
+   * dispatcher, which sends them again); each distinct `onError` hears it once.
+   */
   add(ids: readonly string[], onError: (error: unknown) => void): void {
     if (ids.length === 0) return;
     for (const id of ids) this.pending.set(id, onError);
@@ -62,7 +66,8 @@ export class DeferredOutboxDeletes {
     const batch = this.pending;
     this.pending = new Map();
     this.inFlight = deleteOutboxRows({ pool: this.pool }, [...batch.keys()])
-      .catch((error: unknown) => {
+      .catch((cause: unknown) => {
+        const error = new Error("Dispatched, but the outbox rows could not be deleted; the outbox dispatcher will dispatch them again", { cause });
         for (const onError of new Set(batch.values())) {
           try {
             onError(error);
