@@ -1,9 +1,9 @@
 /**
  * FairFetcher (worker) in-process on a real Postgres and Redis: the jobs a
  * fetch took from a queue that came up short start without waiting for that
- * queue's bookkeeping (markEmpty: when to look again, leaving the active set;
- * up to three more Redis round trips), which a tenant trickling in tasks pays
- * on every fetch. The bookkeeping is held open here until the start is seen.
+ * queue's bookkeeping (markDrained: when to look again, leaving the active
+ * set; a Redis round trip), which a tenant trickling in tasks pays on every
+ * fetch. The bookkeeping is held open here until the start is seen.
  * And a start statement takes up to 50 tasks while one tenant has work, 25
  * once two do.
  */
@@ -32,27 +32,27 @@ let t: TestDatabase;
 let directory: QueueDirectory;
 const agent = new Agent();
 
-/** markEmpty waits for this gate (a seam on our own class; Redis and Postgres are real). */
+/** markDrained waits for this gate (a seam on our own class; Redis and Postgres are real). */
 let openGate: () => void = () => undefined;
 const gate = new Promise<void>((resolve) => (openGate = resolve));
 let bookkeepingCalls = 0;
 let bookkeepingDone = 0;
-const markEmpty = ActiveQueues.prototype.markEmpty;
+const markDrained = ActiveQueues.prototype.markDrained;
 
 beforeAll(async () => {
   t = await createTestDatabase("fetch");
   directory = new QueueDirectory(t.db, () => undefined);
   await directory.start();
-  ActiveQueues.prototype.markEmpty = async function (this: ActiveQueues, ...args: Parameters<typeof markEmpty>) {
+  ActiveQueues.prototype.markDrained = async function (this: ActiveQueues, ...args: Parameters<typeof markDrained>) {
     bookkeepingCalls++;
     await gate;
-    await markEmpty.apply(this, args);
+    await markDrained.apply(this, args);
     bookkeepingDone++;
   };
 });
 
 afterAll(async () => {
-  ActiveQueues.prototype.markEmpty = markEmpty;
+  ActiveQueues.prototype.markDrained = markDrained;
   directory?.stop();
   const stale = await redis.keys(`${prefix}:*`);
   if (stale.length > 0) await redis.del(...stale);

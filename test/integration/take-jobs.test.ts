@@ -26,23 +26,51 @@ describe("JobTaker", () => {
     const now = Date.now();
     await queue.addBulk([job("low", 3), job("normal-1", 2), job("high", 1), job("normal-2", 2), job("due", 1, 1), job("later", 1, 3_600_000)]);
 
-    const first = await taker.take(name, 3, now + 1000);
+    const { jobs: first } = await taker.take(name, 3, now + 1000);
     expect(first.map((j) => j.id)).toEqual(["high", "due", "normal-1"]);
     expect(first.map((j) => j.data.taskId)).toEqual(["high", "due", "normal-1"]);
     for (const { id } of first) expect(await redis.exists(keys.jobKey(name, id))).toBe(0);
 
     // What was not taken is still BullMQ's: counted in its states, and taken next.
     expect(await queue.getJobCounts("prioritized", "delayed", "active")).toEqual({ prioritized: 2, delayed: 1, active: 0 });
-    const rest = await taker.take(name, 10, now + 1000);
+    const { jobs: rest } = await taker.take(name, 10, now + 1000);
     expect(rest.map((j) => j.id)).toEqual(["normal-2", "low"]);
-    expect(await taker.take(name, 10, now + 1000)).toEqual([]);
+    expect((await taker.take(name, 10, now + 1000)).jobs).toEqual([]);
     expect((await queue.getJob("later"))?.data).toEqual({ taskId: "later" });
+    await queue.remove("later");
   });
 
   it("takes jobs added without a priority from the wait list, oldest first", async () => {
     await queue.addBulk([job("w1", 0), job("w2", 0), job("p1", 1)]);
-    expect((await taker.take(name, 2)).map((j) => j.id)).toEqual(["w1", "w2"]);
-    expect((await taker.take(name, 2)).map((j) => j.id)).toEqual(["p1"]);
+    expect((await taker.take(name, 2)).jobs.map((j) => j.id)).toEqual(["w1", "w2"]);
+    expect((await taker.take(name, 2)).jobs.map((j) => j.id)).toEqual(["p1"]);
     expect(await queue.getJobCounts("wait", "prioritized")).toEqual({ wait: 0, prioritized: 0 });
+  });
+
+  it("says in the same reply whether it drained the queue, and when its next delayed job is due", async () => {
+    const before = Date.now();
+    await queue.addBulk([job("d1", 0), job("d2", 1), job("soon", 1, 60_000), job("later", 1, 3_600_000)]);
+    const after = Date.now();
+
+    // Exactly what was runnable: the lists are empty now, but this take could not know it.
+    const full = await taker.take(name, 2);
+    expect(full).toMatchObject({ drained: false, nextDelayedAt: null });
+    expect(full.jobs.map((j) => j.id)).toEqual(["d1", "d2"]);
+
+    const short = await taker.take(name, 2);
+    expect(short.jobs).toEqual([]);
+    expect(short.drained).toBe(true);
+    expect(short.nextDelayedAt).toBeGreaterThanOrEqual(before + 60_000);
+    expect(short.nextDelayedAt).toBeLessThanOrEqual(after + 60_000);
+
+    // Once "soon" is due it is taken, and the next one due is "later".
+    const due = await taker.take(name, 5, after + 60_000);
+    expect(due.jobs.map((j) => j.id)).toEqual(["soon"]);
+    expect(due).toMatchObject({ drained: true });
+    expect(due.nextDelayedAt).toBeGreaterThanOrEqual(before + 3_600_000);
+    expect(due.nextDelayedAt).toBeLessThanOrEqual(after + 3_600_000);
+
+    await queue.remove("later");
+    expect(await taker.take(name, 5)).toEqual({ jobs: [], drained: true, nextDelayedAt: null });
   });
 });

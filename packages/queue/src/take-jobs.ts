@@ -8,16 +8,37 @@ export interface TakenJob {
   data: TaskJobData;
 }
 
-interface TakeCommand {
-  tasklaneTakeJobs(waitKey: string, prioritizedKey: string, delayedKey: string, counterKey: string, jobKeyPrefix: string, now: number, max: number): Promise<string[]>;
+/** One take from one queue. */
+export interface Take {
+  jobs: TakenJob[];
+  /** The queue ran out of runnable jobs before the take had all it wanted. */
+  drained: boolean;
+  /** When drained: when its next delayed job falls due (ms since the epoch), or null when it has none. */
+  nextDelayedAt: number | null;
 }
+
+interface TakeCommand {
+  tasklaneTakeJobs(
+    waitKey: string,
+    prioritizedKey: string,
+    delayedKey: string,
+    counterKey: string,
+    jobKeyPrefix: string,
+    now: number,
+    max: number,
+  ): Promise<[flat: string[], drained: number, nextDelayedScore: string | null]>;
+}
+
+const NOTHING_TAKEN: Take = { jobs: [], drained: false, nextDelayedAt: null };
 
 /**
  * Takes a worker's jobs out of one BullMQ queue in one script call
  * (scripts/take-jobs.lua): up to `max` of the queue's runnable jobs, due
  * delayed ones included, in BullMQ's order, deleted from Redis as they are
  * returned. The caller starts their tasks in Postgres next; a crash in between
- * leaves waiting tasks without jobs, which the reconciler adds again.
+ * leaves waiting tasks without jobs, which the reconciler adds again. A take
+ * that drains the queue says so, and when its next delayed job is due, in the
+ * same reply: what the worker needs to know before it looks at the queue again.
  */
 export class JobTaker {
   private readonly redis: RedisClient & TakeCommand;
@@ -30,12 +51,17 @@ export class JobTaker {
     this.redis = redis as RedisClient & TakeCommand;
   }
 
-  async take(bullQueueName: string, max: number, now = Date.now()): Promise<TakenJob[]> {
-    if (max <= 0) return [];
+  async take(bullQueueName: string, max: number, now = Date.now()): Promise<Take> {
+    if (max <= 0) return NOTHING_TAKEN;
     const base = `${this.keys.prefix}:${bullQueueName}`;
-    const flat = await this.redis.tasklaneTakeJobs(`${base}:wait`, `${base}:prioritized`, `${base}:delayed`, `${base}:pc`, `${base}:`, now, max);
+    const [flat, drained, nextDelayedScore] = await this.redis.tasklaneTakeJobs(`${base}:wait`, `${base}:prioritized`, `${base}:delayed`, `${base}:pc`, `${base}:`, now, max);
     const jobs: TakenJob[] = [];
     for (let i = 0; i < flat.length; i += 2) jobs.push({ id: flat[i] as string, data: JSON.parse(flat[i + 1] as string) as TaskJobData });
-    return jobs;
+    return {
+      jobs,
+      drained: drained === 1,
+      // BullMQ scores delayed jobs as due ms * 0x1000 + a counter.
+      nextDelayedAt: nextDelayedScore === null ? null : Math.floor(Number(nextDelayedScore) / 0x1000),
+    };
   }
 }

@@ -29,7 +29,7 @@ export class ActiveQueues {
     this.rings.set(name, (this.rings.get(name) ?? 0) + 1);
   }
 
-  /** Take before a fetch, hand to markEmpty after it. */
+  /** Take before a fetch, hand to markDrained after it. */
   ringsHeard(name: string): number {
     return this.rings.get(name) ?? 0;
   }
@@ -49,21 +49,26 @@ export class ActiveQueues {
   }
 
   /**
-   * After an empty fetch: look again when the earliest delayed job is due.
-   * A doorbell heard since the fetch began (`ringsBefore` differs) means work
-   * arrived meanwhile, maybe due before that: the queue then stays ready.
+   * After a fetch that drained the queue (the take's reply says when its next
+   * delayed job is due, if it has one): look again then. A doorbell heard
+   * since the fetch began (`ringsBefore` differs) means work arrived
+   * meanwhile, maybe due sooner: the queue then stays ready. With nothing
+   * delayed either, the queue leaves the shared active set.
    */
-  async markEmpty(name: string, ringsBefore: number): Promise<void> {
-    const earliest = await this.redis.zrange(`${this.keys.prefix}:${name}:delayed`, "0", "0", "WITHSCORES");
+  async markDrained(name: string, ringsBefore: number, nextDelayedAt: number | null): Promise<void> {
     if (this.ringsHeard(name) !== ringsBefore) return;
-    const score = earliest[1];
-    if (score !== undefined) {
-      // BullMQ scores delayed jobs as timestamp * 0x1000 + a counter.
-      this.emptyUntil.set(name, Math.floor(Number(score) / 0x1000) - this.aheadMs);
+    if (nextDelayedAt !== null) {
+      this.emptyUntil.set(name, nextDelayedAt - this.aheadMs);
       return;
     }
     this.emptyUntil.set(name, Number.POSITIVE_INFINITY);
-    await this.retireIfEmpty(name);
+    try {
+      await this.retireIfEmpty(name, ringsBefore);
+    } catch (error) {
+      // Left ready, the queue is fetched once more, comes up empty again and retires then: nothing is lost.
+      this.emptyUntil.delete(name);
+      throw error;
+    }
   }
 
   /** Milliseconds until some queue becomes ready again (delayed work), capped. */
@@ -78,18 +83,29 @@ export class ActiveQueues {
 
   /**
    * Remove a drained queue from the shared set. Dispatchers add jobs first and
-   * SADD after, so re-checking after our SREM closes the race: a job added in
-   * between is seen here and the queue goes back in.
+   * SADD after, so counting the queue's jobs after our SREM closes the race: a
+   * job added in between is counted here and the queue goes back in. One
+   * connection runs its commands in order, so on a standalone Redis the SREM
+   * and the count go in one pipeline; a Redis Cluster keeps no order between
+   * the set's node and the queue's, so there the SREM is awaited first.
    */
-  private async retireIfEmpty(name: string): Promise<void> {
-    await this.redis.srem(this.keys.activeQueues, name);
+  private async retireIfEmpty(name: string, ringsBefore: number): Promise<void> {
     const base = `${this.keys.prefix}:${name}`;
-    const counts = (await this.redis.pipeline().llen(`${base}:wait`).zcard(`${base}:prioritized`).zcard(`${base}:delayed`).exec()) ?? [];
-    const pending = counts.reduce((sum, [, n]) => sum + (typeof n === "number" ? n : 0), 0);
+    const count = (pipeline: ReturnType<RedisClient["pipeline"]>) => pipeline.llen(`${base}:wait`).zcard(`${base}:prioritized`).zcard(`${base}:delayed`);
+    let replies: [Error | null, unknown][];
+    if (this.redis.isCluster) {
+      await this.redis.srem(this.keys.activeQueues, name);
+      replies = (await count(this.redis.pipeline()).exec()) ?? [];
+    } else {
+      replies = ((await count(this.redis.pipeline().srem(this.keys.activeQueues, name)).exec()) ?? []).slice(1);
+    }
+    for (const [error] of replies) if (error) throw error;
+    const pending = replies.reduce((sum, [, n]) => sum + (typeof n === "number" ? n : 0), 0);
     if (pending > 0) {
       await this.redis.sadd(this.keys.activeQueues, name);
       this.emptyUntil.delete(name);
-    } else {
+    } else if (this.ringsHeard(name) === ringsBefore) {
+      // A doorbell heard meanwhile put the queue back (its SADD follows our SREM): it stays.
       this.members.delete(name);
       this.emptyUntil.delete(name);
     }

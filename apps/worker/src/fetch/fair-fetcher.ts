@@ -71,7 +71,7 @@ export class FairFetcher {
   private starting = 0;
   private readonly starts = new Set<Promise<void>>();
   /**
-   * Queues that came up short, whose bookkeeping (markEmpty) is still on its way to Redis: the jobs
+   * Queues that came up short, whose bookkeeping (markDrained) is still on its way to Redis: the jobs
    * taken with it do not wait for it, and the queue is not fetched again until it lands.
    */
   private readonly settling = new Map<string, Promise<void>>();
@@ -228,11 +228,12 @@ export class FairFetcher {
 
   /**
    * Up to `want` jobs of one queue, each with a concurrency slot (and a start
-   * token when the queue is rate limited). When it had fewer, its bookkeeping
-   * (when to look again, leaving the active set) is up to three more Redis
-   * round trips: it runs behind, so these jobs, and the other queues' jobs of
-   * the same wave, start without waiting for it (a tenant trickling in tasks
-   * comes up short on every fetch).
+   * token when the queue is rate limited). When the take drained the queue,
+   * its reply says when the next delayed job is due; with none, the queue
+   * leaves the active set, one more Redis round trip (two in a cluster). That
+   * bookkeeping runs behind: these jobs, and the other queues' jobs of the same
+   * wave, start without waiting for it (a tenant trickling in tasks drains its
+   * queue on every fetch).
    */
   private async takeWithinLimits(name: string, want: number): Promise<Fetched[]> {
     const { queueId } = this.ctx.keys.parseBullQueueName(name) as { queueId: string };
@@ -253,18 +254,15 @@ export class FairFetcher {
       }
     }
     const rings = this.active.ringsHeard(name);
-    const jobs = await this.jobs.take(name, slots.length, Date.now() + this.ctx.env.WORKER_START_AHEAD_MS);
-    if (jobs.length < slots.length) {
-      await this.limits.release(tenantId, queueId, ...slots.splice(jobs.length));
-      this.settleDrained(name, rings);
-    }
+    const { jobs, drained, nextDelayedAt } = await this.jobs.take(name, slots.length, Date.now() + this.ctx.env.WORKER_START_AHEAD_MS);
+    if (drained) this.settleDrained(name, rings, nextDelayedAt);
+    if (jobs.length < slots.length) await this.limits.release(tenantId, queueId, ...slots.splice(jobs.length));
     return jobs.map((job, i) => ({ job, slotId: slots[i] as string }));
   }
 
-  private settleDrained(name: string, ringsBefore: number): void {
+  private settleDrained(name: string, ringsBefore: number, nextDelayedAt: number | null): void {
     const settled: Promise<void> = this.active
-      .markEmpty(name, ringsBefore)
-      // Left ready, the queue is fetched once more and comes up empty again: nothing is lost.
+      .markDrained(name, ringsBefore, nextDelayedAt)
       .catch((error: unknown) => this.ctx.log.warn({ err: error, queue: name }, "could not record a drained queue"))
       .finally(() => this.settling.delete(name));
     this.settling.set(name, settled);

@@ -26,7 +26,13 @@
     ARGV[2] now (ms)
     ARGV[3] most jobs to take (>= 1)
 
-  Output: { jobId1, data1, jobId2, data2, ... } (data: the job's JSON)
+  Output: { { jobId1, data1, jobId2, data2, ... }, drained, nextDelayedScore }
+    data: the job's JSON.
+    drained: 1 when the wait list and the prioritized set ran out before
+      ARGV[3] jobs (nothing is runnable now), else 0.
+    nextDelayedScore: when drained, the delayed set's lowest score (the next
+      job due), or nil when it is empty: the worker knows when to look again,
+      or that the queue may leave the active set, without another call.
 ]]
 local prefix = ARGV[1]
 local now = tonumber(ARGV[2])
@@ -56,6 +62,16 @@ if #ids < want then
   end
 end
 
+local drained = 0
+local nextDelayed = false
+if #ids < want then
+  drained = 1
+  local first = redis.call("ZRANGE", KEYS[3], 0, 0, "WITHSCORES")
+  if #first > 0 then
+    nextDelayed = first[2]
+  end
+end
+
 local out = {}
 for _, jobId in ipairs(ids) do
   local jobKey = prefix .. jobId
@@ -67,4 +83,4 @@ for _, jobId in ipairs(ids) do
     out[#out + 1] = data
   end
 end
-return out
+return { out, drained, nextDelayed }
