@@ -3,7 +3,7 @@
  * take drained. It looks again when the next delayed job is due, or, with
  * none, takes the queue out of the shared active set. A job that arrived
  * after the take keeps the queue in the set, and so does a doorbell heard
- * meanwhile.
+ * meanwhile; nor does re-reading the set forget a queue just rung.
  */
 import { createKeySpace, createRedis, type KeySpace } from "@tasklane/queue";
 import { afterAll, describe, expect, it } from "vitest";
@@ -85,6 +85,19 @@ describe("ActiveQueues", () => {
     // The dispatcher's jobs, SADD and doorbell all land after the SREM and the count.
     active.ring(name);
     await retiring;
+    expect(active.ready(Date.now())).toEqual([name]);
+  });
+
+  it("keeps a queue rung while the shared set was being read, though the set did not have it yet", async () => {
+    const { active, keys } = await activeQueue();
+    await active.markDrained(name, active.ringsHeard(name), null);
+    expect(active.ready(Date.now())).toEqual([]);
+
+    const refreshing = active.refresh();
+    // The doorbell rings from the add script; the dispatcher's SADD comes after it.
+    active.ring(name);
+    await refreshing;
+    expect(await redis.sismember(keys.activeQueues, name)).toBe(0);
     expect(active.ready(Date.now())).toEqual([name]);
   });
 });

@@ -75,7 +75,7 @@ describe("task dispatcher (add-jobs.lua)", () => {
     expect(later?.opts.priority).toBe(3);
     const normal = await oursViaBull.getJob(jobIdFor("t-normal", 1));
     await normal?.changePriority({ priority: 1 });
-    expect((await taker.take(ours, 10)).map((j) => j.data.taskId)).toEqual(["t-high", "t-normal"]);
+    expect((await taker.take(ours, 10)).jobs.map((j) => j.data.taskId)).toEqual(["t-high", "t-normal"]);
   });
 
   it("adds nothing for a generation that is already there, and keeps same-millisecond delayed jobs in order", async () => {
@@ -88,7 +88,7 @@ describe("task dispatcher (add-jobs.lua)", () => {
     expect(await zset(ours, "delayed")).toEqual(delayedBefore);
     expect(await redis.get(`${keys.prefix}:${ours}:pc`)).toBe(counterBefore);
 
-    const taken = await taker.take(ours, 10, due + 1);
+    const { jobs: taken } = await taker.take(ours, 10, due + 1);
     expect(taken.map((j) => j.data.taskId)).toEqual(batch.map((i) => i.taskId));
     expect(await oursViaBull.getJobCounts("prioritized", "delayed")).toEqual({ prioritized: 0, delayed: 1 });
   });
@@ -97,7 +97,7 @@ describe("task dispatcher (add-jobs.lua)", () => {
     const now = Date.now();
     const many = Array.from({ length: 2_345 }, (_, n) => intent(`t-many-${n}`, Priority.LOW, new Date(now)));
     await dispatcher.dispatch(many);
-    const taken = await taker.take(ours, 5_000);
+    const { jobs: taken } = await taker.take(ours, 5_000);
     expect(taken).toHaveLength(many.length);
     expect(new Set(taken.map((j) => j.data.taskId)).size).toBe(many.length);
     expect(taken[0]?.data.taskId).toBe("t-many-0");

@@ -92,7 +92,8 @@ describe("gateway limits", () => {
       const elapsedSeconds = (Date.now() - started) / 1000;
       const admitted = statuses.filter((s) => s === 200).length;
       expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
-      expect(admitted).toBeGreaterThanOrEqual(8);
+      // An allotment (one token at this rate) that lapses unused after its second is lost, one at a time.
+      expect(admitted).toBeGreaterThanOrEqual(8 - Math.ceil(elapsedSeconds));
       expect(admitted).toBeLessThanOrEqual(8 + 20 * elapsedSeconds);
     } finally {
       redis.disconnect();

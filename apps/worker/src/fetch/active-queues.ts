@@ -11,6 +11,8 @@ export class ActiveQueues {
   private readonly emptyUntil = new Map<string, number>();
   /** Doorbells heard per queue: an empty fetch that overlapped one proves nothing. */
   private readonly rings = new Map<string, number>();
+  /** Queues rung while refresh() reads the shared set (the loop runs one refresh at a time). */
+  private rungWhileReading: Set<string> | undefined;
 
   constructor(
     private readonly redis: RedisClient,
@@ -19,11 +21,25 @@ export class ActiveQueues {
     private readonly aheadMs = 0,
   ) {}
 
+  /**
+   * Re-reads the shared set. A queue rung while the read was out stays: its
+   * doorbell rings from the add script, before the dispatcher's SADD, so the
+   * read may have missed it.
+   */
   async refresh(): Promise<void> {
-    this.members = new Set(await this.redis.smembers(this.keys.activeQueues));
+    const rung = new Set<string>();
+    this.rungWhileReading = rung;
+    try {
+      const members = new Set(await this.redis.smembers(this.keys.activeQueues));
+      for (const name of rung) members.add(name);
+      this.members = members;
+    } finally {
+      this.rungWhileReading = undefined;
+    }
   }
 
   ring(name: string): void {
+    this.rungWhileReading?.add(name);
     this.members.add(name);
     this.emptyUntil.delete(name);
     this.rings.set(name, (this.rings.get(name) ?? 0) + 1);
