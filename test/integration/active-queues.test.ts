@@ -80,7 +80,7 @@ describe("ActiveQueues", () => {
   });
 
   it("keeps a queue whose doorbell rang while it was being retired", async () => {
-    const { active, keys } = await activeQueue();
+    const { active } = await activeQueue();
     const retiring = active.markDrained(name, active.ringsHeard(name), null);
     // The dispatcher's jobs, SADD and doorbell all land after the SREM and the count.
     active.ring(name);
