@@ -29,8 +29,6 @@ interface TakeCommand {
   ): Promise<[flat: string[], drained: number, nextDelayedScore: string | null]>;
 }
 
-const NOTHING_TAKEN: Take = { jobs: [], drained: false, nextDelayedAt: null };
-
 /**
  * Takes a worker's jobs out of one BullMQ queue in one script call
  * (scripts/take-jobs.lua): up to `max` of the queue's runnable jobs, due
@@ -52,7 +50,7 @@ export class JobTaker {
   }
 
   async take(bullQueueName: string, max: number, now = Date.now()): Promise<Take> {
-    if (max <= 0) return NOTHING_TAKEN;
+    if (max <= 0) return { jobs: [], drained: false, nextDelayedAt: null };
     const base = `${this.keys.prefix}:${bullQueueName}`;
     const [flat, drained, nextDelayedScore] = await this.redis.tasklaneTakeJobs(`${base}:wait`, `${base}:prioritized`, `${base}:delayed`, `${base}:pc`, `${base}:`, now, max);
     const jobs: TakenJob[] = [];
