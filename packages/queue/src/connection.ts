@@ -1,8 +1,15 @@
 import { redisOptionsFromUrl } from "@tasklane/config";
-import { Cluster, Redis, type RedisOptions } from "ioredis";
+import { Cluster, Redis, type ChainableCommander, type RedisOptions } from "ioredis";
 
 /** A standalone Redis or a Redis Cluster: every module takes either (keys are hash-tagged for the cluster). */
 export type RedisClient = Redis | Cluster;
+
+/** Runs a pipeline and answers its replies, or throws the first command's error (exec() itself only rejects when the connection fails). */
+export async function execPipeline(pipeline: ChainableCommander): Promise<unknown[]> {
+  const replies = (await pipeline.exec()) ?? [];
+  for (const [error] of replies) if (error) throw error;
+  return replies.map(([, reply]) => reply);
+}
 
 /** Where Redis is: REDIS_URL alone, or a cluster's seed nodes with REDIS_URL's credentials and TLS. */
 export interface RedisTarget {

@@ -1,5 +1,5 @@
 import type { ChainableCommander } from "ioredis";
-import type { RedisClient } from "./connection.js";
+import { execPipeline, type RedisClient } from "./connection.js";
 import { priorityRank } from "@tasklane/core";
 import type { DispatchIntent } from "@tasklane/db";
 import { jobIdFor, type KeySpace } from "./naming.js";
@@ -89,8 +89,7 @@ export function createTaskDispatcher(redis: RedisClient, keys: KeySpace): TaskDi
       const pipeline = redis.pipeline() as ChainableCommander & { tasklaneAddJobs(...args: AddJobsArgs): ChainableCommander };
       for (const args of calls.flat()) pipeline.tasklaneAddJobs(...args);
       pipeline.sadd(keys.activeQueues, ...groups.keys());
-      const failure = ((await pipeline.exec()) ?? []).find(([error]) => error);
-      if (failure) throw failure[0];
+      await execPipeline(pipeline);
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { KeySpace, RedisClient } from "@tasklane/queue";
+import { execPipeline, type KeySpace, type RedisClient } from "@tasklane/queue";
 
 /**
  * Which BullMQ queues may hold work, as this process sees it: the shared
@@ -107,16 +107,12 @@ export class ActiveQueues {
    */
   private async retireIfEmpty(name: string, ringsBefore: number): Promise<void> {
     const base = `${this.keys.prefix}:${name}`;
-    const count = (pipeline: ReturnType<RedisClient["pipeline"]>) => pipeline.llen(`${base}:wait`).zcard(`${base}:prioritized`).zcard(`${base}:delayed`);
-    let replies: [Error | null, unknown][];
-    if (this.redis.isCluster) {
-      await this.redis.srem(this.keys.activeQueues, name);
-      replies = (await count(this.redis.pipeline()).exec()) ?? [];
-    } else {
-      replies = ((await count(this.redis.pipeline().srem(this.keys.activeQueues, name)).exec()) ?? []).slice(1);
-    }
-    for (const [error] of replies) if (error) throw error;
-    const pending = replies.reduce((sum, [, n]) => sum + (typeof n === "number" ? n : 0), 0);
+    const recount = this.redis.pipeline();
+    if (this.redis.isCluster) await this.redis.srem(this.keys.activeQueues, name);
+    else recount.srem(this.keys.activeQueues, name);
+    recount.llen(`${base}:wait`).zcard(`${base}:prioritized`).zcard(`${base}:delayed`);
+    // The last three replies are the counts (an SREM sent along comes first).
+    const pending = (await execPipeline(recount)).slice(-3).reduce<number>((sum, n) => sum + (typeof n === "number" ? n : 0), 0);
     if (pending > 0) {
       await this.redis.sadd(this.keys.activeQueues, name);
       this.emptyUntil.delete(name);
