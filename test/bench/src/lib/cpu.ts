@@ -80,18 +80,29 @@ export class CpuMeter {
 
 export const HARNESS_LABEL = "harness (client side)";
 
+/** What a system shows of itself to be metered. */
+export interface MeteredSystem {
+  processes(): WatchedProcess[];
+  database: { pool: pg.Pool; name: string } | undefined;
+}
+
+/** A meter of the system's processes, its Postgres backends, and the harness. */
+export function cpuMeterFor(system: MeteredSystem): CpuMeter {
+  const db = system.database;
+  return new CpuMeter([...system.processes(), { label: HARNESS_LABEL, pid: process.pid }], db ? { pool: db.pool, database: db.name } : undefined);
+}
+
 /**
  * Measures `fn` and adds, per 1,000 finished tasks, the CPU milliseconds of
  * each process of the system, its Postgres backends, the harness (which
  * holds the peers' client libraries and Tasklane's SDK client), and their total.
  */
 export async function withCpuPerTask<T extends { finished: number }>(
-  system: { label: string; processes(): WatchedProcess[]; database: { pool: pg.Pool; name: string } | undefined },
+  system: MeteredSystem,
   record: (process: string, msPer1000: number) => void,
   fn: () => Promise<T>,
 ): Promise<T> {
-  const db = system.database;
-  const meter = new CpuMeter([...system.processes(), { label: HARNESS_LABEL, pid: process.pid }], db ? { pool: db.pool, database: db.name } : undefined);
+  const meter = cpuMeterFor(system);
   await meter.start();
   const out = await fn();
   const used = await meter.stop();

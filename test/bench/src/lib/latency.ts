@@ -1,4 +1,6 @@
+import { cpuMeterFor } from "./cpu.js";
 import { collectStarts, drivePaced, warmUp, type Acked } from "./drive.js";
+import { machineLoadBetween, readCpuTimes, type MachineLoad } from "./machine-load.js";
 import { withPeer, type PeerKind } from "./peers.js";
 import { withPlatform } from "./platform.js";
 import { fmt, Ticker } from "./progress.js";
@@ -35,6 +37,13 @@ export interface LatencyRun {
   started: number;
   /** Handler starts of a tracked task after its first (the task ran again). */
   duplicates: number;
+  /**
+   * CPU while the run submitted: µs per submitted task by process (the
+   * system's, its Postgres backends, the harness) and in all, and how busy
+   * the whole machine was. At a steady rate the tasks finishing in the window
+   * balance those left running at its end.
+   */
+  cpu?: { usPerTask: Map<string, number>; totalUsPerTask: number; machine: MachineLoad | undefined };
 }
 
 /**
@@ -67,6 +76,9 @@ export async function measureLatency(system: BenchSystem, plan: LatencyPlan): Pr
     const submitted = new Map<string, { ref: number; ackAt: number }>();
     // Starts recorded before this run (stragglers of the one before) are not this run's.
     await probe.collect();
+    const meter = cpuMeterFor(system);
+    await meter.start();
+    const ticksBefore = await readCpuTimes();
     const t0 = Date.now();
     const paced = await drivePaced(system, {
       rate: plan.rate,
@@ -76,6 +88,8 @@ export async function measureLatency(system: BenchSystem, plan: LatencyPlan): Pr
       onAck: (a: Acked) => a.ids.forEach((id, k) => submitted.set(id, { ref: a.tasks[k]?.ref ?? a.sentAt, ackAt: a.ackAt })),
       ticker,
     });
+    const ticksAfter = await readCpuTimes();
+    const cpu = perTask(await meter.stop(), paced.acked, ticksBefore && ticksAfter ? machineLoadBetween(ticksBefore, ticksAfter) : undefined);
     const collected = await collectStarts(probe, new Set(submitted.keys()), plan.drainMs, ticker);
     const samples = collected.samples;
     const complete = collected.complete;
@@ -96,14 +110,47 @@ export async function measureLatency(system: BenchSystem, plan: LatencyPlan): Pr
     const shown = fromAck ?? fromRef;
     ticker.tick(
       `${fmt(samples.length)}/${fmt(paced.acked)} started${complete ? "" : " (INCOMPLETE)"} · p50 ${fmt(shown.p50, 1)} ms · p99 ${fmt(shown.p99, 1)} ms · max ${fmt(shown.max, 1)} ms` +
+        (cpu ? ` · ${fmt(cpu.totalUsPerTask)} µs CPU per task` : "") +
+        (cpu?.machine ? ` · machine ${fmt(cpu.machine.busy * 100)}% busy` : "") +
         (paced.errors ? ` · ${paced.errors} submit errors` : "") +
         (paced.maxBacklog > plan.rate / 10 ? ` · submitter fell ${paced.maxBacklog} tasks behind` : ""),
       true,
     );
-    out.push({ fromRef, ...(fromAck ? { fromAck } : {}), expected: paced.acked, started: samples.length, duplicates: collected.duplicates });
+    out.push({ fromRef, ...(fromAck ? { fromAck } : {}), expected: paced.acked, started: samples.length, duplicates: collected.duplicates, ...(cpu ? { cpu } : {}) });
   }
   return out;
 }
+
+function perTask(usedMs: Map<string, number>, tasks: number, machine: MachineLoad | undefined): LatencyRun["cpu"] {
+  if (tasks === 0) return undefined;
+  const usPerTask = new Map([...usedMs].map(([label, ms]) => [label, (ms * 1000) / tasks]));
+  const totalUsPerTask = [...usPerTask.values()].reduce((a, b) => a + b, 0);
+  return { usPerTask, totalUsPerTask, machine };
+}
+
+/** The named table of CPU per task at the rate, by process. */
+export const CPU_AT_RATE_TABLE = "CPU time per task while submitting at the rate (µs), by process";
+
+/**
+ * Adds a run's CPU figures: the machine's busy share to the main table, µs
+ * per task by process (and in all) to CPU_AT_RATE_TABLE; notes the
+ * hypervisor's share when it took a noticeable one.
+ */
+export function addCpuFigures(figures: FigureSet, notes: string[], system: string, runs: LatencyRun[]): void {
+  runs.forEach((r, i) => {
+    if (!r.cpu) return;
+    if (r.cpu.machine) figures.add(system, "machine busy", "%", "lower", r.cpu.machine.busy * 100);
+    for (const [label, us] of r.cpu.usPerTask) figures.add(system, label, "µs", "lower", us, CPU_AT_RATE_TABLE);
+    figures.add(system, "total", "µs", "lower", r.cpu.totalUsPerTask, CPU_AT_RATE_TABLE);
+    const steal = r.cpu.machine?.steal ?? 0;
+    if (steal >= 0.01) notes.push(`${system} ${runLabel(i, runs.length)}: the hypervisor took ${fmt(steal * 100, 1)}% of the cores' time (steal) while it submitted.`);
+  });
+}
+
+/** The method's sentence for those figures. */
+export const CPU_AT_RATE_METHOD =
+  "CPU while each run submits (from /proc: the system's processes, its Postgres backends, the Redis server where it keeps its queues, and the harness) " +
+  "÷ tasks submitted, and how busy the whole machine was (/proc/stat, every process); a latency tail at a steady rate is mostly time spent waiting for a core.";
 
 /** Adds p50/p99/max (and min) of one latency summary per run to the figures. */
 export function addLatencyFigures(figures: FigureSet, system: string, prefix: string, summary: LatencySummary, withMin = false): void {

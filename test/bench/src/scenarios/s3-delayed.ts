@@ -3,7 +3,7 @@
  * due DELAY_MS after the schedule's start plus its slot (1 ms apart), so due
  * times arrive as evenly as submissions do; lateness = handler start − runAt.
  */
-import { addLatencyFigures, latencyNotes, measureLatency, type LatencyRun, LOW_RATE, measureEverySystem, rateWarmUpMs, rateWarmUpText } from "../lib/latency.js";
+import { addCpuFigures, addLatencyFigures, CPU_AT_RATE_METHOD, latencyNotes, measureLatency, type LatencyRun, LOW_RATE, measureEverySystem, rateWarmUpMs, rateWarmUpText } from "../lib/latency.js";
 import { fmt, log } from "../lib/progress.js";
 import { FigureSet } from "../lib/results.js";
 import type { Scenario, ScenarioContext } from "../lib/scenario.js";
@@ -32,7 +32,8 @@ export const delayedScenario: Scenario = {
         "start of the schedule plus its slot, so due times are spread evenly at 1 per ms; start delay = handler start − runAt " +
         "(handler start timestamped in the PUSH endpoint, the SDK worker's handler, or the peer's handler). Tasklane PUSH and PULL share one platform; " +
         `"Tasklane PUSH/PULL at ${LOW_RATE}/s" are the same at a rate they sustain, to separate the mechanism from saturation; ` +
-        "peers use their own delayed-job option (BullMQ delay, graphile-worker runAt, pg-boss startAfter) with default polling settings.",
+        "peers use their own delayed-job option (BullMQ delay, graphile-worker runAt, pg-boss startAfter) with default polling settings. " +
+        CPU_AT_RATE_METHOD,
       figures: figures.summaries(),
       notes,
     };
@@ -58,5 +59,6 @@ function planFor(ctx: ScenarioContext, rate: number) {
 
 function record(figures: FigureSet, notes: string[], system: string, runs: LatencyRun[]): void {
   for (const r of runs) addLatencyFigures(figures, system, "", r.fromRef, true);
+  addCpuFigures(figures, notes, system, runs);
   notes.push(...latencyNotes(system, runs));
 }
