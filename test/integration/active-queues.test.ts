@@ -45,15 +45,16 @@ describe("ActiveQueues", () => {
     expect(active.ready(Date.now())).toEqual([name]);
   });
 
-  it("looks at a drained queue again when its next delayed job is due, less the start-ahead", async () => {
+  it("looks at a drained queue again once its next delayed job is due within half the start-ahead", async () => {
     const { active, keys } = await activeQueue();
     const now = Date.now();
     await active.markDrained(name, active.ringsHeard(name), now + 5_000);
 
     expect(await redis.sismember(keys.activeQueues, name)).toBe(1);
     expect(active.ready(now)).toEqual([]);
-    expect(active.msUntilNextDue(now, 60_000)).toBe(5_000 - AHEAD_MS);
-    expect(active.ready(now + 5_000 - AHEAD_MS)).toEqual([name]);
+    expect(active.msUntilNextDue(now, 60_000)).toBe(5_000 - AHEAD_MS / 2);
+    expect(active.ready(now + 5_000 - AHEAD_MS / 2 - 1)).toEqual([]);
+    expect(active.ready(now + 5_000 - AHEAD_MS / 2)).toEqual([name]);
   });
 
   it("keeps a queue whose jobs arrived after the take in the shared set, and ready", async () => {

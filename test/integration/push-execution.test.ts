@@ -74,7 +74,7 @@ beforeAll(async () => {
     DISPATCH_HORIZON_SECONDS: String(HORIZON_MS / 1000),
     LOG_LEVEL: "warn",
   };
-  // The longest look-ahead, so every delayed task and retry here is started a second early and held:
+  // The longest look-ahead, so every delayed task and retry here is started half a second to a second early and held:
   // the tests below that check a request never comes before runAt check the hold.
   apps = [startApp("scheduler", env), startApp("worker", { ...env, WORKER_CONCURRENCY: "20", WORKER_START_AHEAD_MS: "1000" })];
 });

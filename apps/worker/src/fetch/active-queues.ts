@@ -17,7 +17,7 @@ export class ActiveQueues {
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: KeySpace,
-    /** A delayed job counts as ready this long before it is due (WORKER_START_AHEAD_MS). */
+    /** How far ahead of its due time a take takes a delayed job (WORKER_START_AHEAD_MS). */
     private readonly aheadMs = 0,
   ) {}
 
@@ -66,15 +66,19 @@ export class ActiveQueues {
 
   /**
    * After a fetch that drained the queue (the take's reply says when its next
-   * delayed job is due, if it has one): look again then. A doorbell heard
-   * since the fetch began (`ringsBefore` differs) means work arrived
-   * meanwhile, maybe due sooner: the queue then stays ready. With nothing
-   * delayed either, the queue leaves the shared active set.
+   * delayed job is due, if it has one): look again once that job is due
+   * within half the look-ahead. The take then gathers every job due in the
+   * half after it, so delayed jobs due one after another are started in
+   * batches instead of one per take and start statement, each still at least
+   * half the look-ahead early. A doorbell heard since the fetch began
+   * (`ringsBefore` differs) means work arrived meanwhile, maybe due sooner:
+   * the queue then stays ready. With nothing delayed either, the queue leaves
+   * the shared active set.
    */
   async markDrained(name: string, ringsBefore: number, nextDelayedAt: number | null): Promise<void> {
     if (this.ringsHeard(name) !== ringsBefore) return;
     if (nextDelayedAt !== null) {
-      this.emptyUntil.set(name, nextDelayedAt - this.aheadMs);
+      this.emptyUntil.set(name, nextDelayedAt - this.aheadMs / 2);
       return;
     }
     this.emptyUntil.set(name, Number.POSITIVE_INFINITY);
