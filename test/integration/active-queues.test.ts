@@ -57,6 +57,33 @@ describe("ActiveQueues", () => {
     expect(active.ready(now + 5_000 - AHEAD_MS / 2)).toEqual([name]);
   });
 
+  it("a ring for delayed work only brings a planned look forward to that work's gather time, never back", async () => {
+    const { active } = await activeQueue();
+    const now = Date.now();
+    await active.markDrained(name, active.ringsHeard(name), now + 5_000);
+
+    active.ring(name, now + 60_000);
+    expect(active.msUntilNextDue(now, 60_000)).toBe(5_000 - AHEAD_MS / 2);
+    active.ring(name, now + 1_000);
+    expect(active.ready(now + 1_000 - AHEAD_MS / 2 - 1)).toEqual([]);
+    expect(active.ready(now + 1_000 - AHEAD_MS / 2)).toEqual([name]);
+    // Work due now makes it ready at once.
+    active.ring(name);
+    expect(active.ready(now)).toEqual([name]);
+  });
+
+  it("a ring for delayed work only leaves a ready queue ready, and makes a retired one ready (its own ring may be lost)", async () => {
+    const { active } = await activeQueue();
+    const now = Date.now();
+    active.ring(name, now + 5_000);
+    expect(active.ready(now)).toEqual([name]);
+
+    await active.markDrained(name, active.ringsHeard(name), null);
+    expect(active.ready(Date.now())).toEqual([]);
+    active.ring(name, Date.now() + 5_000);
+    expect(active.ready(Date.now())).toEqual([name]);
+  });
+
   it("keeps a queue whose jobs arrived after the take in the shared set, and ready", async () => {
     const { active, keys } = await activeQueue();
     const rings = active.ringsHeard(name);

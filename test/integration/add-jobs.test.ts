@@ -8,7 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { Priority } from "@tasklane/core";
 import type { DispatchIntent } from "@tasklane/db";
-import { createKeySpace, createRedis, createTaskDispatcher, JobTaker, jobIdFor } from "@tasklane/queue";
+import { createKeySpace, createRedis, createTaskDispatcher, JobTaker, jobIdFor, parseDoorbell } from "@tasklane/queue";
 import { Queue } from "bullmq";
 import { afterAll, describe, expect, it, vi } from "vitest";
 
@@ -129,6 +129,27 @@ describe("task dispatcher (add-jobs.lua)", () => {
       expect(seen[ring]?.source).toBe("lua");
     } finally {
       monitor.disconnect();
+    }
+  });
+
+  it("rings with the earliest due time when every job of the call is delayed, and as due now otherwise", async () => {
+    const subscriber = redis.duplicate();
+    const heard: string[] = [];
+    await subscriber.subscribe(keys.doorbellChannel);
+    subscriber.on("message", (_channel: string, message: string) => heard.push(message));
+    try {
+      const now = Date.now();
+      const soon = new Date(now + 60_000);
+      const later = new Date(now + 90_000);
+      await dispatcher.dispatch([intent("t-ring-later", Priority.NORMAL, later), intent("t-ring-soon", Priority.LOW, soon)]);
+      await dispatcher.dispatch([intent("t-ring-mixed-later", Priority.NORMAL, later), intent("t-ring-mixed-now", Priority.NORMAL, new Date(now - 1))]);
+      await vi.waitFor(() => expect(heard).toHaveLength(2), { timeout: 5_000, interval: 20 });
+      expect(heard.map(parseDoorbell)).toEqual([
+        { queueName: ours, dueAt: soon.getTime() },
+        { queueName: ours, dueAt: null },
+      ]);
+    } finally {
+      subscriber.disconnect();
     }
   });
 });

@@ -3,7 +3,7 @@ import { createLogger, loadEnv, workerEnvSchema } from "@tasklane/config";
 import { ServerClock } from "@tasklane/core/server-clock";
 import { createDatabase, prepareDatabase, type DispatchIntent } from "@tasklane/db";
 import { dependencyProbe, startOpsServer, startTracing, tracingRequested } from "@tasklane/observability";
-import { createKeySpace, createRedis, createTaskDispatcher, dispatchAfterCommit, redisTargetOf } from "@tasklane/queue";
+import { createKeySpace, createRedis, createTaskDispatcher, dispatchAfterCommit, parseDoorbell, redisTargetOf } from "@tasklane/queue";
 import { CompletionBatcher } from "./completion-batcher.js";
 import type { WorkerContext } from "./context.js";
 import { FairFetcher } from "./fetch/fair-fetcher.js";
@@ -75,8 +75,10 @@ const fetcher = new FairFetcher(ctx, async (started, executed) => {
 
 await subscriber.subscribe(keys.doorbellChannel, keys.cancelChannel);
 subscriber.on("message", (channel: string, message: string) => {
-  if (channel === keys.doorbellChannel) fetcher.ring(message);
-  else if (channel === keys.cancelChannel) {
+  if (channel === keys.doorbellChannel) {
+    const { queueName, dueAt } = parseDoorbell(message);
+    fetcher.ring(queueName, dueAt);
+  } else if (channel === keys.cancelChannel) {
     const attempt = inFlight.get(message);
     if (attempt) attempt.abort(new Error("cancelled"));
     else recentCancels.remember(message);

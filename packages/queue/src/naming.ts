@@ -14,7 +14,7 @@ export interface KeySpace {
   parseBullQueueName(name: string): { tenantId: string; queueId: string } | null;
   /** Set of BullMQ queue names that may hold waiting or delayed jobs. */
   readonly activeQueues: string;
-  /** Pub/sub: a queue received work (message = BullMQ queue name). */
+  /** Pub/sub: a queue received work (message = BullMQ queue name, and when all of it is delayed the earliest due time: doorbell.ts). */
   readonly doorbellChannel: string;
   /** Pub/sub: a running task was cancelled (message = task id). */
   readonly cancelChannel: string;

@@ -1,5 +1,6 @@
 import type { ChainableCommander } from "ioredis";
 import { execPipeline, type RedisClient } from "./connection.js";
+import { doorbellMessage } from "./doorbell.js";
 import { priorityRank } from "@tasklane/core";
 import type { DispatchIntent } from "@tasklane/db";
 import { jobIdFor, type KeySpace } from "./naming.js";
@@ -31,7 +32,7 @@ type AddJobsArgs = [
   jobKeyPrefix: string,
   now: number,
   doorbellChannel: string,
-  queueName: string,
+  doorbell: string,
   ...jobs: (string | number)[],
 ];
 
@@ -63,12 +64,17 @@ export function createTaskDispatcher(redis: RedisClient, keys: KeySpace): TaskDi
     const calls: AddJobsArgs[] = [];
     for (let from = 0; from < intents.length; from += JOBS_PER_CALL) {
       const jobs: (string | number)[] = [];
+      // The ring names the earliest due time when every job of the call is delayed (doorbell.ts).
+      let dueAt: number | null = Number.POSITIVE_INFINITY;
       for (const i of intents.slice(from, from + JOBS_PER_CALL)) {
         const lane = priorityRank(i.priority);
         const data: TaskJobData = { taskId: i.taskId, tenantId: i.tenantId, queueId: i.queueId, dispatchGeneration: i.dispatchGeneration, lane };
-        jobs.push(jobIdFor(i.taskId, i.dispatchGeneration), JSON.stringify(data), lane, Math.max(0, i.runAt.getTime() - now));
+        const delay = Math.max(0, i.runAt.getTime() - now);
+        dueAt = delay === 0 || dueAt === null ? null : Math.min(dueAt, now + delay);
+        jobs.push(jobIdFor(i.taskId, i.dispatchGeneration), JSON.stringify(data), lane, delay);
       }
-      calls.push([`${base}:prioritized`, `${base}:delayed`, `${base}:pc`, `${base}:`, now, keys.doorbellChannel, name, ...jobs]);
+      const ring = doorbellMessage({ queueName: name, dueAt });
+      calls.push([`${base}:prioritized`, `${base}:delayed`, `${base}:pc`, `${base}:`, now, keys.doorbellChannel, ring, ...jobs]);
     }
     return calls;
   };

@@ -38,11 +38,32 @@ export class ActiveQueues {
     }
   }
 
-  ring(name: string): void {
+  /**
+   * Work arrived. Due now (`dueAt` null): the queue is ready. All of it
+   * delayed: a queue already planned is looked at no later than the earliest
+   * job's gather time (see markDrained) and no sooner than planned, so a
+   * queue receiving delayed work at a steady rate is not looked at on every
+   * ring.
+   */
+  ring(name: string, dueAt: number | null = null): void {
     this.rungWhileReading?.add(name);
+    const known = this.members.has(name);
     this.members.add(name);
-    this.emptyUntil.delete(name);
     this.rings.set(name, (this.rings.get(name) ?? 0) + 1);
+    // A queue this process did not hold (new to it, or retired) is looked at now all the same:
+    // it may hold work whose own ring was missed (pub/sub drops messages while reconnecting).
+    if (dueAt === null || !known) {
+      this.emptyUntil.delete(name);
+      return;
+    }
+    // Ready now stays ready.
+    const planned = this.emptyUntil.get(name);
+    if (planned !== undefined) this.emptyUntil.set(name, Math.min(planned, this.gatherAt(dueAt)));
+  }
+
+  /** When to look for a delayed job due at `dueAt`: once it is due within half the look-ahead. */
+  private gatherAt(dueAt: number): number {
+    return dueAt - this.aheadMs / 2;
   }
 
   /** Take before a fetch, hand to markDrained after it. */
@@ -78,7 +99,7 @@ export class ActiveQueues {
   async markDrained(name: string, ringsBefore: number, nextDelayedAt: number | null): Promise<void> {
     if (this.ringsHeard(name) !== ringsBefore) return;
     if (nextDelayedAt !== null) {
-      this.emptyUntil.set(name, nextDelayedAt - this.aheadMs / 2);
+      this.emptyUntil.set(name, this.gatherAt(nextDelayedAt));
       return;
     }
     this.emptyUntil.set(name, Number.POSITIVE_INFINITY);

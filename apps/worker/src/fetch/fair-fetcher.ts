@@ -103,9 +103,9 @@ export class FairFetcher {
     this.loopDone = this.loop();
   }
 
-  /** A doorbell: the named queue just received work. */
-  ring(name: string): void {
-    this.active.ring(name);
+  /** A doorbell: the named queue just received work, all of it delayed when `dueAt` says from when. */
+  ring(name: string, dueAt: number | null = null): void {
+    this.active.ring(name, dueAt);
     this.wake?.();
   }
 

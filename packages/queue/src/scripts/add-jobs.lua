@@ -32,7 +32,8 @@
     ARGV[1] the queue's job key prefix ("<prefix>:<queue>:")
     ARGV[2] now (ms): the jobs' timestamp
     ARGV[3] the doorbell channel
-    ARGV[4] the doorbell message (the queue's name)
+    ARGV[4] the doorbell message (doorbell.ts: the queue's name, and when every
+      job is delayed the earliest due time)
     ARGV[5..] four values per job: job id, data (JSON), priority (>= 1), delay (ms, >= 0)
 
   Output: how many jobs were added
