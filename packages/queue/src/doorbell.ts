@@ -5,6 +5,9 @@
  * delayed-only ring need not look at the queue before that job is due within
  * its look-ahead: at a steady rate of delayed submissions, a look per ring
  * would take a job or two at a time, each with its own start statement.
+ * A worker from before this format finds no queue of that name and ignores
+ * the ring: during a rolling upgrade it meets such a queue at its
+ * once-a-second re-read of the active set instead.
  */
 export interface Doorbell {
   queueName: string;
