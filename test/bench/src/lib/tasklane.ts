@@ -9,7 +9,7 @@ import type { BenchDatabase } from "./postgres.js";
 import type { BenchSystem, TaskRequest, WatchedProcess } from "./system.js";
 
 export const TASKLANE_SETTINGS =
-  `defaults except slots: one gateway, one scheduler, one notifier (its event relay follows every task event; while nobody listens it passes them once a second without reading them, and the bench opens no subscriptions, so it publishes none), one worker process (WORKER_CONCURRENCY ${CONSUMER_CONCURRENCY}; its default is 100); SDK Worker concurrency ${CONSUMER_CONCURRENCY} (leases up to 100 per call, up to 3 lease calls in flight while a backlog lasts, long poll 5 s, delayed tasks leased up to ${DEFAULT_LEASE_AHEAD_MS} ms ahead, gathered once one is due within ${DEFAULT_LEASE_AHEAD_MS / 2}, and started at runAt); PUSH worker starts delayed tasks ${DEFAULT_START_AHEAD_MS} ms ahead (WORKER_START_AHEAD_MS)`;
+  `defaults except slots: one gateway, one scheduler, one notifier (its event relay follows every task event; while nobody listens it passes them once a second without reading them, and the bench opens no subscriptions, so it publishes none), one worker process (WORKER_CONCURRENCY ${CONSUMER_CONCURRENCY}; its default is 100); SDK Worker concurrency ${CONSUMER_CONCURRENCY} (leases up to 100 per call, up to 3 lease calls in flight while a backlog lasts, long poll 5 s, delayed tasks leased up to ${DEFAULT_LEASE_AHEAD_MS} ms ahead, gathered once one is due within ${DEFAULT_LEASE_AHEAD_MS / 2}, and started at runAt); PUSH worker starts delayed tasks up to ${DEFAULT_START_AHEAD_MS} ms ahead (WORKER_START_AHEAD_MS), gathered once one is due within ${DEFAULT_START_AHEAD_MS / 2}, and sends each at its runAt`;
 
 const UNFINISHED = ["SCHEDULED", "BLOCKED", "QUEUED", "RUNNING", "RETRYING"];
 
