@@ -35,12 +35,18 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
 
 /**
  * One connection pool for outbound calls (PUSH attempts, webhook deliveries);
- * undici's request() never follows redirects.
+ * undici's request() never follows redirects. Every caller bounds its request
+ * with its signal: a PUSH attempt by its task's timeoutSeconds (up to a day), a
+ * webhook delivery by its 10 s. undici's own headers and body timeouts (300 s
+ * each by default) are off, so they neither end a longer attempt early as a
+ * network error nor keep two timers per request for nothing.
  */
 export function createOutboundAgent(allowPrivate: boolean, connectTimeoutMs: number, connections = 64): Agent {
   return new Agent({
     connections,
     connect: { lookup: guardedLookup(allowPrivate), timeout: connectTimeoutMs },
     keepAliveTimeout: 10_000,
+    headersTimeout: 0,
+    bodyTimeout: 0,
   });
 }
