@@ -39,7 +39,8 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
  * with its signal: a PUSH attempt by its task's timeoutSeconds (up to a day), a
  * webhook delivery by its 10 s. undici's own headers and body timeouts (300 s
  * each by default) are off, so they neither end a longer attempt early as a
- * network error nor keep two timers per request for nothing.
+ * network error nor make a timer anew twice per request (switching between a
+ * request's timeout and the idle connection's keep-alive) for nothing.
  */
 export function createOutboundAgent(allowPrivate: boolean, connectTimeoutMs: number, connections = 64): Agent {
   return new Agent({
