@@ -17,11 +17,17 @@ export function eventInsert(source: string, actorParam: string, reasonExpr = "NU
  * old_token, the lease token it had). Each attempt is found by an index probe
  * on (task_id, id) and updated by primary key: a join would let the planner
  * scan every attempt row whenever its statistics lag behind a fast-growing table.
+ * The probe takes the task's newest attempt, and the token is checked on that
+ * one row: only a start writes an attempt, with the token it gives the task,
+ * so the attempt a task's token names is its newest. With the token tested
+ * inside the probe, a planner without statistics guessed ~16 attempts a task
+ * and chose a bitmap scan and a sort, each rescan sizing the table (a system call).
  */
 export function endAttempts(source: string, set: string, where = "TRUE"): string {
   return `UPDATE task_attempts a SET ${set}
     WHERE a.id = ANY(ARRAY(
-      SELECT (SELECT x.id FROM task_attempts x WHERE x.task_id = s.id AND x.lease_token = s.old_token ORDER BY x.id DESC LIMIT 1)
+      SELECT (SELECT newest.id FROM (SELECT x.id, x.lease_token FROM task_attempts x WHERE x.task_id = s.id ORDER BY x.id DESC LIMIT 1) newest
+              WHERE newest.lease_token = s.old_token)
       FROM ${source} s WHERE ${where}))`;
 }
 
