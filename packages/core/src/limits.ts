@@ -57,6 +57,16 @@ export const DEFAULT_START_AHEAD_MS = 50;
  * least DEFAULT_START_AHEAD_MS ahead of its task.
  */
 export const DEFAULT_LEASE_AHEAD_MS = 2 * DEFAULT_START_AHEAD_MS;
+/**
+ * How long before a delayed task is due a consumer that takes tasks ahead
+ * (by `aheadMs`) looks for it: once one is due within half its look-ahead, it
+ * takes every task due within all of it, so tasks due one after another start
+ * in batches, each still at least half the look-ahead early. The gateway's
+ * waiting lease calls and the PUSH worker's takes both gather so.
+ */
+export function gatherLeadMs(aheadMs: number): number {
+  return aheadMs / 2;
+}
 /** Every tenant starts with a PULL queue of this name (contract convention). */
 export const DEFAULT_QUEUE_NAME = "default";
 /**

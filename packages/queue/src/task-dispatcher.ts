@@ -64,16 +64,16 @@ export function createTaskDispatcher(redis: RedisClient, keys: KeySpace): TaskDi
     const calls: AddJobsArgs[] = [];
     for (let from = 0; from < intents.length; from += JOBS_PER_CALL) {
       const jobs: (string | number)[] = [];
-      // The ring names the earliest due time when every job of the call is delayed (doorbell.ts).
-      let dueAt: number | null = Number.POSITIVE_INFINITY;
+      let earliestDelay = Number.POSITIVE_INFINITY;
       for (const i of intents.slice(from, from + JOBS_PER_CALL)) {
         const lane = priorityRank(i.priority);
         const data: TaskJobData = { taskId: i.taskId, tenantId: i.tenantId, queueId: i.queueId, dispatchGeneration: i.dispatchGeneration, lane };
         const delay = Math.max(0, i.runAt.getTime() - now);
-        dueAt = delay === 0 || dueAt === null ? null : Math.min(dueAt, now + delay);
+        earliestDelay = Math.min(earliestDelay, delay);
         jobs.push(jobIdFor(i.taskId, i.dispatchGeneration), JSON.stringify(data), lane, delay);
       }
-      const ring = doorbellMessage({ queueName: name, dueAt });
+      // The ring names the earliest due time when every job of the call is delayed (doorbell.ts).
+      const ring = doorbellMessage({ queueName: name, dueAt: earliestDelay === 0 ? null : now + earliestDelay });
       calls.push([`${base}:prioritized`, `${base}:delayed`, `${base}:pc`, `${base}:`, now, keys.doorbellChannel, ring, ...jobs]);
     }
     return calls;

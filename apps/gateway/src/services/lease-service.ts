@@ -1,4 +1,4 @@
-import { BadUserInputError, MAX_RESULT_BYTES, NotFoundError, StaleLeaseError, jsonByteLength } from "@tasklane/core";
+import { BadUserInputError, MAX_RESULT_BYTES, NotFoundError, StaleLeaseError, gatherLeadMs, jsonByteLength } from "@tasklane/core";
 import {
   completeLeases,
   failLease,
@@ -88,7 +88,7 @@ export class LeaseService {
     // look-ahead, and then every task due within all of it. Answering as soon as one task entered
     // the window cost a call per task for a trickle of delayed tasks (test/bench/analysis.md).
     // The call's last look, and a call that does not wait, take whatever the window holds.
-    const gatherMs = args.waitSeconds > 0 && args.startAheadMs > 0 ? args.startAheadMs / 2 : null;
+    const gatherMs = args.waitSeconds > 0 && args.startAheadMs > 0 ? gatherLeadMs(args.startAheadMs) : null;
     let lastLook = gatherMs === null;
     for (;;) {
       if (abort?.aborted) return [];

@@ -1,3 +1,4 @@
+import { gatherLeadMs } from "@tasklane/core";
 import { execPipeline, type KeySpace, type RedisClient } from "@tasklane/queue";
 
 /**
@@ -61,9 +62,9 @@ export class ActiveQueues {
     if (planned !== undefined) this.emptyUntil.set(name, Math.min(planned, this.gatherAt(dueAt)));
   }
 
-  /** When to look for a delayed job due at `dueAt`: once it is due within half the look-ahead. */
+  /** When to look for a delayed job due at `dueAt` (gatherLeadMs). */
   private gatherAt(dueAt: number): number {
-    return dueAt - this.aheadMs / 2;
+    return dueAt - gatherLeadMs(this.aheadMs);
   }
 
   /** Take before a fetch, hand to markDrained after it. */

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import os from "node:os";
+import { spread } from "./stats.js";
 
 /**
  * What a system call and a page fault cost on this machine, facts that tell
@@ -29,8 +30,7 @@ const PAGE = 4096;
 const FRESH_BYTES = 64 * 1024 * 1024;
 
 function medianOf3(measure: () => number): number {
-  const rounds = [measure(), measure(), measure()].sort((a, b) => a - b);
-  return Math.round(rounds[1] ?? 0);
+  return Math.round(spread([measure(), measure(), measure()]).median);
 }
 
 export function measureKernel(): KernelFacts {
