@@ -27,3 +27,20 @@ describe("REDIS_CLUSTER_NODES", () => {
     expect(() => createRedis(target, "test")).toThrow(/DB 3/);
   });
 });
+
+describe("ioredis pipelines (patches/ioredis+6.0.0.patch)", () => {
+  it("answer length from the prototype, not from an accessor defined on each pipeline", () => {
+    // ioredis defined `length` on every Pipeline with a closure over it: each one then got a map of
+    // its own, reachable through that closure, and young-generation collections kept every pipeline
+    // (its commands, arguments and replies) until the next full collection.
+    const redis = createRedis("redis://127.0.0.1:6379/0", "test", { lazyConnect: true });
+    try {
+      const pipeline = redis.pipeline().set("a", "1").get("a");
+      expect(Object.getOwnPropertyDescriptor(pipeline, "length")).toBeUndefined();
+      expect(pipeline.length).toBe(2);
+      expect(redis.multi().set("a", "1").length).toBe(2);
+    } finally {
+      redis.disconnect();
+    }
+  });
+});
