@@ -30,9 +30,10 @@ describe("REDIS_CLUSTER_NODES", () => {
 
 describe("ioredis pipelines (patches/ioredis+6.0.0.patch)", () => {
   it("answer length from the prototype, not from an accessor defined on each pipeline", () => {
-    // ioredis defined `length` on every Pipeline with a closure over it: each one then got a map of
-    // its own, reachable through that closure, and young-generation collections kept every pipeline
-    // (its commands, arguments and replies) until the next full collection.
+    // ioredis defined `length` on every Pipeline with a getter closing over it: each pipeline got a
+    // map of its own, which lives in the old generation and reaches the pipeline through the getter,
+    // so young-generation collections kept every pipeline (commands, arguments, replies) until the
+    // next full collection.
     const redis = createRedis("redis://127.0.0.1:6379/0", "test", { lazyConnect: true });
     try {
       const pipeline = redis.pipeline().set("a", "1").get("a");
