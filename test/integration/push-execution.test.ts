@@ -19,6 +19,8 @@ import { createTestDatabase, uniqueRedisPrefix, type TestDatabase } from "../hel
 const REDIS_URL = redisUrl(REDIS_DB.pushExecution);
 /** A short dispatch horizon, so "far-future" tasks are a few seconds away. */
 const HORIZON_MS = 2_000;
+/** The worker's look-ahead (WORKER_START_AHEAD_MS): the longest, see beforeAll. */
+const START_AHEAD_MS = 1_000;
 let tdb: TestDatabase;
 let receiver: HttpReceiver;
 let redis: Redis;
@@ -76,7 +78,7 @@ beforeAll(async () => {
   };
   // The longest look-ahead, so every delayed task and retry here is started half a second to a second early and held:
   // the tests below that check a request never comes before runAt check the hold.
-  apps = [startApp("scheduler", env), startApp("worker", { ...env, WORKER_CONCURRENCY: "20", WORKER_START_AHEAD_MS: "1000" })];
+  apps = [startApp("scheduler", env), startApp("worker", { ...env, WORKER_CONCURRENCY: "20", WORKER_START_AHEAD_MS: String(START_AHEAD_MS) })];
 });
 
 afterAll(async () => {
@@ -149,7 +151,7 @@ describe("PUSH execution", () => {
   it("starts a delayed task ahead and holds it: cancelled meanwhile, its request is never sent", async () => {
     const runAt = new Date(Date.now() + 2_500);
     const task = await submit({ type: "held", runAt });
-    // The worker gathers it half its look-ahead (500 ms) before runAt, so waiting until just short of runAt leaves ~400 ms of slack.
+    // The worker gathers it gatherLeadMs(START_AHEAD_MS) (500 ms) before runAt: waiting until just short of runAt leaves ~400 ms of slack.
     await waitFor("the task to be started ahead of its runAt", async () => (await getTask(tdb.db, tenantId, task.id))?.status === "RUNNING", runAt.getTime() - Date.now() - 100, 20);
     expect(Date.now()).toBeLessThan(runAt.getTime());
     await cancel(task.id);
