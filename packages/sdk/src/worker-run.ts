@@ -69,7 +69,13 @@ export class TaskRun<TPayload, TResult> {
   readonly taskId: string;
   readonly #lease: Lease<TPayload>;
   readonly #settings: TaskRunSettings<TPayload, TResult>;
-  readonly #controller = new AbortController();
+  /**
+   * Made when first needed: the handler reads ctx.signal, the run waits for its runAt or
+   * loads its workflow's parents, or it is aborted. Most no-op and quick handlers never
+   * need one, and one made for every task kept ~4% of the SDK Worker's allocation through
+   * its young-generation collections at a thousand tasks a second (test/bench/analysis.md).
+   */
+  #controller: AbortController | undefined;
   /** Local estimate, never later than the server's: measured from before the request that granted it. */
   #leaseDeadline: number;
   #heartbeatTimer: ReturnType<typeof setTimeout> | undefined;
@@ -96,18 +102,11 @@ export class TaskRun<TPayload, TResult> {
       // Leased ahead of its runAt (Worker.startAheadMs): the handler starts no sooner, and not at
       // all when the task was aborted meanwhile (lease lost, shutdown), which reports as it would mid-run.
       if (this.#lease.startInMs > 0) {
-        const signal = this.#controller.signal;
+        const signal = this.#signal();
         if (!(await this.#settings.serverClock.waitUntil(Date.parse(this.#lease.task.runAt), (ms) => delay(ms, signal)))) throw signal.reason;
       }
       const parents = this.#lease.task.workflowId === null ? undefined : await this.#loadParents(this.#lease.task.workflowId);
-      const ctx: TaskContext = {
-        signal: this.#controller.signal,
-        attempt: this.#lease.task.attempts,
-        leaseToken: this.#lease.leaseToken,
-        workerId: this.#settings.workerId,
-        heartbeat: () => this.#heartbeat(),
-        ...(parents === undefined ? {} : { parents }),
-      };
+      const ctx = new RunContext(() => this.#signal(), this.#lease, this.#settings.workerId, () => this.#heartbeat(), parents);
       outcome = { ok: true, result: await this.#settings.handler(this.#lease.task, ctx) };
     } catch (error: unknown) {
       outcome = { ok: false, error };
@@ -127,7 +126,12 @@ export class TaskRun<TPayload, TResult> {
   }
 
   #abort(reason: TaskAbortReason, cause?: unknown): void {
-    if (!this.#controller.signal.aborted) this.#controller.abort(new TaskAbortedError(reason, this.taskId, cause === undefined ? undefined : { cause }));
+    const controller = (this.#controller ??= new AbortController());
+    if (!controller.signal.aborted) controller.abort(new TaskAbortedError(reason, this.taskId, cause === undefined ? undefined : { cause }));
+  }
+
+  #signal(): AbortSignal {
+    return (this.#controller ??= new AbortController()).signal;
   }
 
   #stopTimers(): void {
@@ -174,7 +178,7 @@ export class TaskRun<TPayload, TResult> {
   }
 
   async #loadParents(workflowId: string): Promise<Record<string, unknown>> {
-    const workflow = await this.#settings.client.workflows.get(workflowId, { signal: this.#controller.signal });
+    const workflow = await this.#settings.client.workflows.get(workflowId, { signal: this.#signal() });
     const parents: Record<string, unknown> = {};
     if (workflow === null) return parents;
     const self = workflow.tasks.find((t) => t.task.id === this.taskId);
@@ -213,6 +217,32 @@ export class TaskRun<TPayload, TResult> {
   #reportRefusal(error: unknown, phase: "complete" | "fail"): void {
     const refused = isTasklaneError(error, ErrorCode.CONFLICT, ErrorCode.NOT_FOUND);
     this.#settings.report(error, { phase, taskId: this.taskId, refused });
+  }
+}
+
+/** A handler's TaskContext, whose signal is made when the handler first reads it (TaskRun.#controller). */
+class RunContext implements TaskContext {
+  readonly attempt: number;
+  readonly leaseToken: string;
+  readonly parents?: Record<string, unknown>;
+  readonly #signalOf: () => AbortSignal;
+
+  constructor(
+    signalOf: () => AbortSignal,
+    lease: Lease<unknown>,
+    readonly workerId: string,
+    /** An own property, not a method: a handler may pass `ctx.heartbeat` on unbound. */
+    readonly heartbeat: () => Promise<void>,
+    parents: Record<string, unknown> | undefined,
+  ) {
+    this.#signalOf = signalOf;
+    this.attempt = lease.task.attempts;
+    this.leaseToken = lease.leaseToken;
+    if (parents !== undefined) this.parents = parents;
+  }
+
+  get signal(): AbortSignal {
+    return this.#signalOf();
   }
 }
 

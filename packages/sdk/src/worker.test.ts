@@ -138,6 +138,32 @@ describe("Worker", () => {
     expect(fake.state(id).task.status).toBe("CANCELLED");
   });
 
+  it("gives a handler that first reads ctx.signal after a cancellation a signal already aborted; heartbeat works unbound", async () => {
+    const started = deferred();
+    const cancelled = deferred();
+    let signal: AbortSignal | undefined;
+    const { fake, worker } = await setup(async (_task, ctx: TaskContext) => {
+      const { heartbeat, attempt, workerId } = ctx;
+      expect({ attempt, workerId }).toEqual({ attempt: 1, workerId: "w-test" });
+      started.resolve();
+      await cancelled.promise;
+      // This heartbeat carries the cancellation back; ctx.signal was never read before it.
+      await heartbeat();
+      signal = ctx.signal;
+      return null;
+    });
+    const id = fake.add(null);
+    await worker.start();
+    await started.promise;
+    fake.cancel(id);
+    cancelled.resolve();
+    await until(() => signal !== undefined);
+    await worker.stop();
+    expect(signal?.aborted).toBe(true);
+    expect(signal?.reason).toBeInstanceOf(TaskAbortedError);
+    expect(signal?.reason).toMatchObject({ reason: "cancelled", taskId: id });
+  });
+
   it("aborts with 'lease-lost' when a heartbeat is refused, and reports no outcome", async () => {
     const started = deferred();
     let reason: unknown;

@@ -11,6 +11,7 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import { DEFAULT_LEASE_AHEAD_MS, MAX_LEASE_BATCH, MAX_LEASE_SECONDS, MAX_START_AHEAD_MS, MAX_WAIT_SECONDS } from "@tasklane/core/limits";
+import { Roster } from "@tasklane/core/roster";
 import { ServerClock } from "@tasklane/core/server-clock";
 import { TasklaneClient, type TasklaneClientOptions } from "./client.js";
 import { delay } from "./delay.js";
@@ -104,6 +105,12 @@ const MIN_EMPTY_POLL_MS = 250;
 const MAX_POLL_BACKOFF_MS = 30_000;
 const MAX_CONCURRENT_POLLS = 8;
 
+/** A task run and its promise, settled once its outcome is reported. */
+interface RunMember<TPayload, TResult> {
+  readonly run: TaskRun<TPayload, TResult>;
+  done: Promise<void>;
+}
+
 export class Worker<TPayload = unknown, TResult = unknown> {
   readonly client: TasklaneClient;
   readonly queue: string;
@@ -116,7 +123,8 @@ export class Worker<TPayload = unknown, TResult = unknown> {
   readonly startAheadMs: number;
   readonly #handler: TaskHandler<TPayload, TResult>;
   readonly #onError: (error: unknown, context: WorkerErrorContext) => void;
-  readonly #runs = new Map<TaskRun<TPayload, TResult>, Promise<void>>();
+  /** A Roster, not a Map: a thousand runs a second come and go through it (roster.ts). */
+  readonly #runs = new Roster<RunMember<TPayload, TResult>>();
   readonly #completions: CompletionBatcher;
   /** Learnt from lease answers: when a task leased ahead is due, in this process's time. */
   readonly #serverClock = new ServerClock();
@@ -209,10 +217,10 @@ export class Worker<TPayload = unknown, TResult = unknown> {
     await this.#loop;
     if (this.#runs.size > 0) {
       const graceOver = new AbortController();
-      const allDone = Promise.all(this.#runs.values()).then(() => true);
+      const allDone = Promise.all(this.#runs.values().map((r) => r.done)).then(() => true);
       const inTime = await Promise.race([allDone, delay(graceMs, graceOver.signal).then(() => false)]);
       graceOver.abort();
-      if (!inTime) for (const run of this.#runs.keys()) run.abandon();
+      if (!inTime) for (const { run } of this.#runs.values()) run.abandon();
     }
     this.#state = "stopped";
   }
@@ -319,11 +327,12 @@ export class Worker<TPayload = unknown, TResult = unknown> {
       requestedAt,
     );
     this.#handlersRunning++;
-    const done = run.run().finally(() => {
-      this.#runs.delete(run);
+    const member: RunMember<TPayload, TResult> = { run, done: Promise.resolve() };
+    const leave = this.#runs.add(member);
+    member.done = run.run().finally(() => {
+      leave();
       this.#wakeSlotWaiters();
     });
-    this.#runs.set(run, done);
   }
 
   #waitForSlot(): Promise<void> {
