@@ -1,19 +1,18 @@
 /**
  * An unordered collection for members that come and go many times a second
- * for as long as the process lives: the tasks a worker is running, the calls
- * waiting on a doorbell.
+ * for as long as the process lives, such as the tasks a worker is running.
  *
  * Why not a Set or a Map: V8 keeps their entries in a hash table that it
  * replaces whenever the collection grows, shrinks or fills up with deleted
  * entries, and the retired table keeps the entries it held (and a pointer to
  * its successor) for iterators still walking it. A long-lived collection's
- * tables live in the old generation, so each retired one keeps the members it
- * held at that moment reachable until the next full collection, and the young
- * generation's collections copy and promote them though they are long gone.
- * Under a churn of about a thousand members a second, that made the SDK
- * Worker's young-generation collections keep a fifth of all it allocated
- * (test/bench/analysis.md). An array whose slot is cleared as its member
- * leaves keeps nothing of it.
+ * tables live in the old generation, so a retired one keeps the members it held
+ * at that moment, and through its successor every later table and theirs,
+ * reachable until the next full collection: the young generation's collections
+ * copy and promote members long gone. Under a churn of about a thousand
+ * members a second, that made the SDK Worker's young-generation collections
+ * keep a fifth of all it allocated (test/bench/analysis.md). An array whose
+ * slot is cleared as its member leaves keeps nothing of it.
  */
 export class Roster<T> {
   #entries: RosterEntry<T>[] = [];
