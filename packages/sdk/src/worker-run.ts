@@ -220,29 +220,39 @@ export class TaskRun<TPayload, TResult> {
   }
 }
 
-/** A handler's TaskContext, whose signal is made when the handler first reads it (TaskRun.#controller). */
+/**
+ * A handler's TaskContext, with the own, enumerable properties a plain object would have (so
+ * `{ ...ctx }` keeps them all), whose signal is made when first read (TaskRun.#controller).
+ */
 class RunContext implements TaskContext {
-  readonly attempt: number;
-  readonly leaseToken: string;
-  readonly parents?: Record<string, unknown>;
+  declare readonly signal: AbortSignal;
+  declare readonly attempt: number;
+  declare readonly leaseToken: string;
+  declare readonly workerId: string;
+  declare readonly heartbeat: () => Promise<void>;
+  declare readonly parents?: Record<string, unknown>;
   readonly #signalOf: () => AbortSignal;
 
-  constructor(
-    signalOf: () => AbortSignal,
-    lease: Lease<unknown>,
-    readonly workerId: string,
-    /** An own property, not a method: a handler may pass `ctx.heartbeat` on unbound. */
-    readonly heartbeat: () => Promise<void>,
-    parents: Record<string, unknown> | undefined,
-  ) {
+  /**
+   * One getter shared by every context: defined with the same accessor, each context keeps
+   * the same V8 map, where a getter of its own would give each a map of its own, which the
+   * young generation's collections keep (patches/ioredis+6.0.0.patch).
+   */
+  static readonly #signalProperty: PropertyDescriptor = {
+    get(this: RunContext): AbortSignal {
+      return this.#signalOf();
+    },
+    enumerable: true,
+  };
+
+  constructor(signalOf: () => AbortSignal, lease: Lease<unknown>, workerId: string, heartbeat: () => Promise<void>, parents: Record<string, unknown> | undefined) {
     this.#signalOf = signalOf;
+    Object.defineProperty(this, "signal", RunContext.#signalProperty);
     this.attempt = lease.task.attempts;
     this.leaseToken = lease.leaseToken;
+    this.workerId = workerId;
+    this.heartbeat = heartbeat;
     if (parents !== undefined) this.parents = parents;
-  }
-
-  get signal(): AbortSignal {
-    return this.#signalOf();
   }
 }
 

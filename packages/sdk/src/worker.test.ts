@@ -138,6 +138,24 @@ describe("Worker", () => {
     expect(fake.state(id).task.status).toBe("CANCELLED");
   });
 
+  it("hands the handler a context whose properties are its own, so a spread keeps them, signal included", async () => {
+    let keys: string[] = [];
+    let spread: Partial<TaskContext> = {};
+    const { fake, worker } = await setup((_task, ctx: TaskContext) => {
+      keys = Object.keys(ctx).sort();
+      spread = { ...ctx };
+      return null;
+    });
+    const id = fake.add(null);
+    await worker.start();
+    await until(() => fake.state(id).task.status === "SUCCEEDED");
+    await worker.stop();
+    expect(keys).toEqual(["attempt", "heartbeat", "leaseToken", "signal", "workerId"]);
+    expect(spread.signal).toBeInstanceOf(AbortSignal);
+    expect(spread.signal?.aborted).toBe(false);
+    expect(typeof spread.heartbeat).toBe("function");
+  });
+
   it("gives a handler that first reads ctx.signal after a cancellation a signal already aborted; heartbeat works unbound", async () => {
     const started = deferred();
     const cancelled = deferred();
