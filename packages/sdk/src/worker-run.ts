@@ -71,9 +71,10 @@ export class TaskRun<TPayload, TResult> {
   readonly #settings: TaskRunSettings<TPayload, TResult>;
   /**
    * Made when first needed: the handler reads ctx.signal, the run waits for its runAt or
-   * loads its workflow's parents, or it is aborted. Most no-op and quick handlers never
-   * need one, and one made for every task kept ~4% of the SDK Worker's allocation through
-   * its young-generation collections at a thousand tasks a second (test/bench/analysis.md).
+   * loads its workflow's parents, or it is aborted. Quick handlers seldom need one, and one
+   * made for every task cost the SDK Worker a fifth of its CPU in the bench's s1 (20.5 against
+   * 16.5 ms per 1,000 tasks) through what its young-generation collections kept (6% of its
+   * allocation against 1.8%; test/bench/analysis.md).
    */
   #controller: AbortController | undefined;
   /** Local estimate, never later than the server's: measured from before the request that granted it. */
