@@ -127,12 +127,16 @@ export class TaskRun<TPayload, TResult> {
   }
 
   #abort(reason: TaskAbortReason, cause?: unknown): void {
-    const controller = (this.#controller ??= new AbortController());
+    const controller = this.#controllerNow();
     if (!controller.signal.aborted) controller.abort(new TaskAbortedError(reason, this.taskId, cause === undefined ? undefined : { cause }));
   }
 
   #signal(): AbortSignal {
-    return (this.#controller ??= new AbortController()).signal;
+    return this.#controllerNow().signal;
+  }
+
+  #controllerNow(): AbortController {
+    return (this.#controller ??= new AbortController());
   }
 
   #stopTimers(): void {

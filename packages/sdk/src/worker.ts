@@ -108,7 +108,7 @@ const MAX_CONCURRENT_POLLS = 8;
 /** A task run and its promise, settled once its outcome is reported. */
 interface RunMember<TPayload, TResult> {
   readonly run: TaskRun<TPayload, TResult>;
-  done: Promise<void>;
+  readonly done: Promise<void>;
 }
 
 export class Worker<TPayload = unknown, TResult = unknown> {
@@ -327,12 +327,12 @@ export class Worker<TPayload = unknown, TResult = unknown> {
       requestedAt,
     );
     this.#handlersRunning++;
-    const member: RunMember<TPayload, TResult> = { run, done: Promise.resolve() };
-    const leave = this.#runs.add(member);
-    member.done = run.run().finally(() => {
+    // The run's finally is never called before add() returns: it runs on a later microtask.
+    const done = run.run().finally(() => {
       leave();
       this.#wakeSlotWaiters();
     });
+    const leave = this.#runs.add({ run, done });
   }
 
   #waitForSlot(): Promise<void> {
