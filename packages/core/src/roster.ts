@@ -11,7 +11,7 @@
  * reachable until the next full collection: the young generation's collections
  * copy and promote members long gone. Under a churn of about a thousand
  * members a second, that made the SDK Worker's young-generation collections
- * keep a fifth of all it allocated (test/bench/analysis.md). An array whose
+ * keep a fifth of all it allocated (test/bench/findings.md). An array whose
  * slot is cleared as its member leaves keeps nothing of it.
  */
 export class Roster<T> {

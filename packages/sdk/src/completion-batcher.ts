@@ -28,7 +28,7 @@ export class CompletionBatcher {
      * outcomes is where it counts: at 200 tasks/s 2 ms sent ~170 calls a
      * second of one or two outcomes each, and every call costs the gateway a
      * few hundred microseconds whatever it carries (10 ms, as the PUSH
-     * worker's completion window; test/bench/analysis.md).
+     * worker's completion window; test/bench/findings.md).
      */
     private readonly maxDelayMs = 10,
   ) {}

@@ -74,7 +74,7 @@ export class TaskRun<TPayload, TResult> {
    * loads its workflow's parents, or it is aborted. Quick handlers seldom need one, and one
    * made for every task cost the SDK Worker a fifth of its CPU in the bench's s1 (20.5 against
    * 16.5 ms per 1,000 tasks) through what its young-generation collections kept (6% of its
-   * allocation against 1.8%; test/bench/analysis.md).
+   * allocation against 1.8%; test/bench/findings.md).
    */
   #controller: AbortController | undefined;
   /** Local estimate, never later than the server's: measured from before the request that granted it. */

@@ -62,7 +62,7 @@ export interface WorkerSettings<TPayload, TResult> {
    * free slots that the next call leases, instead of waiting for the first to come back.
    * Without a backlog one call polls, asking for every free slot.
    * In `npm run bench` (no-op handlers, concurrency 100), 3 against 1 took end-to-end PULL
-   * throughput from 2,021–2,255 to 2,815–2,822 tasks/s (docs/benchmarks.md).
+   * throughput from 2,021–2,255 to 2,815–2,822 tasks/s (commit 66a7b1e).
    * @defaultValue 3
    */
   maxConcurrentPolls?: number;
@@ -72,7 +72,7 @@ export interface WorkerSettings<TPayload, TResult> {
    * clock skew nor the answer's way back moves it), so the lease call is not part of how late
    * they start. A task held meanwhile takes a concurrency slot. 0 leases nothing before it is due.
    * In `npm run bench` (scenario 3, 1,000 delayed tasks/s) 50 against 0 took the p99 start
-   * delay from 14 to 5–6 ms and the max from 27–35 to 15 (docs/benchmarks.md).
+   * delay from 14 to 5–6 ms and the max from 27–35 to 15 (commit 9637f5a).
    * The gateway gathers: a waiting lease call answers once some task is due within half of
    * this, with every task due within all of it, so a trickle of delayed tasks costs a call per
    * batch rather than per task, each leased at least half of this ahead.

@@ -7,7 +7,7 @@
  * completes each field of each object through generic code (a 100-task lease
  * answer is ~2,400 fields); compiled, with plain fields read as properties
  * (simpleResolvers on every object type), a lease costs the gateway ~12% less
- * per task and a batch of outcomes ~11% less (test/bench/analysis.md).
+ * per task and a batch of outcomes ~11% less (test/bench/findings.md).
  *
  * How: Apollo Server 4 and 5 take a custom executor only through their
  * `gateway` option (its migration guide names it as the replacement of the

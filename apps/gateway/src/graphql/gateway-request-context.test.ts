@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
  * The gateway's executor (compiled-execution.ts) receives Apollo's gateway
  * request context, which patches/@apollo+server+*.patch builds with a class
  * instead of an object literal with accessors (the literal kept every
- * request's objects alive into the old generation; test/bench/analysis.md).
+ * request's objects alive into the old generation; test/bench/findings.md).
  */
 describe("Apollo's gateway request context (patched)", () => {
   const servers: ApolloServer[] = [];

@@ -5,7 +5,7 @@
  * Why: Express's router, express.json and Apollo's Express integration
  * cost more than a small call's own work: `{ __typename }` took ~270 µs of
  * gateway CPU through them and takes ~150 here, a single submitTask ~430 and
- * ~280 (32 calls in flight, alternating runs; test/bench/analysis.md). A
+ * ~280 (32 calls in flight, alternating runs; test/bench/findings.md). A
  * worker's and a producer's calls are all of this kind.
  *
  * Only the plain case takes this path: POST, `Content-Type: application/json`

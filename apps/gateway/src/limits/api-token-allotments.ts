@@ -2,7 +2,7 @@
  * Tokens this gateway has taken from tenants' API buckets ahead of need. A
  * call's token bucket is a Redis script call: 60–110 µs of gateway CPU and a
  * round trip on every request, more than a third of what a `{ __typename }`
- * costs (test/bench/analysis.md). A gateway that finds a tenant's bucket
+ * costs (test/bench/findings.md). A gateway that finds a tenant's bucket
  * able to give more than a call needs takes an allotment, a twentieth of a
  * second of the tenant's rate, and admits the next calls from it.
  *

@@ -3,7 +3,7 @@
  * then the GraphQL context), not in an AsyncLocalStorage: entering one turns
  * on Node's promise hooks for the whole process, and every promise of every
  * request then paid for them (50-150 us of gateway CPU per call, measured in
- * test/bench/analysis.md). Apollo's formatError receives no context, so the
+ * test/bench/findings.md). Apollo's formatError receives no context, so the
  * errors of a request are tagged with its scope before they are formatted.
  */
 import { randomUUID } from "node:crypto";

@@ -86,7 +86,7 @@ export class LeaseService {
     const deadline = Date.now() + args.waitSeconds * 1000;
     // A long poll that leases ahead gathers: it leases once some task is due within half its
     // look-ahead, and then every task due within all of it. Answering as soon as one task entered
-    // the window cost a call per task for a trickle of delayed tasks (test/bench/analysis.md).
+    // the window cost a call per task for a trickle of delayed tasks (test/bench/findings.md).
     // The call's last look, and a call that does not wait, take whatever the window holds.
     const gatherMs = args.waitSeconds > 0 && args.startAheadMs > 0 ? gatherLeadMs(args.startAheadMs) : null;
     let lastLook = gatherMs === null;

@@ -76,7 +76,7 @@ export class TasksResource {
   /**
    * submitMany answering only the new tasks' ids, in input order. The gateway
    * then skips completing and serialising every field of every task, about
-   * two fifths of its CPU per task in batches of 500 (test/bench/analysis.md).
+   * two fifths of its CPU per task in batches of 500 (test/bench/findings.md).
    */
   async submitManyIds(inputs: SubmitTaskInput[], opts?: CallOptions): Promise<string[]> {
     return (await this.#submitTasks<{ id: string }>(SUBMIT_MANY_IDS, inputs, opts)).map((t) => t.id);

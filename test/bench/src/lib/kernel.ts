@@ -9,7 +9,7 @@ import { spread } from "./stats.js";
  * server, but on a VM with page-table isolation (1.3 µs a call) they came to
  * only ~10–14 µs of a PUSH task's ~500; on a VM where first touching a page
  * cost ~10 µs, the PUSH worker's faults (V8 committing young-generation pages
- * again as it resizes them) were ~6% of its CPU (test/bench/analysis.md).
+ * again as it resizes them) were ~6% of its CPU (test/bench/findings.md).
  */
 export interface KernelFacts {
   /** `os.type()` and `os.release()`, e.g. "Linux 6.1.0". */

@@ -23,7 +23,7 @@ export interface Sizes {
    * Unrecorded seconds at the rate before a system's first latency run. V8 optimises a process's
    * hot paths over its first seconds at the rate: the gateway's CPU at 1,000 PULL tasks/s fell from
    * ~645 to ~300 ms a second over 30 s, and Tasklane PULL's p99 from 33 ms in the first 5 s to 15
-   * and then 10 (test/bench/analysis.md). Shorter, the runs measure that warm-up, not the rate.
+   * and then 10 (test/bench/findings.md). Shorter, the runs measure that warm-up, not the rate.
    */
   latencyWarmUpSeconds: number;
   /** Tenant A's backlog, and how long tenant B submits, in the fairness scenario. */
