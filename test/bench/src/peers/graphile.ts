@@ -40,8 +40,10 @@ export class GraphileSystem implements BenchSystem {
   static async create(db: BenchDatabase, batched: boolean): Promise<GraphileSystem> {
     // Our own pool, so its end is ours to await and a connection dropped with the
     // database afterwards cannot surface as an unhandled 'error' event.
+    // (graphile-worker warns on stderr unless the pool and each of its clients have an 'error' listener.)
     const pool = new pg.Pool({ connectionString: db.url, max: 8 });
     pool.on("error", () => undefined);
+    pool.on("connect", (client) => client.on("error", () => undefined));
     await runMigrations({ pgPool: pool, logger: quietLogger });
     const utils = await makeWorkerUtils({ pgPool: pool, logger: quietLogger });
     return new GraphileSystem(batched ? "graphile-worker (batched)" : "graphile-worker", db, utils, pool, batched);
