@@ -68,9 +68,11 @@ export async function listTasks(db: Database | { pool: Queryable }, tenantId: st
   if (filter.scheduleId != null) add("t.schedule_id = ?", filter.scheduleId);
   if (filter.createdAfter != null) add("t.created_at > ?", filter.createdAfter);
   if (filter.createdBefore != null) add("t.created_at < ?", filter.createdBefore);
-  const statuses = [...new Set(filter.status?.length ? filter.status : Object.values(TaskStatus))];
-  const countParams = filter.status?.length ? [...params, statuses] : [...params];
-  const countWhere = [...where, ...(filter.status?.length ? [`t.status = ANY($${countParams.length}::"TaskStatus"[])`] : [])].join(" AND ");
+  const chosen = filter.status?.length ? [...new Set(filter.status)] : null;
+  const statuses = chosen ?? Object.values(TaskStatus);
+  // The count needs no order, so it takes the chosen statuses as one ANY.
+  const countParams = chosen ? [...params, chosen] : [...params];
+  const countWhere = (chosen ? [...where, `t.status = ANY($${countParams.length}::"TaskStatus"[])`] : where).join(" AND ");
   if (page.after) {
     const afterId = decodeCursor(page.after);
     // An unreadable cursor reads as "past the end", never as "from the start".
