@@ -10,15 +10,14 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifySignature } from "@tasklane/core";
 import { repoRoot, waitFor } from "../helpers/app-process.js";
 import { freePort } from "../helpers/free-port.js";
 import { startReceiver, type HttpReceiver } from "../helpers/http-receiver.js";
-import { createTestRedis, type TestRedis } from "../helpers/platform.js";
+import { createTestRedis, gql, type TestRedis } from "../helpers/platform.js";
+import { databaseExists, databaseUrl, dropDatabase } from "../helpers/test-database.js";
 
-const ADMIN_URL = process.env.TEST_DATABASE_ADMIN_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 /** The endpoint the README's queue names; the test's own receiver stands in for it. */
 const README_ENDPOINT = "https://example.com/tasks";
 
@@ -38,29 +37,14 @@ let exited: Promise<number | null>;
 let receiver: HttpReceiver;
 let redis: TestRedis;
 let databaseName = "";
-let databaseUrl = "";
 let gatewayPort = 0;
 let consolePort = 0;
 
-async function gql<T>(query: string, token: string): Promise<T> {
-  const res = await fetch(`http://127.0.0.1:${gatewayPort}/graphql`, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-    body: JSON.stringify({ query }),
-  });
-  const body = (await res.json()) as { data?: T; errors?: unknown[] };
-  if (body.errors) throw new Error(`GraphQL errors: ${JSON.stringify(body.errors)}`);
-  return body.data as T;
-}
-
-async function databaseExists(name: string): Promise<boolean> {
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  try {
-    return (await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name])).rowCount === 1;
-  } finally {
-    await admin.end();
-  }
+/** One GraphQL call to the platform's gateway; GraphQL errors fail the test with their message. */
+async function call<T>(query: string, token: string): Promise<T> {
+  const res = await gql<T>(`http://127.0.0.1:${gatewayPort}/graphql`, query, undefined, token);
+  if (res.errors) throw new Error(`GraphQL errors: ${JSON.stringify(res.errors)}`);
+  return res.data as T;
 }
 
 beforeAll(async () => {
@@ -69,15 +53,12 @@ beforeAll(async () => {
   });
   redis = createTestRedis(0);
   databaseName = `tl_test_quickstart_${randomBytes(4).toString("hex")}`;
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${databaseName}`;
-  databaseUrl = url.toString();
   gatewayPort = await freePort();
   consolePort = await freePort();
 
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    DATABASE_URL: databaseUrl,
+    DATABASE_URL: databaseUrl(databaseName),
     REDIS_URL: redis.url,
     REDIS_KEY_PREFIX: redis.prefix,
     PORT: String(gatewayPort),
@@ -107,11 +88,7 @@ afterAll(async () => {
   }
   await receiver?.close();
   await redis?.cleanup();
-  if (databaseName) {
-    const admin = new pg.Client({ connectionString: ADMIN_URL });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`).finally(() => admin.end());
-  }
+  if (databaseName) await dropDatabase(databaseName);
 });
 
 describe("the README's quick start", () => {
@@ -131,15 +108,15 @@ describe("the README's quick start", () => {
     expect(session.map((q) => /^(?:mutation|query) \{ (\w+)/.exec(q)?.[1])).toEqual(["createTenant", "upsertQueue", "submitTask", "task"]);
     const [createTenant, upsertQueue, submitTask, readTask] = session as [string, string, string, string];
 
-    const created = await gql<{ createTenant: { tenant: { id: string }; apiKey: string; signingSecret: string } }>(createTenant, adminToken);
+    const created = await call<{ createTenant: { tenant: { id: string }; apiKey: string; signingSecret: string } }>(createTenant, adminToken);
     const { apiKey, signingSecret } = created.createTenant;
     expect(apiKey).toMatch(/^tl_/);
 
     expect(upsertQueue).toContain(README_ENDPOINT);
-    const queue = await gql<{ upsertQueue: { name: string; mode: string } }>(upsertQueue.replace(README_ENDPOINT, `${receiver.url}/tasks`), apiKey);
+    const queue = await call<{ upsertQueue: { name: string; mode: string } }>(upsertQueue.replace(README_ENDPOINT, `${receiver.url}/tasks`), apiKey);
     expect(queue.upsertQueue).toEqual({ name: "emails", mode: "PUSH" });
 
-    const submitted = await gql<{ submitTask: { id: string; status: string; runAt: string } }>(submitTask, apiKey);
+    const submitted = await call<{ submitTask: { id: string; status: string; runAt: string } }>(submitTask, apiKey);
     const taskId = submitted.submitTask.id;
     expect(taskId).toMatch(/^task_/);
 
@@ -152,7 +129,7 @@ describe("the README's quick start", () => {
       events: { previousStatus: string | null; status: string; attempt: number; actor: string; at: string }[];
     };
     expect(readTask).toContain('"task_..."');
-    const read = async () => (await gql<{ task: TaskView }>(readTask.replace('"task_..."', JSON.stringify(taskId)), apiKey)).task;
+    const read = async () => (await call<{ task: TaskView }>(readTask.replace('"task_..."', JSON.stringify(taskId)), apiKey)).task;
     await read(); // a document the API refuses fails here, not at the deadline below
     const task = await waitFor(`task ${taskId} to succeed`, async () => {
       const t = await read();

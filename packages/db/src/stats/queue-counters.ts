@@ -34,6 +34,20 @@ export async function queueTasksIn(db: Queryable, queueId: string, status: TaskS
   return Number(res.rows[0]?.tasks ?? 0);
 }
 
+/**
+ * A tenant's tasks, exact, summed over its queues (or the one named) and the
+ * given statuses (all when null): what the task list's total reads when only
+ * statuses and a queue filter it, instead of counting the tenant's task rows.
+ */
+export async function tenantTaskCount(db: Queryable, tenantId: string, queueName: string | null, statuses: readonly TaskStatus[] | null): Promise<number> {
+  const res = await db.query<{ tasks: string }>(
+    `SELECT coalesce(sum(c.tasks), 0)::text AS tasks FROM queues q JOIN queue_counters c ON c.queue_id = q.id
+      WHERE q.tenant_id = $1 AND ($2::text IS NULL OR q.name = $2) AND ($3::"TaskStatus"[] IS NULL OR c.status = ANY($3))`,
+    [tenantId, queueName, statuses],
+  );
+  return Number(res.rows[0]?.tasks ?? 0);
+}
+
 /** Seconds the oldest due QUEUED task of each queue has waited past its runAt; queues with none are absent. */
 export async function oldestQueuedAges(db: Queryable, queueIds: readonly string[]): Promise<Map<string, number>> {
   if (queueIds.length === 0) return new Map();

@@ -1,5 +1,6 @@
 import { isWellFormedId, TaskStatus } from "@tasklane/core";
 import type { Database, Queryable } from "../database.js";
+import { tenantTaskCount } from "../stats/queue-counters.js";
 import { TASK_COLUMNS, mapAttemptRow, mapTaskRow, type AttemptRecord, type TaskRecord } from "./task-record.js";
 
 export interface TaskFilter {
@@ -70,9 +71,10 @@ export async function listTasks(db: Database | { pool: Queryable }, tenantId: st
   if (filter.createdBefore != null) add("t.created_at < ?", filter.createdBefore);
   const chosen = filter.status?.length ? [...new Set(filter.status)] : null;
   const statuses = chosen ?? Object.values(TaskStatus);
-  const countQuery = countByCounters(filter)
-    ? countFromCounters(tenantId, filter.queue ?? null, chosen)
-    : countRows(where, params, chosen);
+  // Only statuses and a queue: the queue counters know the total, and no task row is counted.
+  const counting = filteredByStatusAndQueueOnly(filter)
+    ? tenantTaskCount(db.pool, tenantId, filter.queue ?? null, chosen)
+    : countRows(db.pool, where, params, chosen);
   if (page.after) {
     const afterId = decodeCursor(page.after);
     // An unreadable cursor reads as "past the end", never as "from the start".
@@ -85,13 +87,13 @@ export async function listTasks(db: Database | { pool: Queryable }, tenantId: st
     (status) => `(SELECT t.* FROM tasks t WHERE ${where.join(" AND ")} AND t.status = ${param(status)}::"TaskStatus"
        ORDER BY t.id DESC LIMIT ${limit})`,
   );
-  const [rows, counted] = await Promise.all([
+  const [rows, totalCount] = await Promise.all([
     db.pool.query(
       `SELECT ${TASK_COLUMNS} FROM (${ranges.join(" UNION ALL ")}) t JOIN queues q ON q.id = t.queue_id
        ORDER BY t.id DESC LIMIT ${limit}`,
       params,
     ),
-    db.pool.query<{ n: string }>(countQuery.text, countQuery.values),
+    counting,
   ]);
   const nodes = rows.rows.slice(0, page.first).map(mapTaskRow);
   const last = nodes[nodes.length - 1];
@@ -99,36 +101,20 @@ export async function listTasks(db: Database | { pool: Queryable }, tenantId: st
     nodes,
     hasNextPage: rows.rows.length > page.first,
     endCursor: last ? encodeCursor(last.id) : null,
-    totalCount: Number(counted.rows[0]?.n ?? 0),
+    totalCount,
   };
 }
 
-/** Only a status and a queue: what queue_counters counts by. */
-const countByCounters = (filter: TaskFilter) =>
-  filter.type == null && filter.workflowId == null && filter.scheduleId == null && filter.createdAfter == null && filter.createdBefore == null;
-
-/**
- * totalCount from queue_counters (tasks per queue and status, exact, kept by
- * the triggers on tasks): a sum over the tenant's queues, so the list's first
- * page costs the same behind a million tasks as behind ten, where counting
- * the rows read every index entry of the tenant's tasks on every page.
- */
-function countFromCounters(tenantId: string, queue: string | null, statuses: TaskStatus[] | null): { text: string; values: unknown[] } {
-  const values: unknown[] = [tenantId];
-  const where = ["q.tenant_id = $1"];
-  if (queue !== null) where.push(`q.name = $${values.push(queue)}`);
-  if (statuses !== null) where.push(`c.status = ANY($${values.push(statuses)}::"TaskStatus"[])`);
-  return {
-    text: `SELECT coalesce(sum(c.tasks), 0)::text AS n FROM queues q JOIN queue_counters c ON c.queue_id = q.id WHERE ${where.join(" AND ")}`,
-    values,
-  };
-}
+/** A filter no other field of which is set (a field added to TaskFilter later counts rows). */
+const filteredByStatusAndQueueOnly = (filter: TaskFilter) =>
+  Object.entries(filter).every(([field, value]) => value == null || field === "status" || field === "queue");
 
 /** The rows the filters match, counted; the chosen statuses as one ANY (a count needs no order). */
-function countRows(where: readonly string[], params: readonly unknown[], statuses: TaskStatus[] | null): { text: string; values: unknown[] } {
+async function countRows(db: Queryable, where: readonly string[], params: readonly unknown[], statuses: TaskStatus[] | null): Promise<number> {
   const values = [...params];
-  const conditions = statuses === null ? where : [...where, `t.status = ANY($${values.push(statuses)}::"TaskStatus"[])`];
-  return { text: `SELECT count(*) AS n FROM tasks t WHERE ${conditions.join(" AND ")}`, values };
+  const conditions = [...where, ...(statuses === null ? [] : [`t.status = ANY($${values.push(statuses)}::"TaskStatus"[])`])];
+  const res = await db.query<{ n: string }>(`SELECT count(*) AS n FROM tasks t WHERE ${conditions.join(" AND ")}`, values);
+  return Number(res.rows[0]?.n ?? 0);
 }
 
 /** Attempt history of many tasks in one query (no N+1 across a list). */
