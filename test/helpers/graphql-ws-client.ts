@@ -19,6 +19,8 @@ export interface LiveSubscription<T> {
   readonly errors: WsError[];
   /** The socket's close event when the connection was refused or dropped. */
   closeEvent: { code: number; reason: string } | null;
+  /** The server has accepted the connection (connection_ack). */
+  connected: boolean;
   completed: boolean;
   /** Resolves once `predicate(values)` holds. */
   until(what: string, predicate: (values: T[]) => boolean, timeoutMs?: number): Promise<T[]>;
@@ -50,6 +52,7 @@ export function openSubscription<T>(
     values: [],
     errors: [],
     closeEvent: null,
+    connected: false,
     completed: false,
     until: (what, predicate, timeoutMs = 30_000) =>
       waitFor(what, () => {
@@ -61,6 +64,9 @@ export function openSubscription<T>(
       await client.dispose();
     },
   };
+  client.on("connected", () => {
+    live.connected = true;
+  });
   client.on("closed", (event) => {
     if (isCloseEvent(event)) live.closeEvent = { code: event.code, reason: event.reason };
   });

@@ -1,6 +1,7 @@
 /** API key authentication, scopes, key management and revocation. */
 import { describe, expect, it } from "vitest";
 import { useGateway } from "../helpers/gateway-fixture.js";
+import { httpToWs, openSubscription } from "../helpers/graphql-ws-client.js";
 import { codeOf, createTenant, gql, waitFor } from "../helpers/platform.js";
 
 const CREATE_KEY = `mutation ($name: String!, $scopes: [String!]) {
@@ -78,6 +79,34 @@ describe("gateway auth", () => {
     expect(list.data?.apiKeys[1]?.revokedAt).not.toBeNull();
     // The key was used (at most one write a minute), so last_used_at is set.
     expect(list.data?.apiKeys[0]?.lastUsedAt).not.toBeNull();
+  });
+
+  it("closes the open subscriptions of a key revoked on another instance, or expired, with 4401; other keys' stay open", async () => {
+    const { apiKey } = await createTenant(platform.gateway);
+    const other = await platform.startAnother();
+    const keys = await Promise.all(
+      ["revoked", "expired"].map(async (name) => (await gql<{ createApiKey: KeyWithSecret }>(platform.gateway.url, CREATE_KEY, { name, scopes: ["read"] }, apiKey)).data?.createApiKey),
+    );
+    const [revoked, expired] = keys;
+    if (!revoked || !expired) throw new Error("keys not created");
+    const listen = (url: string, secret: string) => openSubscription(httpToWs(url), `Bearer ${secret}`, `subscription { taskUpdated { taskId } }`);
+    const subs = { revoked: listen(other.url, revoked.secret), expired: listen(platform.gateway.url, expired.secret), kept: listen(other.url, apiKey) };
+    try {
+      await waitFor(async () => Object.values(subs).every((s) => s.connected), 10_000);
+
+      // Revoked through the first instance while the socket is open on the other; a console session key runs out.
+      expect(codeOf(await gql(platform.gateway.url, REVOKE_KEY, { id: revoked.apiKey.id }, apiKey))).toBeUndefined();
+      await platform.database.db.pool.query(`UPDATE api_keys SET expires_at = now() WHERE id = $1`, [expired.apiKey.id]);
+
+      await waitFor(async () => subs.revoked.closeEvent !== null && subs.expired.closeEvent !== null, 15_000);
+      expect(subs.revoked.closeEvent).toEqual({ code: 4401, reason: "Unauthorized" });
+      expect(subs.expired.closeEvent).toEqual({ code: 4401, reason: "Unauthorized" });
+      // The sweep that closed the revoked key's socket looked at this one on the same instance, and kept it.
+      expect(subs.kept.closeEvent).toBeNull();
+      expect(Object.values(subs).flatMap((s) => s.errors)).toEqual([]);
+    } finally {
+      await Promise.all(Object.values(subs).map((s) => s.close()));
+    }
   });
 
   it("takes the tenant from the key: another tenant's key id is NOT_FOUND", async () => {

@@ -90,7 +90,8 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
     ...(deps.taskService ? { taskService: deps.taskService } : {}),
     ...(deps.resolver ? { resolver: deps.resolver } : {}),
   });
-  const contextFor = createContextFactory(createAuthenticator(new OperatorToken(adminToken), apiKeys), services);
+  const authenticator = createAuthenticator(new OperatorToken(adminToken), apiKeys);
+  const contextFor = createContextFactory(authenticator, services);
 
   const schema = await buildGatewaySchema();
   const app = express();
@@ -101,6 +102,7 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
     schema,
     httpServer,
     contextFor,
+    authenticator,
     log,
     introspection,
     errorFormat: { hideSuggestions: production, fallbackLog: log },

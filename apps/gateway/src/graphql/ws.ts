@@ -3,9 +3,11 @@
  * { authorization: "Bearer …" }: checked at connection_init, where a missing
  * or invalid credential closes the socket with 4401 "Unauthorized" (the
  * client learns why at once, and graphql-ws clients do not retry that code),
- * and again per operation (so a revoked key stops opening subscriptions within
- * seconds). Every operation gets its own context and requestId, HTTP's
- * validation rules and HTTP's error formatting.
+ * again per operation, and for as long as the socket is open
+ * (socket-credentials.ts): a key revoked or expired closes its sockets with
+ * the same 4401 within seconds, ending their subscriptions. Every operation
+ * gets its own context and requestId, HTTP's validation rules and HTTP's
+ * error formatting.
  */
 import { randomUUID } from "node:crypto";
 import type http from "node:http";
@@ -23,11 +25,13 @@ import {
 } from "graphql";
 import { useServer } from "graphql-ws/use/ws";
 import { WebSocketServer } from "ws";
+import type { Authenticator } from "../auth/authenticate.js";
 import { MAX_DOCUMENT_BYTES } from "../http/graphql-guards.js";
 import type { Logger } from "../observability/logger.js";
 import type { ContextFactory } from "./context-factory.js";
 import type { GatewayContext } from "./context.js";
 import { formatError, toGraphQLError, type ErrorFormatOptions } from "./errors.js";
+import { SocketCredentials } from "./socket-credentials.js";
 import { usesIntrospection } from "./plugins/introspection-guard.js";
 import { costRefusal } from "./plugins/query-cost.js";
 import { QueryLimitsRule } from "./validation/query-limits.js";
@@ -37,6 +41,8 @@ export interface WsOptions {
   schema: GraphQLSchema;
   httpServer: http.Server;
   contextFor: ContextFactory;
+  /** Re-checks open sockets' credentials (the one contextFor uses). */
+  authenticator: Authenticator;
   log: Logger;
   introspection: boolean;
   errorFormat: ErrorFormatOptions;
@@ -50,6 +56,9 @@ function requestError(error: GraphQLError): GraphQLError {
 /** Close code for a connection without a valid credential (graphql-ws's own CloseCode.Unauthorized). */
 export const WS_UNAUTHORIZED = 4401;
 
+/** With the key cache's 2 s, a revoked or expired key's sockets close within ~7 s. */
+const CREDENTIAL_CHECK_MS = 5_000;
+
 function isGatewayContext(value: unknown): value is GatewayContext {
   return typeof value === "object" && value !== null && "requestId" in value && "principal" in value;
 }
@@ -61,6 +70,13 @@ export function attachWebSockets(opts: WsOptions): { dispose(): Promise<void> } 
     const scope = isGatewayContext(contextValue) ? { requestId: contextValue.requestId, log: contextValue.log } : undefined;
     return errors.map((e) => formatError(e.toJSON(), e, opts.errorFormat, scope));
   };
+  const credentials = new SocketCredentials({
+    authenticator: opts.authenticator,
+    closeCode: WS_UNAUTHORIZED,
+    closeReason: "Unauthorized",
+    intervalMs: CREDENTIAL_CHECK_MS,
+    log: opts.log,
+  });
 
   const cleanup = useServer<Record<string, unknown> | undefined>(
     {
@@ -68,7 +84,10 @@ export function attachWebSockets(opts: WsOptions): { dispose(): Promise<void> } 
       async onConnect(ctx) {
         const requestId = `ws-connect-${randomUUID()}`;
         const { principal } = await opts.contextFor(ctx.connectionParams?.authorization, { requestId, log: opts.log.child({ requestId }) });
-        if (principal.kind !== "anonymous") return true;
+        if (principal.kind !== "anonymous") {
+          credentials.watch(ctx.extra.socket, ctx.connectionParams?.authorization);
+          return true;
+        }
         // Closed here, not by returning false: that would close with 4403 "Forbidden", which reads like a scope problem.
         ctx.extra.socket.close(WS_UNAUTHORIZED, "Unauthorized");
         return false;
@@ -116,6 +135,7 @@ export function attachWebSockets(opts: WsOptions): { dispose(): Promise<void> } 
 
   return {
     async dispose() {
+      credentials.stop();
       await cleanup.dispose();
       await new Promise<void>((resolve) => wsServer.close(() => resolve()));
     },
