@@ -210,7 +210,7 @@ describe("leases and fencing", () => {
     const stored = (await getTask(db, tenantId, tasks[0]!.id))!;
     const columns = [
       "id", "type", "queueName", "payload", "status", "priority", "runAt", "createdAt", "startedAt", "completedAt",
-      "attempts", "maxAttempts", "result", "lastError", "idempotencyKey", "orderingKey", "workflowId", "scheduleId",
+      "attempts", "maxAttempts", "timeoutSeconds", "result", "lastError", "idempotencyKey", "orderingKey", "workflowId", "scheduleId",
       "cancelRequested", "traceParent", "leaseGeneration", "leaseToken", "leaseExpiresAt",
     ] as const;
     expect(Object.keys(leased!.task).sort()).toEqual([...columns].sort());
@@ -357,6 +357,32 @@ describe("cancel", () => {
     const late = await completeAttempts(db, [{ taskId: task.id, leaseGeneration: lease.task.leaseGeneration, result: 1 }], "w");
     expect(late.refused).toEqual([task.id]);
     expect((await getTask(db, tenantId, task.id))!.status).toBe("CANCELLED");
+  });
+
+  it("keeps a PULL lease within its task's timeout: granted and extended up to it, never shortened, refused once it is spent", async () => {
+    const { tenantId, defaultQueueId } = await seedTenant(db);
+    const attemptStart = async (taskId: string) =>
+      ((await db.pool.query(`SELECT started_at FROM task_attempts WHERE task_id = $1`, [taskId])).rows[0].started_at as Date).getTime();
+
+    const long = await submitOne(tenantId, { type: "long", timeoutSeconds: 60 });
+    const asked = (await leaseOne(defaultQueueId, 3_600_000))!;
+    expect(asked.task.id).toBe(long.id);
+    expect(asked.leaseExpiresAt.getTime()).toBe((await attemptStart(long.id)) + 60_000);
+    // Asking for less than the lease has left leaves it as it is.
+    const short = await extendLease(db, tenantId, long.id, asked.task.leaseGeneration, 1_000);
+    expect(short?.leaseExpiresAt.getTime()).toBe(asked.leaseExpiresAt.getTime());
+
+    const brief = await submitOne(tenantId, { type: "brief", timeoutSeconds: 60 });
+    const granted = (await leaseOne(defaultQueueId, 5_000))!;
+    expect(granted.task.id).toBe(brief.id);
+    expect(granted.leaseExpiresAt.getTime()).toBe((await attemptStart(brief.id)) + 5_000);
+    const extended = await extendLease(db, tenantId, brief.id, granted.task.leaseGeneration, 3_600_000);
+    expect(extended?.leaseExpiresAt.getTime()).toBe((await attemptStart(brief.id)) + 60_000);
+
+    // The attempt started 61 s ago: its budget is spent, and the lease cannot be held any longer.
+    await db.pool.query(`UPDATE task_attempts SET started_at = started_at - interval '61 seconds' WHERE task_id = $1`, [long.id]);
+    expect(await extendLease(db, tenantId, long.id, asked.task.leaseGeneration, 30_000)).toBeNull();
+    expect((await getTask(db, tenantId, long.id))!.leaseExpiresAt?.getTime()).toBe(asked.leaseExpiresAt.getTime());
   });
 
   it("treats another tenant's task exactly like a missing one", async () => {

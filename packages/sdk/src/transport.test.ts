@@ -20,6 +20,7 @@ const TASK = {
   completedAt: null,
   attempts: 0,
   maxAttempts: 3,
+  timeoutSeconds: 300,
   result: null,
   lastError: null,
   idempotencyKey: null,

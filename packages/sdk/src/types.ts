@@ -50,6 +50,8 @@ export interface Task<TPayload = unknown, TResult = unknown> {
   attempts: number;
   /** Attempts in all, first included. */
   maxAttempts: number;
+  /** Each attempt's time budget: a lease and its heartbeats never reach past it. */
+  timeoutSeconds: number;
   result: TResult | null;
   lastError: string | null;
   idempotencyKey: string | null;

@@ -79,6 +79,11 @@ export class TaskRun<TPayload, TResult> {
   #controller: AbortController | undefined;
   /** Local estimate, never later than the server's: measured from before the request that granted it. */
   #leaseDeadline: number;
+  /**
+   * The attempt's time budget (the task's timeoutSeconds), which no lease or heartbeat reaches past
+   * on the server; measured from the lease request, so never later than the server's either.
+   */
+  readonly #budgetEnd: number;
   #heartbeatTimer: ReturnType<typeof setTimeout> | undefined;
   #leaseTimer: ReturnType<typeof setTimeout> | undefined;
   #finished = false;
@@ -91,7 +96,8 @@ export class TaskRun<TPayload, TResult> {
     this.taskId = lease.task.id;
     this.#lease = lease;
     this.#settings = settings;
-    this.#leaseDeadline = requestedAt + settings.leaseSeconds * 1000;
+    this.#budgetEnd = requestedAt + lease.task.timeoutSeconds * 1000;
+    this.#leaseDeadline = Math.min(requestedAt + settings.leaseSeconds * 1000, this.#budgetEnd);
   }
 
   /** Never rejects: every failure is reported to the server or through `report`. */
@@ -149,8 +155,9 @@ export class TaskRun<TPayload, TResult> {
     clearTimeout(this.#leaseTimer);
     if (this.#finished) return;
     this.#leaseTimer = setTimeout(() => {
-      // No heartbeat got through in time: another worker may lease the task now.
-      this.#abort("lease-lost", new Error("no successful heartbeat before the lease ran out"));
+      // Another worker may lease the task now.
+      const why = this.#leaseDeadline >= this.#budgetEnd ? `the task's timeoutSeconds (${this.#lease.task.timeoutSeconds}) ran out` : "no successful heartbeat before the lease ran out";
+      this.#abort("lease-lost", new Error(why));
     }, Math.max(0, this.#leaseDeadline - Date.now()));
   }
 
@@ -170,7 +177,7 @@ export class TaskRun<TPayload, TResult> {
     const timeoutMs = Math.min(30_000, Math.max(1_000, this.#leaseDeadline - startedAt));
     try {
       const beat = await client.leases.heartbeat(this.taskId, this.#lease.leaseToken, leaseSeconds, { timeoutMs });
-      this.#leaseDeadline = Math.max(this.#leaseDeadline, startedAt + leaseSeconds * 1000);
+      this.#leaseDeadline = Math.max(this.#leaseDeadline, Math.min(startedAt + leaseSeconds * 1000, this.#budgetEnd));
       this.#armLeaseTimer();
       if (beat.cancelRequested) this.#abort("cancelled");
     } catch (error: unknown) {

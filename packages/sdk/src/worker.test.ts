@@ -203,6 +203,23 @@ describe("Worker", () => {
     expect(gateway.calls("FailTask")).toHaveLength(0);
   });
 
+  it("aborts with 'lease-lost' once the task's timeoutSeconds has run out, though every heartbeat got through", async () => {
+    let reason: unknown;
+    const { fake, worker, gateway } = await setup(async (_task, ctx) => {
+      await new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => resolve(), { once: true }));
+      reason = ctx.signal.reason;
+      return "late result";
+    });
+    // The lease asked for is 2 s, and each heartbeat asks for 2 s more; the server holds none past the 1 s budget.
+    fake.add(null, { timeoutSeconds: 1 });
+    await worker.start();
+    await until(() => reason !== undefined);
+    await worker.stop();
+    expect(reason).toMatchObject({ reason: "lease-lost", cause: { message: "the task's timeoutSeconds (1) ran out" } });
+    expect(gateway.calls("Heartbeat").length).toBeGreaterThan(0);
+    expect(gateway.calls("CompleteTask")).toHaveLength(0);
+  });
+
   it("ctx.heartbeat() extends the lease on demand", async () => {
     const { fake, worker, gateway } = await setup(
       async (_task, ctx) => {

@@ -22,6 +22,7 @@ export function toTask(r: TaskView): Task {
     completedAt: r.completedAt,
     attempts: r.attempts,
     maxAttempts: r.maxAttempts,
+    timeoutSeconds: r.timeoutSeconds,
     result: r.result,
     lastError: r.lastError,
     idempotencyKey: r.idempotencyKey,

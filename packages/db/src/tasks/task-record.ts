@@ -189,6 +189,7 @@ export type TaskView = Pick<
   | "completedAt"
   | "attempts"
   | "maxAttempts"
+  | "timeoutSeconds"
   | "result"
   | "lastError"
   | "idempotencyKey"
@@ -212,7 +213,7 @@ export type LeasedTaskRecord = TaskView & Pick<TaskRecord, "leaseGeneration" | "
  */
 export const LEASED_TASK_COLUMNS = [
   "id", "type", "payload", "status", "priority", "run_at", "created_at", "started_at", "completed_at", "attempts",
-  "max_attempts", "result", "last_error", "idempotency_key", "ordering_key", "workflow_id", "schedule_id",
+  "max_attempts", "timeout_seconds", "result", "last_error", "idempotency_key", "ordering_key", "workflow_id", "schedule_id",
   "cancel_requested", "trace_parent", "lease_generation", "lease_token", "lease_expires_at",
 ];
 
@@ -231,6 +232,7 @@ export function mapLeasedTaskRow(r: TaskRow, queueName: string): LeasedTaskRecor
     completedAt: (r.completed_at as Date | null) ?? null,
     attempts: r.attempts as number,
     maxAttempts: r.max_attempts as number,
+    timeoutSeconds: r.timeout_seconds as number,
     result: r.result ?? null,
     lastError: (r.last_error as string | null) ?? null,
     idempotencyKey: (r.idempotency_key as string | null) ?? null,

@@ -105,7 +105,7 @@ interface StartAnswer {
 
 /**
  * LeasedTaskRecord's columns, what a lease answers (the API's Task and the
- * lease): 22 of the task's 37, and its queue's name once for the statement
+ * lease): 23 of the task's 37, and its queue's name once for the statement
  * (queue $1, the one leased from) rather than joined per row.
  */
 const LEASED_TASKS: StartAnswer = {
@@ -237,7 +237,8 @@ const LEASE_FROM_QUEUE = startSql(
      FROM (VALUES ('HIGH'::"Priority", 1), ('NORMAL'::"Priority", 2), ('LOW'::"Priority", 3)) AS l(priority, lane)
      CROSS JOIN LATERAL (
        SELECT t.id, t.status AS from_status, t.run_at,
-         (CASE WHEN $7::float8 > 0 THEN $7::float8 ELSE LEAST(t.timeout_seconds * 1000, 3600000) END) AS lease_ms
+         -- Never past the attempt's time budget: a heartbeat cannot extend beyond it either.
+         LEAST(CASE WHEN $7::float8 > 0 THEN $7::float8 ELSE 3600000 END, t.timeout_seconds * 1000) AS lease_ms
        FROM tasks t
        WHERE t.queue_id = $1 AND t.priority = l.priority AND ${dueAndUnblocked("now() + $8::float8 * interval '1 millisecond'")}
        ORDER BY t.run_at, t.id

@@ -5,7 +5,7 @@
 
 export const TASK_FIELDS = `fragment TaskFields on Task {
   id type queue payload status priority runAt createdAt startedAt completedAt
-  attempts maxAttempts result lastError idempotencyKey orderingKey workflowId scheduleId cancelRequested traceParent
+  attempts maxAttempts timeoutSeconds result lastError idempotencyKey orderingKey workflowId scheduleId cancelRequested traceParent
 }`;
 
 export const ATTEMPT_FIELDS = `fragment AttemptFields on Attempt {

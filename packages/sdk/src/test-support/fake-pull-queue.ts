@@ -56,6 +56,7 @@ export class FakePullQueue {
         completedAt: null,
         attempts: 0,
         maxAttempts: 3,
+        timeoutSeconds: 300,
         result: null,
         lastError: null,
         idempotencyKey: null,

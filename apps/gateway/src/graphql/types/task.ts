@@ -132,6 +132,9 @@ export class Task {
   @Field(() => Int)
   maxAttempts!: number;
 
+  @Field(() => Int, { description: "each attempt's time budget: a PUSH request's timeout; a PULL lease and its heartbeats never reach past it" })
+  timeoutSeconds!: number;
+
   @Field(() => JSONScalar, { nullable: true })
   result!: unknown;
 
