@@ -37,7 +37,7 @@ describe("fireDueSchedules' next due time", () => {
     expect(skipOnly.nextDueInMs! - withAllow.nextDueInMs!).toBeGreaterThan(1_000);
     expect(skipOnly.nextDueInMs! - withAllow.nextDueInMs!).toBeLessThan(3_000);
 
-    await updateSchedule(tdb.db, tenantId, skip.id, { enabled: false });
+    await updateSchedule(tdb.db, tenantId, skip.id, { enabled: false }, { actor: "test", horizonMs: 60_000 });
     const allowOnly = await fire();
     expect(allowOnly.nextDueInMs).toBeLessThanOrEqual(withAllow.nextDueInMs! + 1_000);
   });

@@ -21,6 +21,7 @@ const env = (graceSeconds = 1) => ({
   LOG_LEVEL: "warn",
   SCHEDULE_MISFIRE_GRACE_SECONDS: String(graceSeconds),
 });
+const editor = { actor: "test", horizonMs: 60_000 };
 /** A run that was materialised to execute (QUEUED, or SCHEDULED when materialised ahead of its instant). */
 const live = (status: string) => status === "QUEUED" || status === "SCHEDULED";
 
@@ -126,7 +127,7 @@ describe("schedule lifecycle", () => {
     const scheduler = startApp("scheduler", env());
     try {
       await waitFor("first runs", async () => (await runsOf(s)).length >= 2, 40_000);
-      const disabled = await updateSchedule(tdb.db, tenantId, s.id, { enabled: false });
+      const { schedule: disabled } = await updateSchedule(tdb.db, tenantId, s.id, { enabled: false }, editor);
       expect(disabled.version).toBe(2);
       expect(disabled.nextRunAt).toBeNull();
       // ALLOW runs are materialised up to 2 s ahead; after that nothing new appears.
@@ -134,13 +135,13 @@ describe("schedule lifecycle", () => {
       const frozen = (await runsOf(s)).length;
       await new Promise((r) => setTimeout(r, 2_000));
       expect((await runsOf(s)).length).toBe(frozen);
-      const enabled = await updateSchedule(tdb.db, tenantId, s.id, { enabled: true });
+      const { schedule: enabled } = await updateSchedule(tdb.db, tenantId, s.id, { enabled: true }, editor);
       expect(enabled.version).toBe(3);
       await waitFor("runs of version 3", async () => (await runsOf(s)).some((r) => r.occurrence_key?.includes(`:3:`)), 30_000);
     } finally {
       await scheduler.stop();
     }
-    expect(await deleteSchedule(tdb.db, tenantId, s.id)).toBe(true);
+    expect(await deleteSchedule(tdb.db, tenantId, s.id, editor)).toEqual({ dispatch: [] });
     const runs = await listScheduleRuns(tdb.db, tenantId, [s.id], 100);
     expect(runs.get(s.id)!.length).toBeGreaterThanOrEqual(3);
     // Newest scheduled time first.

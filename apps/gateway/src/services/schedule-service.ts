@@ -58,24 +58,29 @@ export class ScheduleService {
     });
   }
 
-  async update(tenantId: string, id: string, input: UpdateScheduleInput): Promise<ScheduleRecord> {
+  async update(tenantId: string, id: string, input: UpdateScheduleInput, actor: string): Promise<ScheduleRecord> {
     if (input.cron != null || input.timezone != null) {
       // One of the pair may be new: validate it against the stored other half.
       const current = await getSchedule(this.db, tenantId, id);
       if (current) validateCronPair(input.cron ?? current.cron, input.timezone ?? current.timezone);
     }
-    return updateSchedule(this.db, tenantId, id, {
+    const changes = {
       ...(input.cron != null ? { cron: input.cron } : {}),
       ...(input.timezone != null ? { timezone: input.timezone } : {}),
       ...(input.task != null ? { template: toTemplate(input.task) } : {}),
       ...(input.misfirePolicy != null ? { misfirePolicy: input.misfirePolicy } : {}),
       ...(input.overlapPolicy != null ? { overlapPolicy: input.overlapPolicy } : {}),
       ...(input.enabled != null ? { enabled: input.enabled } : {}),
-    });
+    };
+    const { schedule, dispatch } = await updateSchedule(this.db, tenantId, id, changes, { actor, horizonMs: this.horizonMs });
+    await this.dispatch(dispatch);
+    return schedule;
   }
 
-  delete(tenantId: string, id: string): Promise<boolean> {
-    return deleteSchedule(this.db, tenantId, id);
+  async delete(tenantId: string, id: string, actor: string): Promise<boolean> {
+    const { dispatch } = await deleteSchedule(this.db, tenantId, id, { actor, horizonMs: this.horizonMs });
+    await this.dispatch(dispatch);
+    return true;
   }
 
   get(tenantId: string, id: string): Promise<ScheduleRecord | null> {

@@ -10,7 +10,9 @@ import {
 } from "@tasklane/core";
 import pg from "pg";
 import { withTransaction, type Database } from "../database.js";
+import type { DispatchIntent } from "../outbox/dispatch-intent.js";
 import { TASK_COLUMNS, mapTaskRow, type TaskRecord } from "../tasks/task-record.js";
+import { skipPendingRuns } from "./cancel-runs.js";
 import { SCHEDULE_COLUMNS, mapScheduleRow, type ScheduleRecord, type ScheduleTemplate } from "./schedule-record.js";
 
 export interface ScheduleDefinition {
@@ -63,7 +65,24 @@ export async function createSchedule(db: Database, tenantId: string, def: Schedu
  * definition never collide with runs of the old one, and next_run_at is
  * recomputed from now (disabling clears it, which stops new runs at once).
  */
-export async function updateSchedule(db: Database, tenantId: string, id: string, changes: ScheduleChanges): Promise<ScheduleRecord> {
+/** Who changes a schedule (on its runs' events), and the dispatch horizon for tasks its skipped runs release. */
+export interface ScheduleEditor {
+  actor: string;
+  horizonMs: number;
+}
+
+/**
+ * Every change makes a new version; runs materialised ahead under the old one
+ * and not yet due are SKIPPED, and the scheduler materialises the new version's
+ * from next_run_at. `dispatch`: tasks of an ordering key those runs held back.
+ */
+export async function updateSchedule(
+  db: Database,
+  tenantId: string,
+  id: string,
+  changes: ScheduleChanges,
+  editor: ScheduleEditor,
+): Promise<{ schedule: ScheduleRecord; dispatch: DispatchIntent[] }> {
   if (!isWellFormedId(IdPrefix.schedule, id)) throw new NotFoundError("Schedule", id);
   return withTransaction(db.pool, async (client) => {
     const cur = await client.query(`SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL FOR UPDATE`, [id, tenantId]);
@@ -85,20 +104,25 @@ export async function updateSchedule(db: Database, tenantId: string, id: string,
        WHERE id = $1 AND tenant_id = $2 RETURNING ${SCHEDULE_COLUMNS}`,
       [id, tenantId, merged.cron, merged.timezone, JSON.stringify(merged.template), merged.misfirePolicy, merged.overlapPolicy, merged.enabled, next],
     );
-    return mapScheduleRow(res.rows[0]);
+    const schedule = mapScheduleRow(res.rows[0]);
+    const reason = merged.enabled ? `schedule changed (version ${schedule.version})` : "schedule disabled";
+    const { dispatch } = await skipPendingRuns(client, id, editor.actor, reason, editor.horizonMs);
+    return { schedule, dispatch };
   });
 }
 
-/** Soft delete: no new runs, the name is free again, past runs stay queryable. */
-export async function deleteSchedule(db: Database, tenantId: string, id: string): Promise<boolean> {
+/** Soft delete: no new runs (those materialised ahead are SKIPPED), the name is free again, past runs stay queryable. */
+export async function deleteSchedule(db: Database, tenantId: string, id: string, editor: ScheduleEditor): Promise<{ dispatch: DispatchIntent[] }> {
   if (!isWellFormedId(IdPrefix.schedule, id)) throw new NotFoundError("Schedule", id);
-  const res = await db.pool.query(
-    `UPDATE schedules SET deleted_at = now(), enabled = false, next_run_at = NULL, updated_at = now()
-     WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL`,
-    [id, tenantId],
-  );
-  if (!res.rowCount) throw new NotFoundError("Schedule", id);
-  return true;
+  return withTransaction(db.pool, async (client) => {
+    const res = await client.query(
+      `UPDATE schedules SET deleted_at = now(), enabled = false, next_run_at = NULL, updated_at = now()
+       WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL`,
+      [id, tenantId],
+    );
+    if (!res.rowCount) throw new NotFoundError("Schedule", id);
+    return { dispatch: (await skipPendingRuns(client, id, editor.actor, "schedule deleted", editor.horizonMs)).dispatch };
+  });
 }
 
 export async function getSchedule(db: Database, tenantId: string, id: string): Promise<ScheduleRecord | null> {

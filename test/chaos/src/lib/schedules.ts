@@ -52,7 +52,8 @@ export const occurrenceItem = (scheduleId: string, runAt: Date) => `${scheduleId
  */
 export async function recordOccurrences(cluster: Cluster, refs: ScheduleRef[], endAt: number): Promise<number> {
   const runs = await cluster.database.db.pool.query<{ id: string; schedule_id: string; run_at: Date }>(
-    `SELECT id, schedule_id, run_at FROM tasks WHERE schedule_id = ANY($1::text[])`,
+    // Runs materialised ahead of the switch-off are SKIPPED by it: occurrences that were never due.
+    `SELECT id, schedule_id, run_at FROM tasks WHERE schedule_id = ANY($1::text[]) AND status <> 'SKIPPED'`,
     [refs.map((r) => r.id)],
   );
   let expected = 0;
@@ -70,6 +71,11 @@ export async function recordOccurrences(cluster: Cluster, refs: ScheduleRef[], e
   return expected;
 }
 
-/** recordFinalState's naming: a schedule's run is its occurrence, anything else its payload item. */
-export const itemOfTask = (row: { id: string; item: string | null; schedule_id: string | null; run_at: Date }) =>
-  row.schedule_id !== null ? occurrenceItem(row.schedule_id, row.run_at) : (row.item ?? row.id);
+/**
+ * recordFinalState's naming: a schedule's run is its occurrence, anything else its payload item.
+ * A SKIPPED run is no item: the switch-off skipped it before its occurrence (recordOccurrences).
+ */
+export const itemOfTask = (row: { id: string; item: string | null; status: string; schedule_id: string | null; run_at: Date }) => {
+  if (row.schedule_id === null) return row.item ?? row.id;
+  return row.status === "SKIPPED" ? undefined : occurrenceItem(row.schedule_id, row.run_at);
+};

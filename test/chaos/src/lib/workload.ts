@@ -88,7 +88,10 @@ export async function drain(db: Database, timeoutMs: number, onProgress?: (left:
  * generation), attempt outcomes, and each item's final state.
  * `itemOf` names a task's item; by default its payload's `item`.
  */
-export async function recordFinalState(cluster: Cluster, itemOf?: (row: { id: string; item: string | null; schedule_id: string | null; run_at: Date }) => string | undefined): Promise<void> {
+export async function recordFinalState(
+  cluster: Cluster,
+  itemOf?: (row: { id: string; item: string | null; status: string; schedule_id: string | null; run_at: Date }) => string | undefined,
+): Promise<void> {
   const { db } = cluster.database;
   const tasks = await db.pool.query<{ id: string; item: string | null; status: string; schedule_id: string | null; run_at: Date }>(
     `SELECT id, payload->>'item' AS item, status, schedule_id, run_at FROM tasks`,

@@ -61,13 +61,13 @@ export class ScheduleResolver {
   ): Promise<Schedule> {
     const caller = requireTenant(ctx.principal, Permission.MANAGE);
     const changes = parseInput(updateScheduleInputSchema, input);
-    return toSchedule(await ctx.services.schedules.update(caller.tenantId, parseInput(idArgSchema, id), changes));
+    return toSchedule(await ctx.services.schedules.update(caller.tenantId, parseInput(idArgSchema, id), changes, `api-key:${caller.apiKeyId}`));
   }
 
   @Mutation(() => Boolean)
   async deleteSchedule(@Arg("id", () => ID) id: string, @Ctx() ctx: GatewayContext): Promise<boolean> {
     const caller = requireTenant(ctx.principal, Permission.MANAGE);
-    return ctx.services.schedules.delete(caller.tenantId, parseInput(idArgSchema, id));
+    return ctx.services.schedules.delete(caller.tenantId, parseInput(idArgSchema, id), `api-key:${caller.apiKeyId}`);
   }
 
   @Mutation(() => Task, { description: "run now, outside the cron" })

@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_BACKOFF } from "@tasklane/core";
+import { createSchedule, deleteSchedule, fireDueSchedules, updateSchedule, type ScheduleRecord } from "@tasklane/db";
+import { seedTenant } from "../helpers/seed.js";
+import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
+
+/**
+ * Runs materialised ahead of their occurrence (ALLOW schedules, SCHEDULED
+ * tasks) follow the schedule as it is when they fall due: a change, a disable
+ * or a delete skips them, and the changed schedule's own runs take their place.
+ */
+let tdb: TestDatabase;
+let tenantId: string;
+const template = { type: "tick", queue: "default", payload: null, priority: "NORMAL" as const, maxAttempts: 1, backoff: { ...DEFAULT_BACKOFF }, timeoutSeconds: 60 };
+// An hour ahead, so each firing materialises the schedule's next occurrences however slow the machine.
+const fire = () => fireDueSchedules(tdb.db, { lookaheadMs: 3_600_000, horizonMs: 60_000, limit: 100 });
+const editor = { actor: "test", horizonMs: 60_000 };
+
+interface Run {
+  id: string;
+  status: string;
+  occurrence_key: string;
+  due: boolean;
+  reason: string | null;
+}
+
+async function runsOf(s: ScheduleRecord): Promise<Run[]> {
+  const res = await tdb.db.pool.query(
+    `SELECT t.id, t.status, t.occurrence_key, t.run_at <= now() AS due,
+       (SELECT e.reason FROM task_events e WHERE e.task_id = t.id ORDER BY e.id DESC LIMIT 1) AS reason
+     FROM tasks t WHERE t.schedule_id = $1 ORDER BY t.run_at, t.id`,
+    [s.id],
+  );
+  return res.rows as Run[];
+}
+
+const version = (run: Run) => run.occurrence_key.split(":")[1];
+
+beforeAll(async () => {
+  tdb = await createTestDatabase("schedchg");
+  ({ tenantId } = await seedTenant(tdb.db));
+});
+afterAll(async () => tdb?.drop());
+
+describe("schedule changes and the runs materialised ahead", () => {
+  it("a change skips the old version's future runs and the new version's replace them; a disable and a delete skip them; a run already due is kept", async () => {
+    const s = await createSchedule(tdb.db, tenantId, {
+      name: "half-hourly",
+      cron: "*/30 * * * *",
+      timezone: "UTC",
+      template,
+      misfirePolicy: "SKIP",
+      overlapPolicy: "ALLOW",
+      enabled: true,
+    });
+    await fire();
+    const first = await runsOf(s);
+    expect(first.length).toBeGreaterThanOrEqual(2);
+    expect(first.map((r) => [r.status, version(r), r.due])).toEqual(first.map(() => ["SCHEDULED", "1", false]));
+
+    const changed = await updateSchedule(tdb.db, tenantId, s.id, { template: { ...template, type: "tock" } }, editor);
+    expect(changed.schedule.version).toBe(2);
+    expect((await runsOf(s)).map((r) => [r.status, r.reason])).toEqual(first.map(() => ["SKIPPED", "schedule changed (version 2)"]));
+
+    await fire();
+    const second = (await runsOf(s)).filter((r) => version(r) === "2");
+    expect(second.length).toBeGreaterThanOrEqual(1);
+    expect(second.every((r) => r.status === "SCHEDULED" && !r.due)).toBe(true);
+    // The same occurrences as the skipped ones: nothing lost, nothing doubled.
+    expect(second.map((r) => r.occurrence_key.split(":").slice(2).join(":"))).toEqual(
+      first.slice(0, second.length).map((r) => r.occurrence_key.split(":").slice(2).join(":")),
+    );
+
+    await updateSchedule(tdb.db, tenantId, s.id, { enabled: false }, editor);
+    expect((await runsOf(s)).filter((r) => version(r) === "2").map((r) => [r.status, r.reason])).toEqual(
+      second.map(() => ["SKIPPED", "schedule disabled"]),
+    );
+    await fire();
+    expect((await runsOf(s)).filter((r) => r.status === "SCHEDULED" && !r.due)).toEqual([]);
+
+    await updateSchedule(tdb.db, tenantId, s.id, { enabled: true }, editor);
+    await fire();
+    const fourth = (await runsOf(s)).filter((r) => version(r) === "4");
+    expect(fourth.length).toBeGreaterThanOrEqual(2);
+    // One of them falls due (its promotion to QUEUED has not happened yet): it is the schedule's past, and runs.
+    const [due, ...ahead] = fourth;
+    await tdb.db.pool.query(`UPDATE tasks SET run_at = now() - interval '1 second' WHERE id = $1`, [due!.id]);
+    await deleteSchedule(tdb.db, tenantId, s.id, editor);
+    const last = (await runsOf(s)).filter((r) => version(r) === "4");
+    expect(last.find((r) => r.id === due!.id)).toMatchObject({ status: "SCHEDULED", due: true });
+    expect(last.filter((r) => r.id !== due!.id).map((r) => [r.status, r.reason])).toEqual(ahead.map(() => ["SKIPPED", "schedule deleted"]));
+  });
+});
