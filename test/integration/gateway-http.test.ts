@@ -9,6 +9,7 @@ import { buildClientSchema, getIntrospectionQuery, lexicographicSortSchema, prin
 import { afterAll, describe, expect, it } from "vitest";
 import { useGateway } from "../helpers/gateway-fixture.js";
 import { codeOf, createTenant, gql, startGateway, type StartedGateway } from "../helpers/platform.js";
+import { seedPushQueue } from "../helpers/seed.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -53,6 +54,24 @@ describe("gateway HTTP surface", () => {
     const down = await fetch(noRedis.url.replace("/graphql", "/healthz"));
     expect(down.status).toBe(503);
     expect(Date.now() - started).toBeLessThan(2_500);
+  });
+
+  it("answers a PUSH submission while Redis is down, within a bounded wait: the task is QUEUED and its outbox row left to deliver it", async () => {
+    const tenant = await createTenant(platform.gateway);
+    await seedPushQueue(platform.database.db, tenant.tenantId, "hooks", "http://127.0.0.1:9/never");
+    const noRedis = await startGateway({
+      databaseUrl: platform.database.url,
+      redis: { url: "redis://127.0.0.1:1/0", prefix: "none", cleanup: async () => undefined },
+    });
+    standalone.push(noRedis);
+    const started = Date.now();
+    const res = await gql<{ submitTask: { id: string; status: string } }>(noRedis.url, `mutation { submitTask(input: { type: "x", queue: "hooks" }) { id status } }`, {}, tenant.apiKey);
+    // Two seconds at most for the fast path, and the rest of the call besides.
+    expect(Date.now() - started).toBeLessThan(8_000);
+    expect(res.errors).toBeUndefined();
+    expect(res.data?.submitTask.status).toBe("QUEUED");
+    const outbox = await platform.database.db.pool.query(`SELECT count(*)::int AS n FROM outbox WHERE $1 = ANY(task_ids)`, [res.data?.submitTask.id]);
+    expect(outbox.rows[0].n).toBe(1);
   });
 
   it("GET /metrics serves Prometheus text without a credential", async () => {

@@ -81,6 +81,11 @@ export function createTaskDispatcher(redis: RedisClient, keys: KeySpace): TaskDi
   return {
     async dispatch(intents) {
       if (intents.length === 0) return;
+      // Lost or never reached: commands would wait in ioredis's offline queue for as long as the outage
+      // lasts, one more per write. The outbox delivers these tasks; a first connection still being made is waited for.
+      if (redis.status === "reconnecting" || redis.status === "close" || redis.status === "end") {
+        throw new Error(`Redis is ${redis.status}; the outbox will deliver the dispatch`);
+      }
       const groups = groupByBullQueue(keys, intents);
       const now = Date.now();
       const calls = [...groups].map(([name, list]) => addJobsCalls(name, list, now));
