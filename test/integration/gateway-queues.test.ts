@@ -78,6 +78,21 @@ describe("gateway queues", () => {
     expect(list.data?.queues.map((q) => q.name)).toEqual(["default", "emails"]);
   });
 
+  it("removeLimits takes a queue's limits away, and only those named; naming one that is also set changes nothing", async () => {
+    const { apiKey } = await createTenant(platform.gateway);
+    const upsert = (input: Record<string, unknown>) => gql<{ upsertQueue: QueueView }>(platform.gateway.url, UPSERT, { input: { name: "limited", mode: "PULL", ...input } }, apiKey);
+    await upsert({ concurrency: 3, rateLimit: { perSecond: 5, burst: 7 } });
+    // Null leaves a limit as it is.
+    expect((await upsert({ concurrency: null, rateLimit: null })).data?.upsertQueue).toMatchObject({ concurrency: 3, rateLimit: { perSecond: 5, burst: 7 } });
+
+    const both = await upsert({ concurrency: 4, removeLimits: ["CONCURRENCY"] });
+    expect(codeOf(both)).toBe("BAD_USER_INPUT");
+    expect((await upsert({ removeLimits: ["CONCURRENCY"] })).data?.upsertQueue).toMatchObject({ concurrency: null, rateLimit: { perSecond: 5, burst: 7 } });
+    expect((await upsert({ removeLimits: ["RATE_LIMIT"] })).data?.upsertQueue).toMatchObject({ concurrency: null, rateLimit: null });
+    const stored = await platform.database.db.pool.query(`SELECT concurrency, rate_limit_per_second, rate_limit_burst FROM queues WHERE name = 'limited'`);
+    expect(stored.rows).toEqual([{ concurrency: null, rate_limit_per_second: null, rate_limit_burst: null }]);
+  });
+
   it("pauses and resumes; an unknown queue is NOT_FOUND for mutations and null for queue()", async () => {
     const { apiKey } = await createTenant(platform.gateway);
     const paused = await gql<{ pauseQueue: { name: string; paused: boolean } }>(platform.gateway.url, `mutation { pauseQueue(name: "default") { name paused } }`, {}, apiKey);

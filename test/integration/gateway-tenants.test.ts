@@ -90,6 +90,17 @@ describe("gateway tenants", () => {
     expect(codeOf(unknown)).toBe("NOT_FOUND");
   });
 
+  it("updateTenant's removeLimits takes limits away, leaving the others; naming one that is also set changes nothing", async () => {
+    const { tenantId } = await createTenant(platform.gateway, "removable", { maxConcurrency: 0, maxPendingTasks: 10, dailyTaskQuota: 50 });
+    const update = (limits: Record<string, unknown>) =>
+      gql<{ updateTenant: { limits: Record<string, unknown> } }>(platform.gateway.url, UPDATE, { id: tenantId, limits }, platform.gateway.adminToken);
+    const refused = await update({ dailyTaskQuota: 60, removeLimits: ["DAILY_TASK_QUOTA"] });
+    expect(codeOf(refused)).toBe("BAD_USER_INPUT");
+    const res = await update({ removeLimits: ["MAX_CONCURRENCY", "DAILY_TASK_QUOTA"], weight: 3 });
+    expect(res.errors).toBeUndefined();
+    expect(res.data?.updateTenant.limits).toEqual({ weight: 3, maxConcurrency: null, apiRatePerSecond: 200, apiBurst: 400, maxPendingTasks: 10, dailyTaskQuota: null });
+  });
+
   it("tenant answers the caller's own tenant with usage counted from tasks and today's usage row", async () => {
     const { tenantId, apiKey } = await createTenant(platform.gateway, "usage");
     await platform.database.db.pool.query(

@@ -55,6 +55,21 @@ export const QueueMode = {
 } as const;
 export type QueueMode = (typeof QueueMode)[keyof typeof QueueMode];
 
+/** A queue limit that `removeLimits` can take away (null in an update leaves a limit as it is). */
+export const QueueLimit = {
+  CONCURRENCY: "CONCURRENCY",
+  RATE_LIMIT: "RATE_LIMIT",
+} as const;
+export type QueueLimit = (typeof QueueLimit)[keyof typeof QueueLimit];
+
+/** A tenant limit that `removeLimits` can take away; weight and the API rate always have a value. */
+export const TenantLimit = {
+  MAX_CONCURRENCY: "MAX_CONCURRENCY",
+  MAX_PENDING_TASKS: "MAX_PENDING_TASKS",
+  DAILY_TASK_QUOTA: "DAILY_TASK_QUOTA",
+} as const;
+export type TenantLimit = (typeof TenantLimit)[keyof typeof TenantLimit];
+
 export const MisfirePolicy = {
   /** Missed occurrences are recorded as SKIPPED runs. */
   SKIP: "SKIP",

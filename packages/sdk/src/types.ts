@@ -213,11 +213,13 @@ export interface Queue {
 
 interface UpsertQueueFields {
   name: string;
-  /** Most tasks of this queue running at once; null: no limit. */
+  /** Most tasks of this queue running at once; omitted or null: left as it is (none on a new queue). */
   concurrency?: number | null;
-  /** Most task starts a second; null: no limit. */
+  /** Most task starts a second; omitted or null: left as it is (none on a new queue). */
   rateLimit?: RateLimitInput | null;
   paused?: boolean | null;
+  /** Limits to take away: the queue then has no limit of that kind. */
+  removeLimits?: ("CONCURRENCY" | "RATE_LIMIT")[] | null;
 }
 
 /** PUSH queues need the endpoint the worker fleet POSTs to; PULL queues must not have one. */
@@ -347,7 +349,10 @@ export interface TenantLimits {
   dailyTaskQuota: number | null;
 }
 
-export type TenantLimitsInput = { [K in keyof TenantLimits]?: TenantLimits[K] | null };
+/** Omitted or null: left as it is (the default on create); `removeLimits` takes a limit away. */
+export type TenantLimitsInput = { [K in keyof TenantLimits]?: TenantLimits[K] | null } & {
+  removeLimits?: ("MAX_CONCURRENCY" | "MAX_PENDING_TASKS" | "DAILY_TASK_QUOTA")[] | null;
+};
 
 export interface TenantUsage {
   pendingTasks: number;

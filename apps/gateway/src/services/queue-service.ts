@@ -2,7 +2,7 @@
  * A tenant's queues, addressed by name. Mode may switch PUSH ↔ PULL; the
  * endpoint is cleared when a queue becomes PULL.
  */
-import { NotFoundError, QueueMode, defaultBurst, newId, type TaskStatus, type UpsertQueueInput } from "@tasklane/core";
+import { NotFoundError, QueueLimit, QueueMode, defaultBurst, newId, type TaskStatus, type UpsertQueueInput } from "@tasklane/core";
 import { oldestQueuedAges, queueStatusCounts, withTenantScopePrisma, type Database, type Prisma, type QueueStatusCount } from "@tasklane/db";
 import { assertOutboundUrl, type HostResolver } from "./outbound-url.js";
 import type { PullQueueCache } from "./pull-queue-cache.js";
@@ -42,16 +42,18 @@ export class QueueService {
         ...(this.opts.resolver ? { resolver: this.opts.resolver } : {}),
       });
     }
+    const removed = new Set(input.removeLimits ?? []);
     // The rate limit is stored whole: a burst left out defaults to one second's worth, never less than 1.
-    const rateLimit =
-      input.rateLimit == null
+    const rateLimit = removed.has(QueueLimit.RATE_LIMIT)
+      ? { rateLimitPerSecond: null, rateLimitBurst: null }
+      : input.rateLimit == null
         ? {}
         : { rateLimitPerSecond: input.rateLimit.perSecond, rateLimitBurst: input.rateLimit.burst ?? defaultBurst(input.rateLimit.perSecond) };
     const changes = {
       mode: input.mode,
       // PULL never keeps an endpoint; PUSH always has one (the schema refuses PUSH without it).
       endpointUrl: input.mode === QueueMode.PUSH ? (input.endpointUrl ?? null) : null,
-      ...(input.concurrency != null ? { concurrency: input.concurrency } : {}),
+      ...(removed.has(QueueLimit.CONCURRENCY) ? { concurrency: null } : input.concurrency != null ? { concurrency: input.concurrency } : {}),
       ...(input.paused != null ? { paused: input.paused } : {}),
       ...rateLimit,
     };

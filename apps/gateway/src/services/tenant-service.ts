@@ -6,6 +6,7 @@ import {
   NotFoundError,
   QueueMode,
   TaskStatus,
+  TenantLimit,
   generateSigningSecret,
   hashSecret,
   newApiKeySecret,
@@ -34,14 +35,17 @@ export interface TenantUsageCounts {
 }
 
 /** Only the limits the caller gave; `undefined` leaves the column to its default or current value. */
+/** Null and omitted leave a column as it is (undefined to Prisma); a removed limit is written as null: none. */
 function limitColumns(limits: TenantLimitsInput | null | undefined) {
+  const removed = new Set(limits?.removeLimits ?? []);
+  const removable = (limit: TenantLimit, value: number | null | undefined) => (removed.has(limit) ? null : (value ?? undefined));
   return {
     weight: limits?.weight ?? undefined,
-    maxConcurrency: limits?.maxConcurrency ?? undefined,
+    maxConcurrency: removable(TenantLimit.MAX_CONCURRENCY, limits?.maxConcurrency),
     apiRatePerSecond: limits?.apiRatePerSecond ?? undefined,
     apiBurst: limits?.apiBurst ?? undefined,
-    maxPendingTasks: limits?.maxPendingTasks ?? undefined,
-    dailyTaskQuota: limits?.dailyTaskQuota ?? undefined,
+    maxPendingTasks: removable(TenantLimit.MAX_PENDING_TASKS, limits?.maxPendingTasks),
+    dailyTaskQuota: removable(TenantLimit.DAILY_TASK_QUOTA, limits?.dailyTaskQuota),
   };
 }
 

@@ -48,6 +48,16 @@ describe("upsertQueueInputSchema", () => {
     expect(q({ rateLimit: { perSecond: 0 } }).success).toBe(false);
     expect(q({ rateLimit: { perSecond: 5 }, paused: true }).success).toBe(true);
   });
+
+  it("removeLimits names queue limits, never one set in the same input", () => {
+    expect(q({ removeLimits: ["CONCURRENCY", "RATE_LIMIT"] }).success).toBe(true);
+    expect(q({ removeLimits: ["CONCURRENCY"], rateLimit: { perSecond: 5 } }).success).toBe(true);
+    expect(q({ removeLimits: ["MAX_CONCURRENCY"] }).success).toBe(false);
+    const both = q({ removeLimits: ["CONCURRENCY"], concurrency: 3 });
+    expect(both.success).toBe(false);
+    expect(both.error?.issues[0]?.path).toEqual(["removeLimits"]);
+    expect(q({ removeLimits: ["RATE_LIMIT"], rateLimit: { perSecond: 5 } }).success).toBe(false);
+  });
 });
 
 describe("tenantLimitsInputSchema", () => {
@@ -67,6 +77,13 @@ describe("tenantLimitsInputSchema", () => {
       expect(t({ [f]: -1 }), f).toBe(false);
       expect(t({ [f]: 1.5 }), f).toBe(false);
     }
+  });
+
+  it("removeLimits names the limits that can be absent, never one set in the same input", () => {
+    expect(t({ removeLimits: ["MAX_CONCURRENCY", "MAX_PENDING_TASKS", "DAILY_TASK_QUOTA"] })).toBe(true);
+    expect(t({ removeLimits: ["MAX_CONCURRENCY"], dailyTaskQuota: 5 })).toBe(true);
+    expect(t({ removeLimits: ["WEIGHT"] })).toBe(false);
+    expect(t({ removeLimits: ["MAX_PENDING_TASKS"], maxPendingTasks: 10 })).toBe(false);
   });
 });
 

@@ -2,7 +2,7 @@
  * Queue configuration inputs (contract: RateLimitInput, UpsertQueueInput).
  */
 import { z } from "zod";
-import { QueueMode } from "../statuses.js";
+import { QueueLimit, QueueMode } from "../statuses.js";
 import { httpUrlSchema, queueNameSchema } from "./common.js";
 
 export const rateLimitInputSchema = z.object({
@@ -19,8 +19,16 @@ export const upsertQueueInputSchema = z
     concurrency: z.number().int().min(1).max(100_000).nullish(),
     rateLimit: rateLimitInputSchema.nullish(),
     paused: z.boolean().nullish(),
+    removeLimits: z.array(z.enum(QueueLimit)).max(Object.keys(QueueLimit).length).nullish(),
   })
   .superRefine((input, ctx) => {
+    const removed = new Set(input.removeLimits ?? []);
+    if (removed.has(QueueLimit.CONCURRENCY) && input.concurrency != null) {
+      ctx.addIssue({ code: "custom", path: ["removeLimits"], message: "cannot set concurrency and remove it at once" });
+    }
+    if (removed.has(QueueLimit.RATE_LIMIT) && input.rateLimit != null) {
+      ctx.addIssue({ code: "custom", path: ["removeLimits"], message: "cannot set rateLimit and remove it at once" });
+    }
     // A PUSH queue without a target could never run anything; a PULL queue
     // with one would suggest we POST to it when we never will.
     if (input.mode === QueueMode.PUSH && input.endpointUrl == null) {

@@ -1,8 +1,9 @@
 /** Queues (contract: QueueMode, RateLimitInput, UpsertQueueInput, RateLimit, Queue, QueueStats). */
-import { QueueMode } from "@tasklane/core";
+import { QueueLimit, QueueMode } from "@tasklane/core";
 import { Field, Float, InputType, Int, ObjectType, registerEnumType } from "type-graphql";
 
 registerEnumType(QueueMode, { name: "QueueMode" });
+registerEnumType(QueueLimit, { name: "QueueLimit", description: "a queue limit removeLimits can take away" });
 
 @InputType("RateLimitInput")
 export class RateLimitInput {
@@ -32,6 +33,12 @@ export class UpsertQueueInput {
 
   @Field(() => Boolean, { nullable: true })
   paused?: boolean | null;
+
+  @Field(() => [QueueLimit], {
+    nullable: true,
+    description: "limits to take away, leaving the queue with no limit of that kind (a limit left null is left as it is)",
+  })
+  removeLimits?: QueueLimit[] | null;
 }
 
 @ObjectType("RateLimit", { simpleResolvers: true })

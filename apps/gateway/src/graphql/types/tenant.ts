@@ -1,5 +1,8 @@
 /** Tenants and their limits (contract: TenantLimits(Input), TenantUsage, Tenant, CreateTenantInput, TenantWithKey). */
-import { Field, Float, ID, InputType, Int, ObjectType } from "type-graphql";
+import { TenantLimit } from "@tasklane/core";
+import { Field, Float, ID, InputType, Int, ObjectType, registerEnumType } from "type-graphql";
+
+registerEnumType(TenantLimit, { name: "TenantLimit", description: "a tenant limit removeLimits can take away" });
 
 @ObjectType("TenantLimits", { simpleResolvers: true })
 export class TenantLimits {
@@ -41,6 +44,12 @@ export class TenantLimitsInput {
 
   @Field(() => Int, { nullable: true })
   dailyTaskQuota?: number | null;
+
+  @Field(() => [TenantLimit], {
+    nullable: true,
+    description: "limits to take away, leaving the tenant with no limit of that kind (a limit left null is left as it is)",
+  })
+  removeLimits?: TenantLimit[] | null;
 }
 
 @ObjectType("TenantUsage", { simpleResolvers: true })
