@@ -1,19 +1,19 @@
 "use client";
 
-import { useActionState } from "react";
 import { createApiKeyAction } from "@/app/(console)/api-keys/actions";
-import { IDLE } from "@/lib/action-state";
 import { API_KEY_SCOPES } from "@/lib/statuses";
 import { Field } from "../ui/Field";
 import { FormStatus } from "../ui/FormStatus";
 import { SecretReveal } from "../ui/SecretReveal";
 import { SubmitButton } from "../ui/SubmitButton";
+import { useFormAction } from "../ui/useFormAction";
 
 export function ApiKeyForm() {
-  const [state, action] = useActionState(createApiKeyAction, IDLE);
+  // A refused submission keeps what was typed; a created one clears the form for the next.
+  const { state, formProps } = useFormAction(createApiKeyAction, { resetOnSuccess: true });
   const errors = state.fieldErrors ?? {};
   return (
-    <form action={action} className="form" aria-label="Create an API key">
+    <form {...formProps} className="form" aria-label="Create an API key">
       <Field id="key-name" label="Name" hint="What uses it, e.g. billing-service production." error={errors.name}>
         {(p) => <input {...p} name="name" type="text" required maxLength={200} autoComplete="off" />}
       </Field>

@@ -1,21 +1,24 @@
 "use client";
 
 import Link from "next/link";
-import { useActionState, useState } from "react";
+import { useState } from "react";
 import { saveQueueAction } from "@/app/(console)/queues/actions";
-import { IDLE } from "@/lib/action-state";
 import type { Queue } from "@/lib/api/types";
 import { Field } from "../ui/Field";
 import { FormStatus } from "../ui/FormStatus";
 import { SubmitButton } from "../ui/SubmitButton";
+import { useFormAction } from "../ui/useFormAction";
 
-/** Create a queue, or edit one (its name is fixed: the API addresses queues by name). */
+/**
+ * Create a queue, or edit one (its name is fixed: the API addresses queues by
+ * name). Pausing is not part of editing: the page's Pause/Resume button owns it.
+ */
 export function QueueForm({ queue }: { queue?: Queue }) {
-  const [state, action] = useActionState(saveQueueAction, IDLE);
+  const { state, formProps } = useFormAction(saveQueueAction);
   const [mode, setMode] = useState<"PUSH" | "PULL">(queue?.mode ?? "PUSH");
   const errors = state.fieldErrors ?? {};
   return (
-    <form action={action} className="form card" aria-label={queue ? `Edit queue ${queue.name}` : "New queue"}>
+    <form {...formProps} className="form card" aria-label={queue ? `Edit queue ${queue.name}` : "New queue"}>
       {queue ? (
         <>
           <input type="hidden" name="editing" value="1" />
@@ -59,9 +62,11 @@ export function QueueForm({ queue }: { queue?: Queue }) {
           {(p) => <input {...p} name="rateBurst" type="number" min={1} inputMode="numeric" defaultValue={queue?.rateLimit?.burst ?? ""} />}
         </Field>
       </div>
-      <label className="choice">
-        <input type="checkbox" name="paused" defaultChecked={queue?.paused ?? false} /> Paused (hold queued tasks until resumed)
-      </label>
+      {queue ? null : (
+        <label className="choice">
+          <input type="checkbox" name="paused" /> Start paused (hold queued tasks until resumed)
+        </label>
+      )}
       {queue ? <p className="muted small">Leaving a limit blank keeps its current value; the API treats an omitted limit as “unchanged”.</p> : null}
       <FormStatus state={state} />
       <div className="row">

@@ -1,15 +1,15 @@
 "use client";
 
 import Link from "next/link";
-import { useActionState, useState } from "react";
+import { useState } from "react";
 import { saveScheduleAction } from "@/app/(console)/schedules/actions";
-import { IDLE } from "@/lib/action-state";
 import type { Schedule } from "@/lib/api/types";
 import type { CronPreview as Preview } from "@/lib/cron-preview";
 import { MISFIRE_POLICIES, OVERLAP_POLICIES, PRIORITIES } from "@/lib/statuses";
 import { Field } from "../ui/Field";
 import { FormStatus } from "../ui/FormStatus";
 import { SubmitButton } from "../ui/SubmitButton";
+import { useFormAction } from "../ui/useFormAction";
 import { CronPreview } from "./CronPreview";
 import { TaskTemplateFields } from "./TaskTemplateFields";
 
@@ -25,7 +25,11 @@ const OVERLAP_HINTS: Record<string, string> = {
   CANCEL_RUNNING: "cancel the previous run, then start",
 };
 
-/** Create (no `schedule`) or edit a schedule; the cron field previews its next runs in the chosen zone. */
+/**
+ * Create (no `schedule`) or edit a schedule; the cron field previews its next
+ * runs in the chosen zone. Enabling is not part of editing: the page's
+ * Enable/Disable button owns it.
+ */
 export function ScheduleForm({
   schedule,
   queues,
@@ -39,13 +43,13 @@ export function ScheduleForm({
   initialPreview: Preview | null;
   templateHint?: string;
 }) {
-  const [state, action] = useActionState(saveScheduleAction, IDLE);
+  const { state, formProps } = useFormAction(saveScheduleAction);
   const [cron, setCron] = useState(schedule?.cron ?? "0 9 * * 1-5");
   const [timezone, setTimezone] = useState(schedule?.timezone ?? "UTC");
   const [replaceTask, setReplaceTask] = useState(schedule === undefined);
   const errors = state.fieldErrors ?? {};
   return (
-    <form action={action} className="form card" aria-label={schedule ? "Edit schedule" : "New schedule"}>
+    <form {...formProps} className="form card" aria-label={schedule ? "Edit schedule" : "New schedule"}>
       {schedule ? <input type="hidden" name="id" value={schedule.id} /> : null}
       {schedule ? null : (
         <Field id="name" label="Name" hint="Unique among your schedules, e.g. nightly-report." error={errors.name}>
@@ -94,15 +98,16 @@ export function ScheduleForm({
           )}
         </Field>
       </div>
-      <label className="choice">
-        <input type="checkbox" name="enabled" defaultChecked={schedule?.enabled ?? true} /> Enabled
-      </label>
       {schedule ? (
         <label className="choice">
           <input type="checkbox" name="replaceTask" checked={replaceTask} onChange={(e) => setReplaceTask(e.target.checked)} /> Replace the task template
           {templateHint ? <span className="muted small"> ({templateHint})</span> : null}
         </label>
-      ) : null}
+      ) : (
+        <label className="choice">
+          <input type="checkbox" name="enabled" defaultChecked /> Enabled
+        </label>
+      )}
       {replaceTask ? <TaskTemplateFields queues={queues} priorities={PRIORITIES} errors={errors} /> : null}
       <FormStatus state={state} />
       <div className="row">

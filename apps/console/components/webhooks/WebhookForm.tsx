@@ -1,19 +1,19 @@
 "use client";
 
-import { useActionState } from "react";
 import { createWebhookAction } from "@/app/(console)/webhooks/actions";
-import { IDLE } from "@/lib/action-state";
 import { WEBHOOK_EVENTS } from "@/lib/statuses";
 import { Field } from "../ui/Field";
 import { FormStatus } from "../ui/FormStatus";
 import { SecretReveal } from "../ui/SecretReveal";
 import { SubmitButton } from "../ui/SubmitButton";
+import { useFormAction } from "../ui/useFormAction";
 
 export function WebhookForm() {
-  const [state, action] = useActionState(createWebhookAction, IDLE);
+  // A refused submission keeps what was typed; a created one clears the form for the next.
+  const { state, formProps } = useFormAction(createWebhookAction, { resetOnSuccess: true });
   const errors = state.fieldErrors ?? {};
   return (
-    <form action={action} className="form" aria-label="Add a webhook endpoint">
+    <form {...formProps} className="form" aria-label="Add a webhook endpoint">
       <Field id="url" label="Endpoint URL" hint="Receives signed JSON envelopes (Standard Webhooks headers)." error={errors.url}>
         {(p) => <input {...p} name="url" type="url" required placeholder="https://example.com/hooks/tasklane" />}
       </Field>

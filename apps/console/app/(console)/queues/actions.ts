@@ -3,7 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
 import { errorState, type ActionState } from "@/lib/action-state";
-import { setQueuePaused, upsertQueue } from "@/lib/api/queues";
+import { getQueue, setQueuePaused, upsertQueue } from "@/lib/api/queues";
 import { checked, float, int, text } from "@/lib/form-data";
 
 const FIELDS = {
@@ -22,13 +22,25 @@ export async function saveQueueAction(_state: ActionState, form: FormData): Prom
   const mode = text(form, "mode") === "PUSH" ? "PUSH" : "PULL";
   const perSecond = float(form, "ratePerSecond");
   const burst = int(form, "rateBurst");
+  if (!editing) {
+    // upsertQueue updates a queue of that name in place: "New queue" must not quietly become an edit.
+    // (Two people creating the same name in the same instant can still race; the later one wins.)
+    const existing = await getQueue(name);
+    if (!existing.ok) return errorState(existing.error, FIELDS);
+    if (existing.data !== null) {
+      const message = `A queue named ${name} already exists. Choose another name, or open ${name} to change its settings.`;
+      return { status: "error", message, fieldErrors: { name: `A queue named ${name} already exists.` } };
+    }
+  }
   const result = await upsertQueue({
     name,
     mode,
     endpointUrl: mode === "PUSH" ? (text(form, "endpointUrl") ?? null) : null,
     concurrency: int(form, "concurrency") ?? null,
     rateLimit: perSecond === undefined ? null : { perSecond, burst: burst ?? null },
-    paused: checked(form, "paused"),
+    // Editing leaves the pause alone (null: unchanged): the Pause/Resume button owns it, and a form
+    // loaded before a pause must not undo it. Creating may start the queue paused.
+    paused: editing ? null : checked(form, "paused"),
   });
   if (!result.ok) return errorState(result.error, FIELDS);
   revalidatePath("/queues");

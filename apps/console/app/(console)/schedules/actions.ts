@@ -58,17 +58,18 @@ export async function saveScheduleAction(_state: ActionState, form: FormData): P
     timezone: text(form, "timezone") ?? "UTC",
     misfirePolicy: text(form, "misfirePolicy") ?? "SKIP",
     overlapPolicy: text(form, "overlapPolicy") ?? "ALLOW",
-    enabled: checked(form, "enabled"),
   };
   const replaceTask = id === undefined || checked(form, "replaceTask");
   const built = replaceTask ? template(form) : null;
   if (built && "error" in built) return built.error;
   if (id === undefined) {
-    const result = await createSchedule({ ...fields, name: text(form, "name") ?? "", task: built!.task });
+    const result = await createSchedule({ ...fields, enabled: checked(form, "enabled"), name: text(form, "name") ?? "", task: built!.task });
     if (!result.ok) return errorState(result.error, FIELDS);
     revalidatePath("/schedules");
     redirect(`/schedules/${result.data.id}?created=1`);
   }
+  // No `enabled`: saving settings leaves it as it is (the Enable/Disable button owns it), so a form
+  // loaded before a Disable cannot switch the schedule back on.
   const result = await updateSchedule(id, { ...fields, ...(built ? { task: built.task } : {}) });
   if (!result.ok) return errorState(result.error, FIELDS);
   revalidatePath(`/schedules/${id}`);
