@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { bulkDeadLetterAction } from "@/app/(console)/tasks/actions";
 import type { TaskSummary } from "@/lib/api/types";
 import { shortId } from "@/lib/format";
@@ -9,10 +9,20 @@ import { ConfirmButton } from "../ui/ConfirmButton";
 import { Time } from "../ui/Time";
 
 /** Dead tasks with a selection column; the toolbar acts on the selection after asking. */
-export function DeadLetterTable({ tasks }: { tasks: TaskSummary[] }) {
+export function DeadLetterTable({ tasks, now }: { tasks: TaskSummary[]; now: number }) {
   const [picked, setPicked] = useState<Set<string>>(new Set());
-  // Tasks redriven or discarded elsewhere drop out of the selection when the list refreshes.
+  // A task that leaves the list (redriven, discarded, here or elsewhere) leaves the selection for
+  // good: should it die again and come back, it must not come back ticked.
+  useEffect(() => {
+    setPicked((current) => {
+      const listed = new Set(tasks.map((t) => t.id));
+      const kept = [...current].filter((id) => listed.has(id));
+      return kept.length === current.size ? current : new Set(kept);
+    });
+  }, [tasks]);
   const selected = useMemo(() => tasks.filter((t) => picked.has(t.id)).map((t) => t.id), [tasks, picked]);
+  // After a bulk action the next one starts from nothing ticked.
+  const clear = () => setPicked(new Set());
   const allSelected = selected.length === tasks.length && tasks.length > 0;
   const toggle = (id: string) =>
     setPicked((current) => {
@@ -38,6 +48,7 @@ export function DeadLetterTable({ tasks }: { tasks: TaskSummary[] }) {
             action={bulkDeadLetterAction}
             fields={{ ids: selected, operation: "redrive" }}
             disabled={n === 0}
+            onSuccess={clear}
           />
           <ConfirmButton
             label="Discard selected"
@@ -48,6 +59,7 @@ export function DeadLetterTable({ tasks }: { tasks: TaskSummary[] }) {
             action={bulkDeadLetterAction}
             fields={{ ids: selected, operation: "discard" }}
             disabled={n === 0}
+            onSuccess={clear}
           />
         </span>
       </div>
@@ -96,7 +108,7 @@ export function DeadLetterTable({ tasks }: { tasks: TaskSummary[] }) {
                   {task.attempts}/{task.maxAttempts}
                 </td>
                 <td className="nowrap">
-                  <Time iso={task.completedAt} relative />
+                  <Time iso={task.completedAt} relative now={now} />
                 </td>
               </tr>
             ))}

@@ -1,6 +1,6 @@
 "use client";
 
-import { useActionState, useEffect, useId, useRef } from "react";
+import { useActionState, useEffect, useEffectEvent, useId, useRef } from "react";
 import { IDLE, type ActionState } from "@/lib/action-state";
 import { SubmitButton } from "./SubmitButton";
 
@@ -22,6 +22,7 @@ export function ConfirmButton({
   prominent = false,
   small = false,
   disabled = false,
+  onSuccess,
 }: {
   label: string;
   title: string;
@@ -35,14 +36,20 @@ export function ConfirmButton({
   prominent?: boolean;
   small?: boolean;
   disabled?: boolean;
+  /** Called once per successful confirmation (e.g. to clear a selection the action consumed). */
+  onSuccess?: () => void;
 }) {
   const dialogRef = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const descriptionId = useId();
   const [state, formAction] = useActionState(action, IDLE);
 
+  // An effect event: a parent's new onSuccess on a later render must not count as another success.
+  const succeeded = useEffectEvent(() => onSuccess?.());
+
   useEffect(() => {
     if (state.status !== "idle") dialogRef.current?.close();
+    if (state.status === "success") succeeded();
   }, [state]);
 
   const tone = prominent ? variant : "plain";

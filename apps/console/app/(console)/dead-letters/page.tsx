@@ -52,7 +52,8 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
         </EmptyState>
       ) : (
         <>
-          <DeadLetterTable tasks={page.data.nodes} />
+          {/* One "now" for the server render and the hydration of the relative times. */}
+          <DeadLetterTable tasks={page.data.nodes} now={Date.now()} />
           <Pagination
             basePath="/dead-letters"
             keep={{ queue }}
