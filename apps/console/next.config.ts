@@ -13,6 +13,10 @@ const nextConfig: NextConfig = {
   // workspace's own ESM package (cron maths for the schedule preview), and ws
   // has optional native add-ons a bundler cannot resolve.
   serverExternalPackages: ["@tasklane/core", "ws", "graphql-ws"],
+  // Pages link app/icon.svg; this answers the browsers and tools that ask for /favicon.ico regardless.
+  async rewrites() {
+    return [{ source: "/favicon.ico", destination: "/icon.svg" }];
+  },
 };
 
 export default nextConfig;

@@ -69,7 +69,9 @@ describe("tenant console", () => {
 
     await page.getByLabel("Password").fill(PASSWORD);
     await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor({ timeout: 30_000 });
+    // Back to the page asked for before sign-in (console-forms.test.ts covers deep links further).
+    await page.getByRole("heading", { name: "Tasks", level: 1 }).waitFor({ timeout: 30_000 });
+    expect(new URL(page.url()).pathname).toBe("/tasks");
     expect(await page.getByTestId("tenant-name").textContent()).toBe("Acme Robotics");
 
     const cookies = await context.cookies();

@@ -4,10 +4,9 @@
  * sees the key; it talks to the console's own pages, actions and routes.
  */
 import "server-only";
-import { redirect } from "next/navigation";
 import { config } from "./config";
 import { failureFrom, unavailable, type ApiResult } from "./graphql-error";
-import { requireSession } from "./session";
+import { requireSession, signInRedirect } from "./session";
 
 interface GraphQLBody<T> {
   data?: T | null;
@@ -46,6 +45,6 @@ export async function postGraphQL<T>(query: string, variables: Record<string, un
 export async function gql<T>(query: string, variables?: Record<string, unknown>): Promise<ApiResult<T>> {
   const session = await requireSession();
   const result = await postGraphQL<T>(query, variables, session.apiKey);
-  if (!result.ok && result.error.code === "UNAUTHENTICATED") redirect("/signin?reason=expired");
+  if (!result.ok && result.error.code === "UNAUTHENTICATED") await signInRedirect("expired");
   return result;
 }

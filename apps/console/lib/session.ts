@@ -6,8 +6,9 @@
  */
 import "server-only";
 import { decode } from "next-auth/jwt";
-import { cookies } from "next/headers";
+import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
+import { REQUESTED_PATH_HEADER, signInPath } from "./callback-url";
 import { authSecret } from "./config";
 
 export interface ConsoleSession {
@@ -39,8 +40,13 @@ export async function readSession(): Promise<ConsoleSession | null> {
   return { email, tenantId, apiKey, apiKeyId, expiresAt: apiKeyExpiresAt };
 }
 
+/** The sign-in page, set to return to the page being rendered (proxy.ts names it). */
+export async function signInRedirect(reason?: "expired"): Promise<never> {
+  redirect(signInPath((await headers()).get(REQUESTED_PATH_HEADER), reason));
+}
+
 export async function requireSession(): Promise<ConsoleSession> {
   const session = await readSession();
-  if (session === null) redirect("/signin");
+  if (session === null) return signInRedirect();
   return session;
 }

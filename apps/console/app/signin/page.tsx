@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
+import { safeCallback } from "@/lib/callback-url";
 import { readSession } from "@/lib/session";
 import { SignInForm } from "./SignInForm";
 
@@ -10,24 +11,12 @@ const REASONS: Record<string, string> = {
   CredentialsSignin: "That email and password do not match a console user.",
 };
 
-/** Only this console's own paths: never bounce a user to another origin after sign-in. */
-function safeCallback(value: string | string[] | undefined): string {
-  const path = Array.isArray(value) ? value[0] : value;
-  if (!path) return "/";
-  const own = process.env.NEXTAUTH_URL ? new URL(process.env.NEXTAUTH_URL).origin : "http://console.invalid";
-  try {
-    const url = new URL(path, own);
-    return url.origin === own && !url.pathname.startsWith("/signin") ? `${url.pathname}${url.search}` : "/";
-  } catch {
-    return "/";
-  }
-}
-
 export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const params = await searchParams;
   const reason = typeof params.reason === "string" ? params.reason : typeof params.error === "string" ? params.error : null;
   // A cookie whose key the API refused (revoked, expired early) must not bounce back to "/" forever.
-  if (reason !== "expired" && (await readSession())) redirect("/");
+  const callbackUrl = safeCallback(params.callbackUrl);
+  if (reason !== "expired" && (await readSession())) redirect(callbackUrl);
   return (
     <main className="signin">
       <div className="card">
@@ -39,7 +28,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
         </p>
         <h1>Sign in to the console</h1>
         <p className="muted small">Console users are created by your platform operator for one tenant.</p>
-        <SignInForm callbackUrl={safeCallback(params.callbackUrl)} initialError={reason ? (REASONS[reason] ?? null) : null} />
+        <SignInForm callbackUrl={callbackUrl} initialError={reason ? (REASONS[reason] ?? null) : null} />
       </div>
     </main>
   );

@@ -1,0 +1,34 @@
+/**
+ * Where sign-in sends the user afterwards. Only a path on this console is
+ * ever accepted (never an open redirect): anything naming another origin,
+ * a protocol-relative "//host", or the sign-in page itself becomes "/".
+ */
+
+/** The request header proxy.ts sets to the path being rendered (Server Components cannot read the URL). */
+export const REQUESTED_PATH_HEADER = "x-console-path";
+
+/** Any origin works as the base: only whether the result stays on it matters. */
+const BASE = "http://console.invalid";
+
+/** `value` as a same-origin "/path?query", or "/" when it is anything else. */
+export function safeCallback(value: string | string[] | null | undefined): string {
+  const raw = Array.isArray(value) ? value[0] : value;
+  if (!raw || !raw.startsWith("/")) return "/";
+  try {
+    const url = new URL(raw, BASE);
+    if (url.origin !== BASE || url.pathname.startsWith("/signin")) return "/";
+    return `${url.pathname}${url.search}`;
+  } catch {
+    return "/";
+  }
+}
+
+/** The sign-in page, asked to come back to `requested` (when there is somewhere worth returning to). */
+export function signInPath(requested: string | null | undefined, reason?: "expired"): string {
+  const search = new URLSearchParams();
+  if (reason) search.set("reason", reason);
+  const back = safeCallback(requested);
+  if (back !== "/") search.set("callbackUrl", back);
+  const text = search.toString();
+  return text ? `/signin?${text}` : "/signin";
+}
