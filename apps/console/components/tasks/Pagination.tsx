@@ -10,7 +10,8 @@ export function parseCursorStack(raw: string | undefined): string[] {
 
 /**
  * Keyset pagination: "after" is the API's cursor; "prev" carries the cursors
- * of the pages before this one so Previous needs no offset query.
+ * of the pages before this one so Previous needs no offset query. Lists the
+ * API does not count (workflows) leave totalCount out.
  */
 export function Pagination({
   basePath,
@@ -21,6 +22,7 @@ export function Pagination({
   hasNextPage,
   totalCount,
   shown,
+  labels = { previous: "← Previous", next: "Next →" },
 }: {
   basePath: string;
   keep: Record<string, string | undefined>;
@@ -28,8 +30,9 @@ export function Pagination({
   prev: string[];
   endCursor: string | null;
   hasNextPage: boolean;
-  totalCount: number;
+  totalCount?: number;
   shown: number;
+  labels?: { previous: string; next: string };
 }) {
   const href = (cursor: string | undefined, stack: string[]) => {
     const search = new URLSearchParams();
@@ -46,25 +49,25 @@ export function Pagination({
   return (
     <nav className="pagination" aria-label="Pages">
       <span className="muted small" aria-live="polite">
-        Page {page} · {formatCount(shown)} shown of {formatCount(totalCount)}
+        Page {page} · {formatCount(shown)} shown{totalCount === undefined ? "" : ` of ${formatCount(totalCount)}`}
       </span>
       <span className="row">
         {previous ? (
           <Link className="button button-small" href={previous} rel="prev">
-            ← Previous
+            {labels.previous}
           </Link>
         ) : (
           <span className="button button-small" aria-disabled="true">
-            ← Previous
+            {labels.previous}
           </span>
         )}
         {next ? (
           <Link className="button button-small" href={next} rel="next">
-            Next →
+            {labels.next}
           </Link>
         ) : (
           <span className="button button-small" aria-disabled="true">
-            Next →
+            {labels.next}
           </span>
         )}
       </span>

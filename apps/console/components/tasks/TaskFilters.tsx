@@ -1,23 +1,7 @@
 import Link from "next/link";
 import { TASK_STATUSES } from "@/lib/statuses";
-
-export interface TaskFilterValues {
-  status?: string;
-  queue?: string;
-  type?: string;
-  range?: string;
-  from?: string;
-  to?: string;
-  id?: string;
-}
-
-export const RANGES = [
-  { value: "15m", label: "Last 15 minutes", ms: 15 * 60_000 },
-  { value: "1h", label: "Last hour", ms: 60 * 60_000 },
-  { value: "24h", label: "Last 24 hours", ms: 24 * 60 * 60_000 },
-  { value: "7d", label: "Last 7 days", ms: 7 * 24 * 60 * 60_000 },
-  { value: "custom", label: "Between…", ms: 0 },
-] as const;
+import type { TaskFilterValues } from "@/lib/task-filters";
+import { CreatedRangeFields } from "./CreatedRangeFields";
 
 /**
  * The list's filters as a plain GET form: the URL is the state, so a filtered
@@ -56,28 +40,7 @@ export function TaskFilters({ values, queues }: { values: TaskFilterValues; queu
         <label htmlFor="f-type">Type</label>
         <input id="f-type" name="type" type="text" placeholder="exact type" defaultValue={values.type} autoComplete="off" />
       </div>
-      <div className="field">
-        <label htmlFor="f-range">Created</label>
-        <select id="f-range" name="range" defaultValue={values.range ?? ""}>
-          <option value="">Any time</option>
-          {RANGES.map((r) => (
-            <option key={r.value} value={r.value}>
-              {r.label}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div className="field">
-        <label htmlFor="f-from">From (UTC)</label>
-        <input id="f-from" name="from" type="datetime-local" step={1} defaultValue={values.from} aria-describedby="f-range-hint" />
-      </div>
-      <div className="field">
-        <label htmlFor="f-to">To (UTC)</label>
-        <input id="f-to" name="to" type="datetime-local" step={1} defaultValue={values.to} aria-describedby="f-range-hint" />
-        <span className="visually-hidden" id="f-range-hint">
-          Used when Created is set to Between.
-        </span>
-      </div>
+      <CreatedRangeFields range={values.range} from={values.from} to={values.to} />
       <div className="actions">
         <button type="submit" className="button button-primary">
           Apply
@@ -86,6 +49,9 @@ export function TaskFilters({ values, queues }: { values: TaskFilterValues; queu
           Reset
         </Link>
       </div>
+      <p className="muted small filters-note" id="f-range-hint">
+        A From or To date sets Created to “Between…”; another choice clears the dates.
+      </p>
     </form>
   );
 }

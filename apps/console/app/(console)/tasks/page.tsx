@@ -2,46 +2,24 @@ import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { LiveRefresh } from "@/components/live/LiveRefresh";
 import { Pagination, parseCursorStack } from "@/components/tasks/Pagination";
-import { RANGES, TaskFilters, type TaskFilterValues } from "@/components/tasks/TaskFilters";
+import { TaskFilters } from "@/components/tasks/TaskFilters";
 import { TaskTable } from "@/components/tasks/TaskTable";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { ErrorState } from "@/components/ui/ErrorState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { listQueueNames } from "@/lib/api/queues";
-import { getTask, listTasks, type TaskFilterInput } from "@/lib/api/tasks";
+import { getTask, listTasks } from "@/lib/api/tasks";
 import { param, type SearchParams } from "@/lib/search-params";
-import { TASK_STATUSES, type TaskStatus } from "@/lib/statuses";
+import { effectiveValues, toFilter } from "@/lib/task-filters";
 
 export const metadata: Metadata = { title: "Tasks" };
 
 const PAGE_SIZE = 50;
 
-/** "2026-11-29T10:00" (a datetime-local value, read as UTC) → ISO, or undefined. */
-function utc(local: string | undefined): string | undefined {
-  if (!local || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(local)) return undefined;
-  const date = new Date(`${local}Z`);
-  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
-}
-
-function toFilter(values: TaskFilterValues): TaskFilterInput {
-  const filter: TaskFilterInput = {};
-  if (values.status && (TASK_STATUSES as readonly string[]).includes(values.status)) filter.status = [values.status as TaskStatus];
-  if (values.queue) filter.queue = values.queue;
-  if (values.type) filter.type = values.type;
-  const range = RANGES.find((r) => r.value === values.range);
-  if (range && range.value !== "custom") filter.createdAfter = new Date(Date.now() - range.ms).toISOString();
-  if (range?.value === "custom") {
-    const after = utc(values.from);
-    const before = utc(values.to);
-    if (after) filter.createdAfter = after;
-    if (before) filter.createdBefore = before;
-  }
-  return filter;
-}
-
 export default async function TasksPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const sp = await searchParams;
-  const values: TaskFilterValues = {
+  // What the list applies is what the form shows (and what the page links keep).
+  const values = effectiveValues({
     status: param(sp, "status"),
     queue: param(sp, "queue"),
     type: param(sp, "type"),
@@ -49,7 +27,7 @@ export default async function TasksPage({ searchParams }: { searchParams: Promis
     from: param(sp, "from"),
     to: param(sp, "to"),
     id: param(sp, "id"),
-  };
+  });
   let idMiss: string | null = null;
   if (values.id) {
     const found = await getTask(values.id);
@@ -58,14 +36,15 @@ export default async function TasksPage({ searchParams }: { searchParams: Promis
   }
   const after = param(sp, "after");
   const prevStack = parseCursorStack(param(sp, "prev"));
-  const [page, queues] = await Promise.all([listTasks(toFilter(values), PAGE_SIZE, after), listQueueNames()]);
+  const [page, queues] = await Promise.all([listTasks(toFilter(values, Date.now()), PAGE_SIZE, after), listQueueNames()]);
   const queueNames = queues.ok ? queues.data : [];
   const filtered = Object.entries(values).some(([k, v]) => k !== "id" && v);
 
   return (
     <>
       <PageHeader title="Tasks" description="Every task of your tenant, newest first." actions={<LiveRefresh {...(values.queue ? { queue: values.queue } : {})} />} />
-      <TaskFilters values={values} queues={queueNames} />
+      {/* Keyed on the filters so a client navigation (Reset, a link) shows the new ones, not the last typed. */}
+      <TaskFilters key={JSON.stringify(values)} values={values} queues={queueNames} />
       {idMiss ? (
         <div className="notice notice-info" role="status" style={{ marginBottom: "1rem" }}>
           No task with id <code>{idMiss}</code> in this tenant. Ids look like <code>task_0192…</code>; paste the whole id.

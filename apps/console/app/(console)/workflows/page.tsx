@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { LiveRefresh } from "@/components/live/LiveRefresh";
+import { Pagination, parseCursorStack } from "@/components/tasks/Pagination";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { ErrorState } from "@/components/ui/ErrorState";
 import { PageHeader } from "@/components/ui/PageHeader";
@@ -14,15 +15,19 @@ export const metadata: Metadata = { title: "Workflows" };
 const PAGE_SIZE = 50;
 
 export default async function WorkflowsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
-  const after = param(await searchParams, "after");
-  const result = await listWorkflows(PAGE_SIZE, after);
-  const last = result.ok ? result.data[result.data.length - 1] : undefined;
+  const sp = await searchParams;
+  const after = param(sp, "after");
+  const prev = parseCursorStack(param(sp, "prev"));
+  // One more than a page: whether there is an older page, without a count the API does not offer.
+  const result = await listWorkflows(PAGE_SIZE + 1, after);
+  const workflows = result.ok ? result.data.slice(0, PAGE_SIZE) : [];
+  const hasOlder = result.ok && result.data.length > PAGE_SIZE;
   return (
     <>
       <PageHeader title="Workflows" description="Graphs of tasks that run as their dependencies succeed." actions={<LiveRefresh />} />
       {!result.ok ? (
         <ErrorState error={result.error} what="Workflows" />
-      ) : result.data.length === 0 ? (
+      ) : workflows.length === 0 ? (
         <EmptyState title={after ? "No more workflows" : "No workflows yet"} icon="⋔" action={after ? <Link className="button" href="/workflows">Back to the newest</Link> : undefined}>
           {after ? null : "Submit one with submitWorkflow: a set of tasks with dependsOn edges. Each one's progress shows here as a graph."}
         </EmptyState>
@@ -43,7 +48,7 @@ export default async function WorkflowsPage({ searchParams }: { searchParams: Pr
                 </tr>
               </thead>
               <tbody>
-                {result.data.map((wf) => (
+                {workflows.map((wf) => (
                   <tr key={wf.id}>
                     <td>
                       <Link href={`/workflows/${wf.id}`}>{wf.name}</Link>
@@ -64,14 +69,16 @@ export default async function WorkflowsPage({ searchParams }: { searchParams: Pr
               </tbody>
             </table>
           </div>
-          {result.data.length === PAGE_SIZE && last ? (
-            <nav className="pagination" aria-label="Pages">
-              <span />
-              <Link className="button button-small" href={`/workflows?after=${encodeURIComponent(last.id)}`} rel="next">
-                Older →
-              </Link>
-            </nav>
-          ) : null}
+          <Pagination
+            basePath="/workflows"
+            keep={{}}
+            after={after}
+            prev={prev}
+            endCursor={workflows[workflows.length - 1]?.id ?? null}
+            hasNextPage={hasOlder}
+            shown={workflows.length}
+            labels={{ previous: "← Newer", next: "Older →" }}
+          />
         </>
       )}
     </>
