@@ -5,12 +5,10 @@ import { EmptyState } from "@/components/ui/EmptyState";
 import { ErrorState } from "@/components/ui/ErrorState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { listApiKeys } from "@/lib/api/api-keys";
+import { splitApiKeys } from "@/lib/api-key-kinds";
 import { requireSession } from "@/lib/session";
 
 export const metadata: Metadata = { title: "API keys" };
-
-/** Keys the console mints at sign-in (lib/auth.ts) carry this name prefix. */
-const SESSION_PREFIX = "console session ";
 
 export default async function ApiKeysPage() {
   const session = await requireSession();
@@ -24,9 +22,7 @@ export default async function ApiKeysPage() {
       </>
     );
   }
-  const now = Date.now();
-  const keys = result.data.filter((k) => !k.name.startsWith(SESSION_PREFIX));
-  const sessions = result.data.filter((k) => k.name.startsWith(SESSION_PREFIX) && !k.revokedAt && (!k.expiresAt || Date.parse(k.expiresAt) > now));
+  const { keys, sessions } = splitApiKeys(result.data, Date.now());
   return (
     <>
       {header}
