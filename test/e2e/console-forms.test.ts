@@ -1,0 +1,353 @@
+/**
+ * The console's forms, selections and small screens in Debian's headless
+ * Chromium against the real platform (the same setup as console.test.ts):
+ * what a QA pass found broken, each checked the way a person meets it.
+ * The tests run in order and build on each other, like a person's session.
+ */
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitFor } from "../helpers/app-process.js";
+import { startConsolePlatform, type ConsolePlatform } from "../helpers/console-platform.js";
+import { gql } from "../helpers/platform.js";
+
+const EMAIL = "grace@example.com";
+const PASSWORD = "a password long enough";
+const FUTURE = "2099-01-01T00:00";
+
+let p: ConsolePlatform;
+let page: Page;
+let url: string;
+const api = <T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>) => p.api<T>(query, variables);
+const open = (pathname: string) => p.open(pathname);
+
+async function signIn(on: Page): Promise<void> {
+  await on.getByLabel("Email").fill(EMAIL);
+  await on.getByLabel("Password").fill(PASSWORD);
+  await on.getByRole("button", { name: "Sign in" }).click();
+}
+
+interface QueueView {
+  mode: string;
+  endpointUrl: string | null;
+  concurrency: number | null;
+  paused: boolean;
+}
+const queueView = async (name: string) =>
+  (await api<{ queue: QueueView | null }>(`query ($n: String!) { queue(name: $n) { mode endpointUrl concurrency paused } }`, { n: name })).data?.queue;
+
+beforeAll(async () => {
+  p = await startConsolePlatform("Forms Ltd", { dailyTaskQuota: 10_000, maxPendingTasks: 5_000, maxConcurrency: 50 });
+  page = p.page;
+  url = p.consoleApp.url;
+  const user = await gql(
+    p.gateway.url,
+    `mutation ($t: ID!, $e: String!, $p: String!) { createConsoleUser(tenantId: $t, email: $e, password: $p) { id } }`,
+    { t: p.tenant.tenantId, e: EMAIL, p: PASSWORD },
+    p.gateway.adminToken,
+  );
+  expect(user.errors).toBeUndefined();
+  const hooks = await api(`mutation ($i: UpsertQueueInput!) { upsertQueue(input: $i) { name } }`, { i: { name: "hooks", mode: "PUSH", endpointUrl: `${p.receiver.url}/tasks` } });
+  expect(hooks.errors).toBeUndefined();
+}, 180_000);
+
+afterAll(async () => {
+  await p?.stop();
+});
+
+describe("console forms, selections and small screens", () => {
+  it("serves an icon: a fresh sign-in page loads without a failed request", async () => {
+    const failed: string[] = [];
+    const listener = (res: { status(): number; url(): string }) => {
+      if (res.status() >= 400) failed.push(`${res.status()} ${res.url()}`);
+    };
+    page.on("response", listener);
+    await page.goto(`${url}/signin`);
+    await page.waitForLoadState("networkidle");
+    page.off("response", listener);
+    expect(failed).toEqual([]);
+    const icon = await page.locator('link[rel="icon"]').getAttribute("href");
+    expect(icon).toMatch(/^\/icon\.svg/);
+    for (const path of [icon!, "/favicon.ico"]) {
+      const res = await fetch(`${url}${path}`);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get("content-type"), path).toContain("image/svg+xml");
+    }
+  });
+
+  it("returns to the requested page after sign-in, and never to another origin", async () => {
+    const task = await p.submit({ type: "deep-link", queue: "default" });
+    await page.goto(`${url}/tasks/${task.id}?tab=attempts`);
+    await page.waitForURL(/\/signin\?/);
+    expect(new URL(page.url()).searchParams.get("callbackUrl")).toBe(`/tasks/${task.id}?tab=attempts`);
+    await signIn(page);
+    await page.waitForURL(`${url}/tasks/${task.id}?tab=attempts`, { timeout: 30_000 });
+    await page.locator('[data-testid="task-status"]').waitFor();
+
+    // A callback naming another origin lands on the overview instead.
+    const other = await p.context.browser()!.newContext();
+    try {
+      const stranger = await other.newPage();
+      await stranger.goto(`${url}/signin?callbackUrl=${encodeURIComponent("//evil.example/tasks")}`);
+      await signIn(stranger);
+      await stranger.getByRole("heading", { name: "Overview", level: 1 }).waitFor({ timeout: 30_000 });
+      expect(stranger.url()).toBe(`${url}/`);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("refuses a new queue named like an existing one, changes nothing, and keeps what was typed", async () => {
+    expect((await api(`mutation { upsertQueue(input: {name: "billing", mode: PULL, concurrency: 3}) { name } }`)).errors).toBeUndefined();
+    await open("/queues/new");
+    await page.getByLabel("Name").fill("billing");
+    await page.getByLabel(/^PUSH/).check();
+    await page.getByLabel("Endpoint URL").fill(`${p.receiver.url}/billing`);
+    await page.getByLabel("Concurrency").fill("9");
+    await page.getByRole("button", { name: "Create queue" }).click();
+    await page.locator(".notice-error").getByText("A queue named billing already exists").waitFor({ timeout: 15_000 });
+    expect(page.url()).toBe(`${url}/queues/new`);
+    expect(await queueView("billing")).toEqual({ mode: "PULL", endpointUrl: null, concurrency: 3, paused: false });
+    expect(await page.getByLabel("Name").inputValue()).toBe("billing");
+    expect(await page.getByLabel("Endpoint URL").inputValue()).toBe(`${p.receiver.url}/billing`);
+    expect(await page.getByLabel("Concurrency").inputValue()).toBe("9");
+  });
+
+  it("saving a queue's settings keeps a pause made on the same page", async () => {
+    await open("/queues/billing");
+    await page.getByRole("button", { name: "Pause", exact: true }).click();
+    await page.getByRole("dialog", { name: "Pause billing?" }).getByRole("button", { name: "Pause" }).click();
+    await page.locator(".page-header").getByText("PULL queue · paused").waitFor({ timeout: 15_000 });
+    await page.getByLabel("Concurrency").fill("7");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.getByText("Queue saved.").waitFor({ timeout: 15_000 });
+    expect(await queueView("billing")).toMatchObject({ concurrency: 7, paused: true });
+  });
+
+  it("saving a schedule's settings keeps a Disable made on the same page", async () => {
+    const created = await api<{ createSchedule: { id: string } }>(
+      `mutation ($i: CreateScheduleInput!) { createSchedule(input: $i) { id } }`,
+      { i: { name: "nightly-export", cron: "0 3 * * *", timezone: "UTC", task: { type: "export", queue: "default" } } },
+    );
+    const id = created.data!.createSchedule.id;
+    await open(`/schedules/${id}`);
+    await page.getByRole("button", { name: "Disable", exact: true }).click();
+    await page.getByRole("dialog", { name: "Disable this schedule?" }).getByRole("button", { name: "Disable" }).click();
+    await page.locator(".page-header").getByText("Disabled", { exact: true }).waitFor({ timeout: 15_000 });
+    await page.getByLabel("Cron expression").fill("30 3 * * *");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.getByText(/^Saved\./).waitFor({ timeout: 15_000 });
+    const after = await api<{ schedule: { cron: string; enabled: boolean } }>(`query ($id: ID!) { schedule(id: $id) { cron enabled } }`, { id });
+    expect(after.data?.schedule).toEqual({ cron: "30 3 * * *", enabled: false });
+  });
+
+  it("keeps every input of a refused schedule form", async () => {
+    await open("/schedules/new");
+    await page.getByLabel("Name").fill("weekly-digest");
+    await page.getByLabel("Cron expression").fill("0 8 * * 1");
+    await page.getByLabel("When runs are missed").selectOption("CATCH_UP");
+    await page.getByLabel("When runs overlap").selectOption("QUEUE");
+    await page.getByLabel("Enabled").uncheck();
+    await page.getByLabel("Task type").fill("send-digest");
+    await page.getByLabel("Queue", { exact: true }).selectOption("billing");
+    await page.getByLabel("Priority").selectOption("HIGH");
+    await page.getByLabel("Max attempts").fill("4");
+    await page.getByLabel("Payload (JSON)").fill('{"channel": ');
+    await page.getByRole("button", { name: "Create schedule" }).click();
+    await page.locator(".notice-error").getByText("The payload is not valid JSON.").waitFor({ timeout: 15_000 });
+    expect({
+      name: await page.getByLabel("Name").inputValue(),
+      cron: await page.getByLabel("Cron expression").inputValue(),
+      misfire: await page.getByLabel("When runs are missed").inputValue(),
+      overlap: await page.getByLabel("When runs overlap").inputValue(),
+      enabled: await page.getByLabel("Enabled").isChecked(),
+      type: await page.getByLabel("Task type").inputValue(),
+      queue: await page.getByLabel("Queue", { exact: true }).inputValue(),
+      priority: await page.getByLabel("Priority").inputValue(),
+      maxAttempts: await page.getByLabel("Max attempts").inputValue(),
+      payload: await page.getByLabel("Payload (JSON)").inputValue(),
+    }).toEqual({
+      name: "weekly-digest",
+      cron: "0 8 * * 1",
+      misfire: "CATCH_UP",
+      overlap: "QUEUE",
+      enabled: false,
+      type: "send-digest",
+      queue: "billing",
+      priority: "HIGH",
+      maxAttempts: "4",
+      payload: '{"channel": ',
+    });
+  });
+
+  it("keeps the URL and event ticks of a refused webhook form", async () => {
+    await open("/webhooks");
+    await page.getByLabel("Endpoint URL").fill("ftp://example.com/hooks");
+    await page.getByLabel("task.succeeded").check();
+    await page.getByLabel("task.dead").uncheck();
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    await page.locator(".notice-error").waitFor({ timeout: 15_000 });
+    expect(await page.getByLabel("Endpoint URL").inputValue()).toBe("ftp://example.com/hooks");
+    expect(await page.getByLabel("task.succeeded").isChecked()).toBe(true);
+    expect(await page.getByLabel("task.dead").isChecked()).toBe(false);
+  });
+
+  it("keeps the name and scopes of a refused API key form", async () => {
+    await open("/api-keys");
+    await page.getByLabel("Name").fill("reporting");
+    await page.getByRole("checkbox", { name: /^Submit/ }).uncheck();
+    await page.getByRole("button", { name: "Create key" }).click();
+    await page.locator(".notice-error").getByText("Choose at least one scope.").waitFor({ timeout: 15_000 });
+    expect(await page.getByLabel("Name").inputValue()).toBe("reporting");
+
+    // Refused by the API this time (a blank name), with two scopes ticked.
+    await page.getByLabel("Name").fill("   ");
+    await page.getByRole("checkbox", { name: /^Read/ }).check();
+    await page.getByRole("checkbox", { name: /^Worker/ }).check();
+    await page.getByRole("button", { name: "Create key" }).click();
+    await page.locator(".notice-error").filter({ hasNotText: "Choose at least one scope." }).waitFor({ timeout: 15_000 });
+    expect(await page.getByLabel("Name").inputValue()).toBe("   ");
+    expect(await page.getByRole("checkbox", { name: /^Read/ }).isChecked()).toBe(true);
+    expect(await page.getByRole("checkbox", { name: /^Worker/ }).isChecked()).toBe(true);
+    expect(await page.getByRole("checkbox", { name: /^Submit/ }).isChecked()).toBe(false);
+  });
+
+  it("lists a key the user named like a console session among the keys", async () => {
+    const name = "console session nightly-export";
+    await page.getByLabel("Name").fill(name);
+    await page.getByRole("button", { name: "Create key" }).click();
+    expect(await page.getByTestId("secret").textContent({ timeout: 15_000 })).toMatch(/^tl_/);
+    await page.locator(`section[aria-labelledby="keys"] tr[data-key-name="${name}"]`).waitFor({ timeout: 15_000 });
+    // The console sessions are this sign-in and the other context's (signed in above, never signed out).
+    const sessions = page.locator('section[aria-labelledby="sessions"] tbody tr');
+    expect(await sessions.evaluateAll((rows) => rows.map((r) => r.getAttribute("data-key-name")))).toEqual([`console session ${EMAIL}`, `console session ${EMAIL}`]);
+    // A created key clears the form for the next one.
+    expect(await page.getByLabel("Name").inputValue()).toBe("");
+  });
+
+  it("hydrates the dead letters without a mismatch, and clears the selection after a bulk action", async () => {
+    p.behaviour.set("doomed", () => ({ status: 400 }));
+    // c stays dead and unticked throughout, so the table (and its selection) stays on the page.
+    const [a, b, c] = [await p.submit({ type: "doomed", maxAttempts: 1 }), await p.submit({ type: "doomed", maxAttempts: 1 }), await p.submit({ type: "doomed", maxAttempts: 1 })];
+    for (const t of [a!, b!, c!]) await p.until(t.id, "DEAD");
+
+    // Died seconds ago: "2.4 s ago" on the server would read "2.6 s ago" in the browser's own clock.
+    const hydrationErrors: string[] = [];
+    const onError = (error: Error) => hydrationErrors.push(error.message);
+    const onConsole = (message: { type(): string; text(): string }) => {
+      if (message.type() === "error") hydrationErrors.push(message.text());
+    };
+    page.on("pageerror", onError);
+    page.on("console", onConsole);
+    await open("/dead-letters");
+    await page.locator(`tr[data-task-id="${c!.id}"]`).waitFor();
+    await page.waitForTimeout(1_500);
+    page.off("pageerror", onError);
+    page.off("console", onConsole);
+    expect(hydrationErrors.filter((m) => /418|hydrat/i.test(m))).toEqual([]);
+
+    // Redrive both: they fail again and come back, and must not come back ticked.
+    for (const t of [a!, b!]) await page.getByRole("checkbox", { name: `Select ${t.id}` }).check();
+    await page.getByRole("button", { name: "Redrive selected" }).click();
+    await page.getByRole("dialog", { name: "Redrive 2 tasks?" }).getByRole("button", { name: "Redrive 2 tasks" }).click();
+    await page.getByText("Redrove 2 tasks.").waitFor({ timeout: 15_000 });
+    await waitFor(
+      "both tasks to die again",
+      async () => {
+        const res = await api<{ a: { status: string; attempts: number }; b: { status: string; attempts: number } }>(
+          `query ($a: ID!, $b: ID!) { a: task(id: $a) { status attempts } b: task(id: $b) { status attempts } }`,
+          { a: a!.id, b: b!.id },
+        );
+        return res.data?.a.status === "DEAD" && res.data.b.status === "DEAD";
+      },
+      45_000,
+      200,
+    );
+    for (const t of [a!, b!]) await page.locator(`tr[data-task-id="${t.id}"]`).waitFor({ timeout: 15_000 });
+    expect(await page.getByRole("checkbox", { name: `Select ${a!.id}` }).isChecked()).toBe(false);
+    expect(await page.getByRole("checkbox", { name: `Select ${b!.id}` }).isChecked()).toBe(false);
+    await page.getByText("Select tasks to act on them.").waitFor();
+
+    // Discarding one ticked task discards that one only.
+    await page.getByRole("checkbox", { name: `Select ${a!.id}` }).check();
+    await page.getByRole("button", { name: "Discard selected" }).click();
+    await page.getByRole("dialog", { name: "Discard 1 task?" }).getByRole("button", { name: "Discard 1 task" }).click();
+    await p.until(a!.id, "CANCELLED");
+    await page.locator(`tr[data-task-id="${a!.id}"]`).waitFor({ state: "detached", timeout: 15_000 });
+    expect(await p.statusOf(b!.id)).toBe("DEAD");
+    expect(await p.statusOf(c!.id)).toBe("DEAD");
+  });
+
+  it("applies a From date without Created set to Between, and says so", async () => {
+    await open("/tasks");
+    await page.locator("tbody tr").first().waitFor();
+    await page.getByLabel("From (UTC)").fill(FUTURE);
+    expect(await page.getByLabel("Created").inputValue()).toBe("custom");
+    await page.getByRole("button", { name: "Apply" }).click();
+    await page.getByRole("heading", { name: "No tasks match these filters" }).waitFor({ timeout: 15_000 });
+    expect(await page.getByLabel("Created").inputValue()).toBe("custom");
+    expect(await page.getByLabel("From (UTC)").inputValue()).toBe(FUTURE);
+
+    // A link carrying only a date means the same; choosing a preset range clears the dates.
+    await open(`/tasks?from=${FUTURE}`);
+    await page.getByRole("heading", { name: "No tasks match these filters" }).waitFor();
+    expect(await page.getByLabel("Created").inputValue()).toBe("custom");
+    await page.getByLabel("Created").selectOption("24h");
+    expect(await page.getByLabel("From (UTC)").inputValue()).toBe("");
+    await page.getByRole("button", { name: "Apply" }).click();
+    await page.locator("tbody tr").first().waitFor({ timeout: 15_000 });
+  });
+
+  it("pages through workflows both ways", async () => {
+    for (let i = 0; i < 51; i++) {
+      const res = await api(`mutation ($i: SubmitWorkflowInput!) { submitWorkflow(input: $i) { id } }`, {
+        i: { name: `wf-${String(i).padStart(2, "0")}`, tasks: [{ key: "only", type: "noop", queue: "default" }] },
+      });
+      expect(res.errors).toBeUndefined();
+    }
+    await open("/workflows");
+    const firstRow = () => page.locator("tbody tr").first().locator(".mono").textContent();
+    const newest = await firstRow();
+    expect(await page.locator("tbody tr").count()).toBe(50);
+    await page.getByRole("link", { name: "Older →" }).click();
+    await page.locator(".pagination").filter({ hasText: "Page 2" }).waitFor({ timeout: 15_000 });
+    expect(await page.locator("tbody tr").count()).toBe(1);
+    expect(await page.getByRole("link", { name: "Older →" }).count()).toBe(0);
+    await page.getByRole("link", { name: "← Newer" }).click();
+    await page.locator(".pagination").filter({ hasText: "Page 1" }).waitFor({ timeout: 15_000 });
+    expect(await firstRow()).toBe(newest);
+  });
+
+  it("fits a 390 px screen: no sideways scroll, no empty band, the current section in view", async () => {
+    const task = await p.submit({ type: "narrow", queue: "default" });
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      for (const pathname of ["/queues", "/api-keys", "/schedules", "/dead-letters", `/tasks/${task.id}`]) {
+        await open(pathname);
+        await page.locator("h1").first().waitFor();
+        expect(await page.evaluate(() => document.documentElement.scrollWidth), pathname).toBeLessThanOrEqual(390);
+      }
+
+      // The last section's link is scrolled into the nav's view.
+      await open("/usage");
+      const inView = () =>
+        page.evaluate(() => {
+          const list = document.querySelector(".nav-list")!.getBoundingClientRect();
+          const current = document.querySelector('.nav-link[aria-current="page"]')!.getBoundingClientRect();
+          return current.left >= list.left - 1 && current.right <= list.right + 1;
+        });
+      await expect.poll(inView, { timeout: 10_000 }).toBe(true);
+
+      // A page shorter than the screen: the nav is as tall as its links, the page fills the rest.
+      await page.setViewportSize({ width: 390, height: 2_000 });
+      await open("/usage");
+      const band = await page.evaluate(() => {
+        const sidebar = document.querySelector(".sidebar")!.getBoundingClientRect();
+        const nav = document.querySelector(".sidebar nav")!.getBoundingClientRect();
+        return sidebar.bottom - nav.bottom;
+      });
+      expect(band).toBeLessThan(24);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 860 });
+    }
+  });
+});
