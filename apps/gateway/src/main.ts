@@ -2,16 +2,17 @@
  * `npm start -w apps/gateway`: parse env once, bring the database up to date,
  * serve, and shut down cleanly on SIGTERM/SIGINT (exit 0).
  */
-import { gatewayEnvSchema, loadEnv } from "@tasklane/config";
+import { gatewayEnvSchema, loadEnvOrExit } from "@tasklane/config";
+import { SHUTDOWN_DEADLINE_MS } from "@tasklane/config/shutdown-deadlines";
 import { prepareDatabase } from "@tasklane/db";
 import { startTracing, tracingRequested } from "@tasklane/observability";
 import { createLogger } from "./observability/logger.js";
 import { createGatewayServer } from "./server.js";
 
 /** A drain longer than this is cut short: orchestrators kill at ~30 s anyway. */
-const SHUTDOWN_TIMEOUT_MS = 15_000;
+const SHUTDOWN_TIMEOUT_MS = SHUTDOWN_DEADLINE_MS.gateway;
 
-const env = loadEnv(gatewayEnvSchema);
+const env = loadEnvOrExit(gatewayEnvSchema, "tasklane-gateway");
 const log = createLogger(env.LOG_LEVEL);
 const tracing = await startTracing({ enabled: tracingRequested(), serviceName: "tasklane-gateway" });
 

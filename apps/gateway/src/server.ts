@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { expressMiddleware } from "@as-integrations/express5";
 import type { GatewayEnv } from "@tasklane/config";
 import { createDatabase, type Database } from "@tasklane/db";
-import { ApiTokenBuckets, createKeySpace, createRedis, redisTargetOf, type RedisClient } from "@tasklane/queue";
+import { ApiTokenBuckets, createKeySpace, createRedis, logRedisErrors, redisTargetOf, type RedisClient } from "@tasklane/queue";
 import express from "express";
 import { ApiKeyAuthenticator } from "./auth/api-key-authenticator.js";
 import { createAuthenticator } from "./auth/authenticate.js";
@@ -59,8 +59,8 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
   const introspection = env.INTROSPECTION ?? !production;
   const adminToken = env.ADMIN_TOKEN ?? randomBytes(32).toString("base64url");
   const db = deps.db ?? createDatabase({ url: env.DATABASE_URL, applicationName: "tasklane-gateway" });
-  const redis = deps.redis ?? createRedis(redisTargetOf(env), "tasklane-gateway");
-  redis.on("error", (error: unknown) => log.warn({ err: error }, "redis connection error"));
+  const redis = deps.redis ?? createRedis(redisTargetOf(env), "tasklane-gateway", { log });
+  if (deps.redis) logRedisErrors(deps.redis, "tasklane-gateway", log);
 
   const metrics = createMetrics();
   const backlog = new BacklogGuard(db, env.GLOBAL_MAX_PENDING_TASKS, log);
@@ -73,8 +73,7 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
   });
   const apiKeys = new ApiKeyAuthenticator(db, log);
   // Pub/sub needs its own connection; it is always the server's own, even when tests share `redis`.
-  const subscriber = createRedis(redisTargetOf(env), "tasklane-gateway-sub");
-  subscriber.on("error", (error: unknown) => log.warn({ err: error }, "redis subscriber error"));
+  const subscriber = createRedis(redisTargetOf(env), "tasklane-gateway-sub", { log });
   const { services, dispatcher, doorbell, hub } = createServices({
     db,
     redis,

@@ -1,4 +1,5 @@
-import { createLogger, loadEnv, notifierEnvSchema, startPeriodic } from "@tasklane/config";
+import { createLogger, loadEnvOrExit, notifierEnvSchema, startPeriodic } from "@tasklane/config";
+import { NOTIFIER_DRAIN_GRACE_MS, SHUTDOWN_DEADLINE_MS } from "@tasklane/config/shutdown-deadlines";
 import { createDatabase, fanOutNotifications, listenForWakeups, NOTIFY_BATCH_SIZE, OUTBOX_WAKEUPS, prepareDatabase } from "@tasklane/db";
 import { dependencyProbe, startOpsServer, startTracing, tracingRequested } from "@tasklane/observability";
 import { createDeliveryTick, REQUEST_TIMEOUT_MS } from "./delivery/delivery-loop.js";
@@ -7,8 +8,8 @@ import { createOutboundAgent } from "@tasklane/outbound";
 import { createMetrics } from "./metrics.js";
 import { startRelay } from "./relay/start-relay.js";
 
-const env = loadEnv(notifierEnvSchema);
-const log = createLogger("notifier", env.LOG_LEVEL).child({ pid: process.pid });
+const env = loadEnvOrExit(notifierEnvSchema, "tasklane-notifier");
+const log = createLogger("notifier", env.LOG_LEVEL);
 const tracing = await startTracing({ enabled: tracingRequested(), serviceName: "tasklane-notifier" });
 await prepareDatabase(env.DATABASE_URL);
 const db = createDatabase({ url: env.DATABASE_URL, max: 8, applicationName: "tasklane-notifier" });
@@ -74,13 +75,19 @@ log.info(
 );
 
 /** In-flight deliveries get this long to finish on SIGTERM; what is left keeps its lock, which runs out and lets another notifier retry. */
-const SHUTDOWN_GRACE_MS = 15_000;
+const SHUTDOWN_GRACE_MS = NOTIFIER_DRAIN_GRACE_MS;
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   log.info({ signal, inFlight: inFlight.size }, "notifier draining: no new claims");
   ops?.markDraining();
+  // A loop's tick or a close waiting on an unreachable Postgres would otherwise hold the process until
+  // SIGKILL; exiting loses nothing, since unfinished deliveries keep claims that run out.
+  setTimeout(() => {
+    log.error({ inFlight: inFlight.size }, "shutdown timed out; exiting");
+    process.exit(1);
+  }, SHUTDOWN_DEADLINE_MS.notifier).unref();
   await Promise.all([wakeups.close(), fanOut.stop(), delivery.stop(), relay.stop()]);
   const abandoned = await inFlight.drain(SHUTDOWN_GRACE_MS);
   await ops?.close();

@@ -1,4 +1,5 @@
-import { createLogger, loadEnv, schedulerEnvSchema, startPeriodic } from "@tasklane/config";
+import { createLogger, loadEnvOrExit, schedulerEnvSchema, startPeriodic } from "@tasklane/config";
+import { SHUTDOWN_DEADLINE_MS } from "@tasklane/config/shutdown-deadlines";
 import { SCHEDULE_WAKEUPS, createDatabase, listenForWakeups, prepareDatabase } from "@tasklane/db";
 import { dependencyProbe, startOpsServer, startTracing, tracingRequested } from "@tasklane/observability";
 import { createKeySpace, createRedis, createTaskDispatcher, redisTargetOf } from "@tasklane/queue";
@@ -14,12 +15,12 @@ import { QUEUE_DEPTH_INTERVAL_MS, measureQueueDepth } from "./loops/queue-depth.
 import { pruneExpiredTasks } from "./loops/retention.js";
 import { createSchedulerMetrics } from "./metrics.js";
 
-const env = loadEnv(schedulerEnvSchema);
+const env = loadEnvOrExit(schedulerEnvSchema, "tasklane-scheduler");
 const log = createLogger("scheduler", env.LOG_LEVEL);
 const tracing = await startTracing({ enabled: tracingRequested(), serviceName: "tasklane-scheduler" });
 await prepareDatabase(env.DATABASE_URL);
 const db = createDatabase({ url: env.DATABASE_URL, max: 6, applicationName: "tasklane-scheduler" });
-const redis = createRedis(redisTargetOf(env), "tasklane-scheduler");
+const redis = createRedis(redisTargetOf(env), "tasklane-scheduler", { log });
 const keys = createKeySpace(env.REDIS_KEY_PREFIX);
 const ctx: SchedulerContext = {
   env,
@@ -75,7 +76,7 @@ log.info({ horizonSeconds: env.DISPATCH_HORIZON_SECONDS, retentionDays: env.TASK
  * A tick waiting on an unreachable Redis never ends (its commands queue until Redis returns), so the drain
  * has a deadline; exiting then loses nothing: every loop's work is transactional and is redone by the next scheduler.
  */
-const SHUTDOWN_TIMEOUT_MS = 10_000;
+const SHUTDOWN_TIMEOUT_MS = SHUTDOWN_DEADLINE_MS.scheduler;
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;

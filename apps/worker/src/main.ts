@@ -1,9 +1,10 @@
 import { hostname } from "node:os";
-import { createLogger, loadEnv, workerEnvSchema } from "@tasklane/config";
+import { createLogger, loadEnvOrExit, workerEnvSchema } from "@tasklane/config";
+import { SHUTDOWN_DEADLINE_MS, WORKER_DRAIN_GRACE_MS } from "@tasklane/config/shutdown-deadlines";
 import { ServerClock } from "@tasklane/core/server-clock";
 import { createDatabase, prepareDatabase, type DispatchIntent } from "@tasklane/db";
 import { dependencyProbe, startOpsServer, startTracing, tracingRequested } from "@tasklane/observability";
-import { createKeySpace, createRedis, createTaskDispatcher, dispatchAfterCommit, parseDoorbell, redisTargetOf } from "@tasklane/queue";
+import { createKeySpace, createRedis, createTaskDispatcher, dispatchAfterCommit, parseDoorbell, redisTargetOf, untilUnreachable } from "@tasklane/queue";
 import { CompletionBatcher } from "./completion-batcher.js";
 import type { WorkerContext } from "./context.js";
 import { FairFetcher } from "./fetch/fair-fetcher.js";
@@ -14,14 +15,14 @@ import { CancelMemory } from "./push/cancel-memory.js";
 import { createOutboundAgent } from "@tasklane/outbound";
 import { runAttempt } from "./task-runner.js";
 
-const env = loadEnv(workerEnvSchema);
+const env = loadEnvOrExit(workerEnvSchema, "tasklane-worker");
 const workerId = env.WORKER_ID ?? `${hostname()}-${process.pid}`;
 const log = createLogger("worker", env.LOG_LEVEL).child({ workerId });
 const tracing = await startTracing({ enabled: tracingRequested(), serviceName: "tasklane-worker" });
 await prepareDatabase(env.DATABASE_URL);
 const db = createDatabase({ url: env.DATABASE_URL, max: 10, applicationName: "tasklane-worker" });
-const redis = createRedis(redisTargetOf(env), "tasklane-worker");
-const subscriber = createRedis(redisTargetOf(env), "tasklane-worker-sub");
+const redis = createRedis(redisTargetOf(env), "tasklane-worker", { log });
+const subscriber = createRedis(redisTargetOf(env), "tasklane-worker-sub", { log });
 const keys = createKeySpace(env.REDIS_KEY_PREFIX);
 const directory = new QueueDirectory(db, (error) => log.warn({ err: error }, "queue directory refresh failed"));
 await directory.start();
@@ -45,6 +46,8 @@ const ctx: WorkerContext = {
   serverClock: new ServerClock(),
   metrics: createWorkerMetrics(),
 };
+
+let stopping = false;
 
 /** Attempts in flight, by task id, so a cancellation can abort the request. */
 const inFlight = new Map<string, AttemptAbort>();
@@ -73,7 +76,12 @@ const fetcher = new FairFetcher(ctx, async (started, executed) => {
   }
 });
 
-await subscriber.subscribe(keys.doorbellChannel, keys.cancelChannel);
+// Not awaited: with Redis unreachable the reply waits for it, and the worker must still serve
+// /livez and /readyz (503) and drain on SIGTERM meanwhile. ioredis sends the queued SUBSCRIBE once
+// connected, and again after every reconnect; until then the fetcher finds work by polling.
+subscriber.subscribe(keys.doorbellChannel, keys.cancelChannel).catch((error: unknown) => {
+  if (!stopping) log.error({ err: error }, "could not subscribe to the doorbell and cancel channels");
+});
 subscriber.on("message", (channel: string, message: string) => {
   if (channel === keys.doorbellChannel) {
     const { queueName, dueAt } = parseDoorbell(message);
@@ -95,13 +103,12 @@ const ops =
       });
 log.info({ concurrency: env.WORKER_CONCURRENCY, metricsPort: ops?.port, tracing: tracing.enabled }, "worker started");
 
-const GRACE_MS = 30_000;
+const GRACE_MS = WORKER_DRAIN_GRACE_MS;
 /**
  * Past this the process exits 1 without finishing its drain: a step waiting on an unreachable Redis or
  * Postgres would otherwise hang until SIGKILL. Nothing is lost: unrecorded attempts keep leases that expire.
  */
-const SHUTDOWN_TIMEOUT_MS = GRACE_MS + 10_000;
-let stopping = false;
+const SHUTDOWN_TIMEOUT_MS = SHUTDOWN_DEADLINE_MS.worker;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
@@ -111,7 +118,10 @@ async function shutdown(signal: string): Promise<void> {
     log.error({ inFlight: fetcher.running }, "shutdown timed out; exiting");
     process.exit(1);
   }, SHUTDOWN_TIMEOUT_MS).unref();
-  await fetcher.stop();
+  // With Redis unreachable the fetch loop waits for a reply that only comes with Redis, so the drain goes
+  // on without it (in-flight attempts still get their grace). A take whose reply is lost started nothing
+  // in Postgres: its tasks are still QUEUED there and the reconciler's sweep puts them back.
+  await Promise.race([fetcher.stop(), untilUnreachable(redis)]);
   // In-flight attempts get a grace period; whatever is still running after it
   // keeps its lease, which expires and lets another worker retry the task.
   const deadline = Date.now() + GRACE_MS;

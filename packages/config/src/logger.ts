@@ -1,3 +1,4 @@
+import { hostname } from "node:os";
 import { pino, type DestinationStream, type Logger } from "pino";
 
 /**
@@ -43,9 +44,27 @@ export const REDACT_PATHS = [
   "*.result",
 ];
 
-/** JSON logs (pino) with REDACT_PATHS censored. `destination` is for tests; stdout otherwise. */
-export function createLogger(app: string, level: string, destination?: DestinationStream): Logger {
-  const options = { name: app, level, redact: { paths: REDACT_PATHS, censor: "[redacted]" } };
-  return destination === undefined ? pino(options) : pino(options, destination);
+export interface LoggerOptions {
+  /** Where lines go; stdout unless given (tests). */
+  destination?: DestinationStream;
+  /** Censored on top of REDACT_PATHS (the gateway adds GraphQL variables). */
+  extraRedactPaths?: readonly string[];
+}
+
+/**
+ * The one logger factory of every app, so all their lines share one shape:
+ * `{"level":30,"time":"<ISO 8601>","app":"worker","pid":…,"hostname":…,"msg":…}`.
+ * `app` names the process kind (gateway, scheduler, worker, notifier, migrate);
+ * `pid` and `hostname` tell instances apart and are set here once (a child
+ * adding `pid` again wrote the key twice).
+ */
+export function createLogger(app: string, level: string, options: LoggerOptions = {}): Logger {
+  const settings = {
+    level,
+    base: { app, pid: process.pid, hostname: hostname() },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    redact: { paths: [...REDACT_PATHS, ...(options.extraRedactPaths ?? [])], censor: "[redacted]" },
+  };
+  return options.destination === undefined ? pino(settings) : pino(settings, options.destination);
 }
 export type { Logger };

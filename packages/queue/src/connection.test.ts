@@ -1,6 +1,7 @@
 import { baseEnvSchema, loadEnv } from "@tasklane/config";
-import { describe, expect, it } from "vitest";
-import { createRedis, redisTargetOf } from "./connection.js";
+import { EventEmitter } from "node:events";
+import { describe, expect, it, vi } from "vitest";
+import { REDIS_ERROR_LOG_INTERVAL_MS, createRedis, logRedisErrors, redisTargetOf, type RedisClient } from "./connection.js";
 
 describe("REDIS_CLUSTER_NODES", () => {
   it("parses host:port seeds, IPv6 in brackets included", () => {
@@ -34,12 +35,56 @@ describe("ioredis pipelines (patches/ioredis+6.0.0.patch)", () => {
     // map of its own, which lives in the old generation and reaches the pipeline through the getter,
     // so young-generation collections kept every pipeline (commands, arguments, replies) until the
     // next full collection.
-    const redis = createRedis("redis://127.0.0.1:6379/0", "test", { lazyConnect: true });
+    const redis = createRedis("redis://127.0.0.1:6379/0", "test", { redis: { lazyConnect: true } });
     try {
       const pipeline = redis.pipeline().set("a", "1").get("a");
       expect(Object.getOwnPropertyDescriptor(pipeline, "length")).toBeUndefined();
       expect(pipeline.length).toBe(2);
       expect(redis.multi().set("a", "1").length).toBe(2);
+    } finally {
+      redis.disconnect();
+    }
+  });
+});
+
+describe("logRedisErrors", () => {
+  it("logs the first connection error, then one line per interval counting the rest, and the recovery", () => {
+    const client = new EventEmitter();
+    const lines: [string, Record<string, unknown>, string][] = [];
+    const log = {
+      warn: (obj: Record<string, unknown>, msg: string) => lines.push(["warn", obj, msg]),
+      info: (obj: Record<string, unknown>, msg: string) => lines.push(["info", obj, msg]),
+    };
+    let now = 1_000_000;
+    const clock = vi.spyOn(Date, "now").mockImplementation(() => now);
+    try {
+      logRedisErrors(client as unknown as RedisClient, "tasklane-worker", log as never);
+      const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:6399"), { code: "ECONNREFUSED" });
+      for (let i = 0; i < 10; i++) {
+        client.emit("error", refused);
+        now += 300;
+      }
+      now += REDIS_ERROR_LOG_INTERVAL_MS;
+      client.emit("error", refused);
+      client.emit("ready");
+      client.emit("ready");
+    } finally {
+      clock.mockRestore();
+    }
+    expect(lines).toEqual([
+      ["warn", { connection: "tasklane-worker", error: "connect ECONNREFUSED 127.0.0.1:6399", code: "ECONNREFUSED" }, "redis connection error"],
+      ["warn", { connection: "tasklane-worker", error: "connect ECONNREFUSED 127.0.0.1:6399", code: "ECONNREFUSED", suppressed: 9 }, "redis connection error"],
+      ["info", { connection: "tasklane-worker" }, "redis connection restored"],
+    ]);
+  });
+
+  it("is attached by createRedis when given the app's logger", () => {
+    const log = { warn: vi.fn(), info: vi.fn() };
+    const redis = createRedis("redis://127.0.0.1:6379/0", "test", { log, redis: { lazyConnect: true } });
+    try {
+      expect(redis.listenerCount("error")).toBe(1);
+      redis.emit("error", new Error("boom"));
+      expect(log.warn).toHaveBeenCalledWith({ connection: "test", error: "boom" }, "redis connection error");
     } finally {
       redis.disconnect();
     }

@@ -1,4 +1,4 @@
-import { redisOptionsFromUrl } from "@tasklane/config";
+import { redisOptionsFromUrl, type Logger } from "@tasklane/config";
 import { Cluster, Redis, type ChainableCommander, type RedisOptions } from "ioredis";
 
 /** A standalone Redis or a Redis Cluster: every module takes either (keys are hash-tagged for the cluster). */
@@ -32,9 +32,30 @@ const bullmqReady = (name: string): RedisOptions => ({
 });
 const reconnectDelay = (times: number) => Math.min(times * 100, 2_000);
 
-export function createRedis(url: string, name: string, extra?: RedisOptions): Redis;
-export function createRedis(target: RedisTarget, name: string, extra?: RedisOptions): RedisClient;
-export function createRedis(target: string | RedisTarget, name: string, extra: RedisOptions = {}): RedisClient {
+/** Where a client reports its connection errors: the app's pino logger. */
+export type RedisErrorLog = Pick<Logger, "warn" | "info">;
+
+export interface CreateRedisOptions {
+  /**
+   * Connection errors are logged here, rate-limited. Every app passes its
+   * logger: a client without an `error` listener has ioredis print
+   * "[ioredis] Unhandled error event" in plain text, a few times a second
+   * while Redis is down.
+   */
+  log?: RedisErrorLog;
+  /** ioredis options on top of the defaults. */
+  redis?: RedisOptions;
+}
+
+export function createRedis(url: string, name: string, options?: CreateRedisOptions): Redis;
+export function createRedis(target: RedisTarget, name: string, options?: CreateRedisOptions): RedisClient;
+export function createRedis(target: string | RedisTarget, name: string, options: CreateRedisOptions = {}): RedisClient {
+  const client = connect(target, name, options.redis ?? {});
+  if (options.log) logRedisErrors(client, name, options.log);
+  return client;
+}
+
+function connect(target: string | RedisTarget, name: string, extra: RedisOptions): RedisClient {
   const { url, clusterNodes } = typeof target === "string" ? { url: target, clusterNodes: undefined } : target;
   if (!clusterNodes?.length) return new Redis(url, { ...bullmqReady(name), retryStrategy: reconnectDelay, ...extra });
   const { db, username, password, tls } = redisOptionsFromUrl(url);
@@ -44,5 +65,58 @@ export function createRedis(target: string | RedisTarget, name: string, extra: R
     clusterRetryStrategy: reconnectDelay,
     enableReadyCheck: true,
     redisOptions: { ...bullmqReady(name), ...(username ? { username } : {}), ...(password ? { password } : {}), ...(tls ? { tls } : {}), ...extra },
+  });
+}
+
+/** While Redis stays unreachable, one line per connection this often, counting the errors in between. */
+export const REDIS_ERROR_LOG_INTERVAL_MS = 30_000;
+
+/**
+ * Logs a client's connection errors through `log`: the first at once, then at
+ * most one line per REDIS_ERROR_LOG_INTERVAL_MS with the number suppressed (a
+ * reconnect fails every 100 ms-2 s), and one line when the connection is back.
+ * The message and code only: a stack per failed reconnect tells nothing more.
+ */
+export function logRedisErrors(client: RedisClient, connection: string, log: RedisErrorLog): void {
+  let lastLoggedAt = Number.NEGATIVE_INFINITY;
+  let suppressed = 0;
+  let failing = false;
+  client.on("error", (error: unknown) => {
+    failing = true;
+    const now = Date.now();
+    if (now - lastLoggedAt < REDIS_ERROR_LOG_INTERVAL_MS) {
+      suppressed++;
+      return;
+    }
+    lastLoggedAt = now;
+    const detail = error instanceof Error ? { error: error.message, ...("code" in error && typeof error.code === "string" ? { code: error.code } : {}) } : { error: String(error) };
+    log.warn({ connection, ...detail, ...(suppressed > 0 ? { suppressed } : {}) }, "redis connection error");
+    suppressed = 0;
+  });
+  client.on("ready", () => {
+    if (!failing) return;
+    failing = false;
+    lastLoggedAt = Number.NEGATIVE_INFINITY;
+    log.info({ connection, ...(suppressed > 0 ? { suppressed } : {}) }, "redis connection restored");
+    suppressed = 0;
+  });
+}
+
+/**
+ * Resolves at once when the client is not connected, or as soon as it loses
+ * its connection. Commands sent meanwhile wait in ioredis's offline queue
+ * until Redis is back (maxRetriesPerRequest: null), so a shutdown races this
+ * against whatever waits on Redis instead of waiting for Redis.
+ */
+export function untilUnreachable(client: RedisClient): Promise<void> {
+  if (client.status !== "ready") return Promise.resolve();
+  return new Promise((resolve) => {
+    const lost = () => {
+      client.off("close", lost);
+      client.off("end", lost);
+      resolve();
+    };
+    client.on("close", lost);
+    client.on("end", lost);
   });
 }

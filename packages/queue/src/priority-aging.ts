@@ -32,6 +32,9 @@ export class PriorityAger {
     let q = this.queues.get(name);
     if (!q) {
       q = new Queue<TaskJobData>(name, { connection: this.redis, prefix: this.keys.prefix });
+      // BullMQ re-emits the shared client's connection errors here and, with no listener, prints each
+      // with console.error; the client's own listener (createRedis's log) already reports them.
+      q.on("error", () => undefined);
       this.queues.set(name, q);
     }
     return q;

@@ -8,11 +8,9 @@ import { createRelayMetrics } from "./relay-metrics.js";
 export function startRelay(env: NotifierEnv, log: Logger, registry: Registry): { stop(): Promise<void> } {
   // Fail a publish after a couple of reconnect attempts instead of queueing it forever:
   // the relay then drops its lock and retries, and shutdown is never stuck behind Redis.
-  const redis = createRedis(redisTargetOf(env), "tasklane-event-relay", { maxRetriesPerRequest: 2 });
-  redis.on("error", (error: unknown) => log.debug({ err: error }, "event relay redis error"));
+  const redis = createRedis(redisTargetOf(env), "tasklane-event-relay", { log, redis: { maxRetriesPerRequest: 2 } });
   // A subscriber connection takes no other commands: its own, for new-listener announcements.
-  const wakeups = createRedis(redisTargetOf(env), "tasklane-event-relay-wakeups");
-  wakeups.on("error", (error: unknown) => log.debug({ err: error }, "event relay wake-up redis error"));
+  const wakeups = createRedis(redisTargetOf(env), "tasklane-event-relay-wakeups", { log });
   const relay = startEventRelay({
     databaseUrl: env.DATABASE_URL,
     redis,

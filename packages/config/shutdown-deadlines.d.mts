@@ -1,0 +1,8 @@
+/** Worker: in-flight PUSH attempts get this long to finish and be recorded after SIGTERM. */
+export declare const WORKER_DRAIN_GRACE_MS: number;
+/** Notifier: in-flight webhook deliveries get this long to finish after SIGTERM. */
+export declare const NOTIFIER_DRAIN_GRACE_MS: number;
+/** Per app: past this after SIGTERM it exits 1 without finishing its drain. */
+export declare const SHUTDOWN_DEADLINE_MS: Readonly<{ gateway: number; scheduler: number; worker: number; notifier: number }>;
+/** `npm start` SIGKILLs an app only this long after its SIGTERM (after every app's own deadline). */
+export declare const PLATFORM_STOP_GRACE_MS: number;
