@@ -157,6 +157,23 @@ describe("fleet-wide limits", () => {
     for (const w of workers) apps.splice(apps.indexOf(w), 1);
   }, 90_000);
 
+  it("holds queue concurrency through a Redis wipe: the running attempts' slots are back before any job is", async () => {
+    delayMs = 3_000;
+    const capped = await tenantWithQueue("capw", {}, { concurrency: 3 });
+    const ids = await submitMany(capped, 9);
+    const worker = startApp("worker", { ...env, WORKER_CONCURRENCY: "10" });
+    apps.push(worker);
+    const running = async () => Number((await tdb.db.pool.query("SELECT count(*) AS n FROM tasks WHERE id = ANY($1) AND status = 'RUNNING'", [ids])).rows[0].n);
+    await waitFor("the first three attempts to run", async () => (await running()) === 3, 30_000, 50);
+    // Every key of this platform gone, slots and queued jobs alike, while three attempts still have seconds to run.
+    await redis.cleanup();
+    await waitFor("every capped task to finish", async () => (await succeeded(ids)) === ids.length, 60_000, 200);
+    expect(maxOverlap(spans.filter((s) => s.path === "/capw"))).toBe(3);
+    await worker.stop();
+    apps.splice(apps.indexOf(worker), 1);
+    delayMs = 0;
+  }, 90_000);
+
   it("admits no more starts than burst + rate x elapsed, pauses and resumes, and runs HIGH before NORMAL before LOW", async () => {
     delayMs = 0;
     const limited = await tenantWithQueue("rated", {}, { rateLimit: { perSecond: 5, burst: 5 } });

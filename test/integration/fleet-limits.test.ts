@@ -4,7 +4,7 @@
  * picked a queue, and must get no more than both limits leave room for.
  */
 import { randomBytes } from "node:crypto";
-import { createKeySpace, createRedis, FleetLimits } from "@tasklane/queue";
+import { createKeySpace, createRedis, FleetLimits, taskSlotId } from "@tasklane/queue";
 import { afterAll, describe, expect, it } from "vitest";
 
 describe("FleetLimits slots", () => {
@@ -34,6 +34,30 @@ describe("FleetLimits slots", () => {
     expect(await limits.acquire("ten_d", "que_1", { tenant: null, queue: 2 }, 50, 2)).toHaveLength(2);
     await new Promise((r) => setTimeout(r, 120));
     expect(await limits.acquire("ten_d", "que_1", { tenant: null, queue: 2 }, 60_000, 2)).toHaveLength(2);
+  });
+
+  it("keeps a claimed slot under its task's name, released by that name; slots put back from Postgres count and release the same way", async () => {
+    const limit = { tenant: null, queue: 2 };
+    const held = await limits.acquire("ten_f", "que_1", limit, 60_000, 2);
+    expect(held).toHaveLength(2);
+    const first = held[0]!;
+    await limits.claim("ten_f", "que_1", first, "task_1", 60_000);
+    // Renamed, not added: still two held.
+    expect(await limits.acquire("ten_f", "que_1", limit, 60_000, 1)).toEqual([]);
+    await limits.release("ten_f", "que_1", first, taskSlotId("task_1"));
+    expect(await limits.acquire("ten_f", "que_1", limit, 60_000, 2)).toHaveLength(1);
+
+    // Redis lost the sets (another key space, as after a wipe); the two attempts still running are put back.
+    const wiped = new FleetLimits(redis, createKeySpace(`tl-limits-${randomBytes(4).toString("hex")}`));
+    const until = new Date(Date.now() + 60_000);
+    await wiped.restoreTaskSlots([
+      { taskId: "task_2", tenantId: "ten_f", queueId: "que_1", leaseExpiresAt: until },
+      { taskId: "task_3", tenantId: "ten_f", queueId: "que_1", leaseExpiresAt: until },
+      { taskId: "task_4", tenantId: "ten_f", queueId: "que_1", leaseExpiresAt: new Date(Date.now() - 1_000) },
+    ]);
+    expect(await wiped.acquire("ten_f", "que_1", limit, 60_000, 1)).toEqual([]);
+    await wiped.release("ten_f", "que_1", "not-claimed-yet", taskSlotId("task_2"));
+    expect(await wiped.acquire("ten_f", "que_1", limit, 60_000, 2)).toHaveLength(1);
   });
 
   it("grants every slot, with no ids to release, when neither limit is set", async () => {

@@ -9,6 +9,9 @@ interface LimitCommands {
   tasklaneTakeToken(bucketKey: string, rate: number, burst: number, want: number): Promise<[number, number]>;
 }
 
+/** The member a running attempt's slot is kept under (FleetLimits.claim). */
+export const taskSlotId = (taskId: string): string => `task:${taskId}`;
+
 /**
  * Limits that hold across the whole worker fleet, kept in Redis with one
  * atomic script per operation: per-tenant maxConcurrency, per-queue
@@ -60,19 +63,48 @@ export class FleetLimits {
     await this.redis.pipeline().zrem(this.tenantSlots(tenantId), ...ids).zrem(this.queueSlots(tenantId, queueId), ...ids).exec();
   }
 
-  /** Moves a held slot's expiry (to the attempt's real lease end, once it is known). */
-  async extend(tenantId: string, queueId: string, slotId: string, holdMs: number): Promise<void> {
+  /**
+   * Hands a slot taken for a fetch to the attempt that runs in it, until the
+   * attempt's lease ends: the slot is renamed after its task (taskSlotId), so
+   * that Postgres alone can say which slots are held (restoreTaskSlots, after
+   * Redis lost them) and the attempt's release finds the slot under that name.
+   * A slot is 0-N members of the two sets; `slotId` "" (no limits) holds none.
+   */
+  async claim(tenantId: string, queueId: string, slotId: string, taskId: string, holdMs: number): Promise<void> {
     if (!slotId) return;
     const expiry = Date.now() + holdMs;
     const tenantKey = this.tenantSlots(tenantId);
     const queueKey = this.queueSlots(tenantId, queueId);
+    const taskSlot = taskSlotId(taskId);
     await this.redis
       .pipeline()
-      .zadd(tenantKey, "XX", expiry, slotId)
-      .zadd(queueKey, "XX", expiry, slotId)
+      .zrem(tenantKey, slotId)
+      .zrem(queueKey, slotId)
+      .zadd(tenantKey, expiry, taskSlot)
+      .zadd(queueKey, expiry, taskSlot)
       .pexpire(tenantKey, holdMs, "GT")
       .pexpire(queueKey, holdMs, "GT")
       .exec();
+  }
+
+  /**
+   * Puts back the slots of attempts still running (from Postgres) after Redis
+   * lost them, each until its lease ends, before the queues' jobs are re-added:
+   * otherwise the empty sets let every worker start up to a whole limit more
+   * next to the attempts still running.
+   */
+  async restoreTaskSlots(running: readonly { taskId: string; tenantId: string; queueId: string; leaseExpiresAt: Date }[]): Promise<void> {
+    if (running.length === 0) return;
+    const now = Date.now();
+    const pipeline = this.redis.pipeline();
+    for (const r of running) {
+      const expiry = r.leaseExpiresAt.getTime();
+      if (expiry <= now) continue;
+      for (const key of [this.tenantSlots(r.tenantId), this.queueSlots(r.tenantId, r.queueId)]) {
+        pipeline.zadd(key, expiry, taskSlotId(r.taskId)).pexpire(key, expiry - now, "GT");
+      }
+    }
+    await pipeline.exec();
   }
 
   /** One start of a rate-limited queue: 0 when allowed, else ms until a token is there. */

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { IdPrefix, newId } from "@tasklane/core";
-import { listTasksThatBelongInRedis, type DispatchIntent } from "@tasklane/db";
-import { MissingJobFinder, groupByBullQueue, jobIdFor } from "@tasklane/queue";
+import { listHeldSlots, listTasksThatBelongInRedis, type DispatchIntent } from "@tasklane/db";
+import { FleetLimits, MissingJobFinder, groupByBullQueue, jobIdFor } from "@tasklane/queue";
 import type { SchedulerContext } from "../context.js";
 
 const PAGE = 2000;
@@ -10,6 +10,7 @@ const REBUILD_IN_FLIGHT = 3;
 /**
  * Redis holds nothing that Postgres cannot rebuild. Two checks:
  * - the epoch key vanished (FLUSHALL, a restarted Redis without persistence):
+ *   put back the concurrency slots of the PUSH attempts still running, then
  *   re-add every task that belongs in Redis, page by page;
  * - otherwise, a rolling sweep finds individual jobs that went missing
  *   (eviction, a crash between claim and enqueue) with a script call per queue,
@@ -21,6 +22,7 @@ const REBUILD_IN_FLIGHT = 3;
  */
 export function createReconciler(ctx: SchedulerContext) {
   const finder = new MissingJobFinder(ctx.redis, ctx.keys);
+  const limits = new FleetLimits(ctx.redis, ctx.keys);
   let lastSweep = 0;
   /** Where the current sweep pass has got to (keyset on task id); undefined between passes. */
   let sweepAfter: string | undefined;
@@ -50,6 +52,8 @@ export function createReconciler(ctx: SchedulerContext) {
    * process and Redis then work at the same time instead of taking turns.
    */
   async function rebuild(): Promise<number> {
+    // Before any job is back: a worker can take none until then, so none starts past a limit.
+    await limits.restoreTaskSlots(await listHeldSlots(ctx.db));
     const inFlight = new Set<Promise<void>>();
     let failure: { error: unknown } | undefined;
     const total = await forEachPage(async (page) => {

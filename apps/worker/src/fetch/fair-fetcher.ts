@@ -1,6 +1,6 @@
 import { StartBatchCap, WeightedFairPicker, type FairCandidate } from "@tasklane/core";
 import { startAttemptsByIds, type PushTaskRecord, type StartedAttempt } from "@tasklane/db";
-import { FleetLimits, JobTaker, type TakenJob } from "@tasklane/queue";
+import { FleetLimits, JobTaker, taskSlotId, type TakenJob } from "@tasklane/queue";
 import type { WorkerContext } from "../context.js";
 import { ActiveQueues } from "./active-queues.js";
 
@@ -318,16 +318,17 @@ export class FairFetcher {
         if (!requestOut) return;
         requestOut = false;
         this.executing--;
+        // Under both names: the claim below renames the slot, and may not have landed yet if Redis lost it.
         this.limits
-          .release(tenantId, queueId, slotId)
+          .release(tenantId, queueId, slotId, ...(slotId ? [taskSlotId(attempt.task.id)] : []))
           .catch((error: unknown) => this.ctx.log.warn({ err: error }, "could not release a concurrency slot; it expires with the lease"));
         this.wake?.();
       };
-      // The request does not wait for the extension: the slot's fetch hold outlasts a Redis round trip,
-      // and a release issued later on the same connection lands after it (ZADD XX adds nothing back).
+      // The request does not wait for the claim: the slot's fetch hold outlasts a Redis round trip,
+      // and a release issued later on the same connection lands after it.
       // Without Redis the slot just keeps its short expiry; the attempt still runs.
       void this.limits
-        .extend(tenantId, queueId, slotId, (attempt.task.timeoutSeconds + LEASE_GRACE_SECONDS) * 1000)
+        .claim(tenantId, queueId, slotId, attempt.task.id, (attempt.task.timeoutSeconds + LEASE_GRACE_SECONDS) * 1000)
         .catch(() => undefined);
       void this.run(attempt, executed)
         .catch((error: unknown) => this.ctx.log.error({ err: error, taskId: attempt.task.id }, "attempt failed outside its handler"))

@@ -114,3 +114,26 @@ export async function listTasksThatBelongInRedis(
     next: res.rows.length >= limit && last ? last.task_id : undefined,
   };
 }
+
+/** A PUSH attempt running in a queue or tenant with a concurrency limit: a slot it holds in Redis until its lease ends. */
+export interface HeldSlot {
+  taskId: string;
+  tenantId: string;
+  queueId: string;
+  leaseExpiresAt: Date;
+}
+
+/**
+ * The PUSH attempts running now under a queue's or their tenant's concurrency
+ * limit (PULL leases count RUNNING tasks in Postgres itself). Read through the
+ * RUNNING tasks' own partial index: a few rows, however big the table.
+ */
+export async function listHeldSlots(db: Database): Promise<HeldSlot[]> {
+  const res = await db.pool.query(
+    `SELECT t.id, t.tenant_id, t.queue_id, t.lease_expires_at FROM tasks t
+     JOIN queues q ON q.id = t.queue_id JOIN tenants tn ON tn.id = t.tenant_id
+     WHERE t.status = 'RUNNING' AND t.lease_expires_at > now() AND q.mode = 'PUSH'
+       AND (q.concurrency IS NOT NULL OR tn.max_concurrency IS NOT NULL)`,
+  );
+  return res.rows.map((r) => ({ taskId: r.id as string, tenantId: r.tenant_id as string, queueId: r.queue_id as string, leaseExpiresAt: r.lease_expires_at as Date }));
+}
