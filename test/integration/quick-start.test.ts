@@ -4,12 +4,14 @@
  * not exist yet and with no ADMIN_TOKEN set, then the README's own curl
  * session — its GraphQL documents are read from README.md, so the test fails
  * when the README and the API drift apart — then the console's sign-in page,
- * then one SIGTERM (what Ctrl-C sends) stopping every app.
+ * then one SIGTERM (what Ctrl-C sends) stopping every app, with a PUSH attempt
+ * in flight that needs longer than npm start's grace once was.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifySignature } from "@tasklane/core";
 import { repoRoot, waitFor } from "../helpers/app-process.js";
@@ -91,8 +93,12 @@ afterAll(async () => {
   if (databaseName) await dropDatabase(databaseName);
 });
 
+/** How long the slow endpoint takes: past npm start's old 15 s SIGKILL, inside the worker's 30 s drain. */
+const SLOW_ENDPOINT_MS = 20_000;
+
 describe("the README's quick start", () => {
   let adminToken = "";
+  let tenantKey = "";
 
   it("starts every app on a database it creates, printing the generated admin token once", async () => {
     expect(await databaseExists(databaseName)).toBe(false);
@@ -111,6 +117,7 @@ describe("the README's quick start", () => {
     const created = await call<{ createTenant: { tenant: { id: string }; apiKey: string; signingSecret: string } }>(createTenant, adminToken);
     const { apiKey, signingSecret } = created.createTenant;
     expect(apiKey).toMatch(/^tl_/);
+    tenantKey = apiKey;
 
     expect(upsertQueue).toContain(README_ENDPOINT);
     const queue = await call<{ upsertQueue: { name: string; mode: string } }>(upsertQueue.replace(README_ENDPOINT, `${receiver.url}/tasks`), apiKey);
@@ -159,12 +166,32 @@ describe("the README's quick start", () => {
     expect(await page.text()).toContain("Sign in to the console");
   }, 120_000);
 
-  it("stops every app on one SIGTERM and exits 0", async () => {
+  it("stops every app on one SIGTERM and exits 0, after the worker's PUSH attempt in flight is done and recorded", async () => {
+    receiver.respond(async (req, res) => {
+      if (req.path === "/slow") await new Promise((r) => setTimeout(r, SLOW_ENDPOINT_MS));
+      res.writeHead(200, { "content-type": "application/json" }).end('{"sent":true}');
+    });
+    await call(`mutation { upsertQueue(input: {name: "slow", mode: PUSH, endpointUrl: "${receiver.url}/slow"}) { name } }`, tenantKey);
+    const { submitTask } = await call<{ submitTask: { id: string } }>(`mutation { submitTask(input: {type: "slow", queue: "slow", payload: {}}) { id } }`, tenantKey);
+    await waitFor("the slow request to arrive", () => receiver.requests.some((r) => r.path === "/slow"), 30_000, 50);
+
+    const stoppedAt = Date.now();
     platform.kill("SIGTERM");
     expect(await exited).toBe(0);
+    expect(Date.now() - stoppedAt).toBeGreaterThan(SLOW_ENDPOINT_MS - 5_000);
     expect(output).toContain("[platform] SIGTERM received; stopping all apps");
+    // Every app stopped by itself: none was killed, so the attempt's outcome was recorded.
+    expect(output).not.toContain("sending SIGKILL");
+    const db = new pg.Client({ connectionString: databaseUrl(databaseName) });
+    await db.connect();
+    try {
+      const { rows } = await db.query<{ status: string }>("SELECT status FROM tasks WHERE id = $1", [submitTask.id]);
+      expect(rows).toEqual([{ status: "SUCCEEDED" }]);
+    } finally {
+      await db.end();
+    }
     const refused = async (port: number) => (await fetch(`http://127.0.0.1:${port}/`).then(() => false, () => true));
     expect(await refused(gatewayPort)).toBe(true);
     expect(await refused(consolePort)).toBe(true);
-  }, 60_000);
+  }, 120_000);
 });
