@@ -85,6 +85,13 @@ describe("invalid configuration", () => {
     expect(unreachable.status).toBe(1);
     expect(unreachable.stderr).toBe(`tasklane-migrate: could not migrate 127.0.0.1:${port}/tasklane (DATABASE_URL): connect ECONNREFUSED 127.0.0.1:${port}\n`);
   });
+
+  it.each(["gateway", "scheduler", "worker", "notifier"])("%s: one line and exit 1 when Postgres cannot be reached at start", async (app) => {
+    const port = await freePort();
+    const { status, stderr } = runToExit(`apps/${app}/dist/main.js`, { DATABASE_URL: `postgresql://postgres@127.0.0.1:${port}/tasklane` });
+    expect(status).toBe(1);
+    expect(stderr).toBe(`tasklane-${app}: could not migrate 127.0.0.1:${port}/tasklane (DATABASE_URL): connect ECONNREFUSED 127.0.0.1:${port}\n`);
+  });
 });
 
 describe("Redis unreachable at start", () => {

@@ -4,7 +4,7 @@
  */
 import { gatewayEnvSchema, loadEnvOrExit } from "@tasklane/config";
 import { SHUTDOWN_DEADLINE_MS } from "@tasklane/config/shutdown-deadlines";
-import { prepareDatabase } from "@tasklane/db";
+import { prepareDatabaseOrExit } from "@tasklane/db";
 import { startTracing, tracingRequested } from "@tasklane/observability";
 import { createLogger } from "./observability/logger.js";
 import { createGatewayServer } from "./server.js";
@@ -16,9 +16,10 @@ const env = loadEnvOrExit(gatewayEnvSchema, "tasklane-gateway");
 const log = createLogger(env.LOG_LEVEL);
 const tracing = await startTracing({ enabled: tracingRequested(), serviceName: "tasklane-gateway" });
 
+const applied = await prepareDatabaseOrExit(env.DATABASE_URL, "tasklane-gateway");
+if (applied.length > 0) log.info({ migrations: applied.map((m) => m.name) }, "migrations applied");
+
 try {
-  const applied = await prepareDatabase(env.DATABASE_URL);
-  if (applied.length > 0) log.info({ migrations: applied.map((m) => m.name) }, "migrations applied");
   const server = await createGatewayServer(env, { logger: log });
   if (env.ADMIN_TOKEN === undefined) {
     // Printed once, on stderr only, so it is not shipped with structured logs.

@@ -1,6 +1,6 @@
 import { createLogger, loadEnvOrExit, notifierEnvSchema, startPeriodic } from "@tasklane/config";
 import { NOTIFIER_DRAIN_GRACE_MS, SHUTDOWN_DEADLINE_MS } from "@tasklane/config/shutdown-deadlines";
-import { createDatabase, fanOutNotifications, listenForWakeups, NOTIFY_BATCH_SIZE, OUTBOX_WAKEUPS, prepareDatabase } from "@tasklane/db";
+import { createDatabase, fanOutNotifications, listenForWakeups, NOTIFY_BATCH_SIZE, OUTBOX_WAKEUPS, prepareDatabaseOrExit } from "@tasklane/db";
 import { dependencyProbe, startOpsServer, startTracing, tracingRequested } from "@tasklane/observability";
 import { createDeliveryTick, REQUEST_TIMEOUT_MS } from "./delivery/delivery-loop.js";
 import { InFlight } from "./delivery/in-flight.js";
@@ -11,7 +11,7 @@ import { startRelay } from "./relay/start-relay.js";
 const env = loadEnvOrExit(notifierEnvSchema, "tasklane-notifier");
 const log = createLogger("notifier", env.LOG_LEVEL);
 const tracing = await startTracing({ enabled: tracingRequested(), serviceName: "tasklane-notifier" });
-await prepareDatabase(env.DATABASE_URL);
+await prepareDatabaseOrExit(env.DATABASE_URL, "tasklane-notifier");
 const db = createDatabase({ url: env.DATABASE_URL, max: 8, applicationName: "tasklane-notifier" });
 const inFlight = new InFlight();
 const metrics = createMetrics(() => inFlight.size);

@@ -1,6 +1,6 @@
 import { createLogger, loadEnvOrExit, schedulerEnvSchema, startPeriodic } from "@tasklane/config";
 import { SHUTDOWN_DEADLINE_MS } from "@tasklane/config/shutdown-deadlines";
-import { SCHEDULE_WAKEUPS, createDatabase, listenForWakeups, prepareDatabase } from "@tasklane/db";
+import { SCHEDULE_WAKEUPS, createDatabase, listenForWakeups, prepareDatabaseOrExit } from "@tasklane/db";
 import { dependencyProbe, startOpsServer, startTracing, tracingRequested } from "@tasklane/observability";
 import { createKeySpace, createRedis, createTaskDispatcher, redisTargetOf } from "@tasklane/queue";
 import type { SchedulerContext } from "./context.js";
@@ -18,7 +18,7 @@ import { createSchedulerMetrics } from "./metrics.js";
 const env = loadEnvOrExit(schedulerEnvSchema, "tasklane-scheduler");
 const log = createLogger("scheduler", env.LOG_LEVEL);
 const tracing = await startTracing({ enabled: tracingRequested(), serviceName: "tasklane-scheduler" });
-await prepareDatabase(env.DATABASE_URL);
+await prepareDatabaseOrExit(env.DATABASE_URL, "tasklane-scheduler");
 const db = createDatabase({ url: env.DATABASE_URL, max: 6, applicationName: "tasklane-scheduler" });
 const redis = createRedis(redisTargetOf(env), "tasklane-scheduler", { log });
 const keys = createKeySpace(env.REDIS_KEY_PREFIX);

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { errorChain, exitWithMessage } from "@tasklane/config";
 import pg from "pg";
 import { concurrentIndexMigration, type ConcurrentIndexMigration } from "./concurrent-index.js";
 import { ensureDatabase } from "./ensure-database.js";
@@ -154,4 +155,19 @@ async function applyConcurrently(client: pg.Client, name: string, sql: string, m
 export async function prepareDatabase(url: string): Promise<AppliedMigration[]> {
   await ensureDatabase(url);
   return applyMigrations(url);
+}
+
+/**
+ * prepareDatabase for a process about to start: when the database cannot be
+ * reached or a migration fails, one line an operator can act on (where, and
+ * why) and exit 1, rather than an unhandled rejection's stack.
+ */
+export async function prepareDatabaseOrExit(url: string, program: string): Promise<AppliedMigration[]> {
+  try {
+    return await prepareDatabase(url);
+  } catch (error: unknown) {
+    const target = new URL(url);
+    const where = `${target.hostname || "localhost"}:${target.port || "5432"}${target.pathname}`;
+    return exitWithMessage(program, `could not migrate ${where} (DATABASE_URL): ${errorChain(error)}`);
+  }
 }
