@@ -76,11 +76,15 @@ describe("console forms, selections and small screens", () => {
 
   it("returns to the requested page after sign-in, and never to another origin", async () => {
     const task = await p.submit({ type: "deep-link", queue: "default" });
-    await page.goto(`${url}/tasks/${task.id}?tab=attempts`);
-    await page.waitForURL(/\/signin\?/);
-    expect(new URL(page.url()).searchParams.get("callbackUrl")).toBe(`/tasks/${task.id}?tab=attempts`);
+    const deepLink = `/tasks/${task.id}?tab=attempts`;
+    await page.goto(`${url}${deepLink}`);
+    await page.waitForURL(/\/signin/);
+    const callbackUrl = new URL(page.url()).searchParams.get("callbackUrl");
+    // Signed in before asserting, so the tests after this one run signed in whatever happens here.
     await signIn(page);
-    await page.waitForURL(`${url}/tasks/${task.id}?tab=attempts`, { timeout: 30_000 });
+    await page.getByTestId("tenant-name").waitFor({ timeout: 30_000 });
+    expect(callbackUrl).toBe(deepLink);
+    await expect.poll(() => page.url(), { timeout: 15_000 }).toBe(`${url}${deepLink}`);
     await page.locator('[data-testid="task-status"]').waitFor();
 
     // A callback naming another origin lands on the overview instead.
@@ -230,7 +234,9 @@ describe("console forms, selections and small screens", () => {
     const [a, b, c] = [await p.submit({ type: "doomed", maxAttempts: 1 }), await p.submit({ type: "doomed", maxAttempts: 1 }), await p.submit({ type: "doomed", maxAttempts: 1 })];
     for (const t of [a!, b!, c!]) await p.until(t.id, "DEAD");
 
-    // Died seconds ago: "2.4 s ago" on the server would read "2.6 s ago" in the browser's own clock.
+    // Died a second or two ago ("1.6 s ago" on the server would read "1.9 s ago" when the browser
+    // hydrates by its own clock); under a second both sides would say "just now".
+    await page.waitForTimeout(1_200);
     const hydrationErrors: string[] = [];
     const onError = (error: Error) => hydrationErrors.push(error.message);
     const onConsole = (message: { type(): string; text(): string }) => {
