@@ -8,6 +8,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../helpers/app-process.js";
 import { startConsolePlatform, type ConsolePlatform } from "../helpers/console-platform.js";
+import { startConsole } from "../helpers/console-process.js";
 import { gql } from "../helpers/platform.js";
 
 const EMAIL = "grace@example.com";
@@ -125,6 +126,20 @@ describe("console forms, selections and small screens", () => {
     await page.getByRole("button", { name: "Save changes" }).click();
     await page.getByText("Queue saved.").waitFor({ timeout: 15_000 });
     expect(await queueView("billing")).toMatchObject({ concurrency: 7, paused: true });
+  });
+
+  it("clearing a queue's limits in its settings removes them, as the form's hints say", async () => {
+    const set = await api(`mutation ($i: UpsertQueueInput!) { upsertQueue(input: $i) { name } }`, { i: { name: "limited", mode: "PULL", concurrency: 12, rateLimit: { perSecond: 5 } } });
+    expect(set.errors).toBeUndefined();
+    await open("/queues/limited");
+    expect(await page.getByLabel("Concurrency").inputValue()).toBe("12");
+    await page.getByLabel("Concurrency").fill("");
+    await page.getByLabel("Rate limit (starts per second)").fill("");
+    await page.getByLabel("Burst").fill("");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.getByText("Queue saved.").waitFor({ timeout: 15_000 });
+    const after = await api<{ queue: { concurrency: number | null; rateLimit: unknown } }>(`{ queue(name: "limited") { concurrency rateLimit { perSecond } } }`);
+    expect(after.data?.queue).toEqual({ concurrency: null, rateLimit: null });
   });
 
   it("saving a schedule's settings keeps a Disable made on the same page", async () => {
@@ -355,5 +370,10 @@ describe("console forms, selections and small screens", () => {
     } finally {
       await page.setViewportSize({ width: 1280, height: 860 });
     }
+  });
+
+  it("stops on SIGTERM with exit 0, as every other app does (Next itself exits 143)", async () => {
+    const another = await startConsole(p.gateway.url);
+    expect(await another.stop()).toBe(0);
   });
 });

@@ -12,7 +12,8 @@ import { freePort } from "./free-port.js";
 export interface ConsoleProcess {
   url: string;
   output(): string;
-  stop(): Promise<void>;
+  /** SIGTERM (SIGKILL after 10 s); the exit code, null when it was killed by a signal. */
+  stop(): Promise<number | null>;
 }
 
 export async function startConsole(apiUrl: string, env: Record<string, string> = {}): Promise<ConsoleProcess> {
@@ -38,7 +39,7 @@ export async function startConsole(apiUrl: string, env: Record<string, string> =
   };
   child.stdout?.on("data", append);
   child.stderr?.on("data", append);
-  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   await waitFor(
     "the console to answer",
     async () => {
@@ -53,11 +54,12 @@ export async function startConsole(apiUrl: string, env: Record<string, string> =
     url,
     output: () => out,
     async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       child.kill("SIGTERM");
       const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-      await exited;
+      const code = await exited;
       clearTimeout(timer);
+      return code;
     },
   };
 }

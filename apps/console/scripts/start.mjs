@@ -27,7 +27,17 @@ const require = createRequire(import.meta.url);
 const nextBin = path.join(path.dirname(require.resolve("next/package.json")), "dist/bin/next");
 const appDir = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
 
+// Next shuts down on SIGINT/SIGTERM by itself, then exits 130/143 on purpose
+// (a "signal termination"); every other Tasklane app exits 0 after a clean
+// stop, and orchestrators read anything else as a crash. A clean stop that
+// Next reports that way exits 0 here; any other exit code is kept.
+let stopSignal;
+for (const signal of ["SIGINT", "SIGTERM"]) process.once(signal, () => (stopSignal = signal));
+process.on("exit", (code) => {
+  if ((stopSignal === "SIGINT" && code === 130) || (stopSignal === "SIGTERM" && code === 143)) process.exitCode = 0;
+});
+
 // Run Next's own CLI in this process (no extra child to keep alive): signals
-// reach Next directly and it shuts down on SIGINT/SIGTERM by itself.
+// reach Next directly.
 process.argv = [process.argv[0] ?? process.execPath, nextBin, "start", appDir, "-p", port, "-H", host];
 await import(pathToFileURL(nextBin).href);

@@ -67,7 +67,6 @@ export function QueueForm({ queue }: { queue?: Queue }) {
           <input type="checkbox" name="paused" /> Start paused (hold queued tasks until resumed)
         </label>
       )}
-      {queue ? <p className="muted small">Leaving a limit blank keeps its current value; the API treats an omitted limit as “unchanged”.</p> : null}
       <FormStatus state={state} />
       <div className="row">
         <SubmitButton pending="Saving…">{queue ? "Save changes" : "Create queue"}</SubmitButton>

@@ -37,6 +37,8 @@ export interface UpsertQueueInput {
   concurrency?: number | null;
   rateLimit?: { perSecond: number; burst?: number | null } | null;
   paused?: boolean | null;
+  /** Limits to take away; a limit left null is left as it is. */
+  removeLimits?: ("CONCURRENCY" | "RATE_LIMIT")[] | null;
 }
 
 export async function upsertQueue(input: UpsertQueueInput): Promise<ApiResult<Queue>> {

@@ -20,6 +20,7 @@ export async function saveQueueAction(_state: ActionState, form: FormData): Prom
   const editing = text(form, "editing") === "1";
   const name = text(form, "name") ?? "";
   const mode = text(form, "mode") === "PUSH" ? "PUSH" : "PULL";
+  const concurrency = int(form, "concurrency");
   const perSecond = float(form, "ratePerSecond");
   const burst = int(form, "rateBurst");
   if (!editing) {
@@ -36,8 +37,10 @@ export async function saveQueueAction(_state: ActionState, form: FormData): Prom
     name,
     mode,
     endpointUrl: mode === "PUSH" ? (text(form, "endpointUrl") ?? null) : null,
-    concurrency: int(form, "concurrency") ?? null,
+    concurrency: concurrency ?? null,
     rateLimit: perSecond === undefined ? null : { perSecond, burst: burst ?? null },
+    // A blank limit means none, as the form says; null alone would leave the current one in place.
+    removeLimits: [...(concurrency === undefined ? (["CONCURRENCY"] as const) : []), ...(perSecond === undefined ? (["RATE_LIMIT"] as const) : [])],
     // Editing leaves the pause alone (null: unchanged): the Pause/Resume button owns it, and a form
     // loaded before a pause must not undo it. Creating may start the queue paused.
     paused: editing ? null : checked(form, "paused"),
