@@ -412,6 +412,28 @@ describe("ordering keys", () => {
     expect(next.map((l) => l.task.id)).toEqual([second.id]);
   });
 
+  it("starts a task redriven while a later task of its key runs only once that one has finished, and before the rest", async () => {
+    const { tenantId, defaultQueueId } = await seedTenant(db);
+    const lease = () => startAttemptsFromQueue(db, defaultQueueId, 10, 60, { workerId: "w", leaseMs: 30_000, actor: "t" });
+    const [first, second, third] = [
+      await submitOne(tenantId, { type: "1", orderingKey: "acct-9", maxAttempts: 1 }),
+      await submitOne(tenantId, { type: "2", orderingKey: "acct-9" }),
+      await submitOne(tenantId, { type: "3", orderingKey: "acct-9" }),
+    ];
+    const [l1] = await lease();
+    expect(l1!.task.id).toBe(first!.id);
+    await failAttempt(db, { taskId: first!.id, leaseGeneration: l1!.task.leaseGeneration, error: "x", outcome: "FAILED", decision: { kind: "dead", reason: "no" } }, "w", HORIZON);
+    const [l2] = await lease();
+    expect(l2!.task.id).toBe(second!.id);
+
+    await redriveTask(db, tenantId, first!.id, "test", HORIZON);
+    // The second still runs: neither the redriven first nor the third may start beside it.
+    expect(await lease()).toEqual([]);
+    await completeAttempts(db, [{ taskId: second!.id, leaseGeneration: l2!.task.leaseGeneration, result: null }], "w");
+    expect((await lease()).map((l) => l.task.id)).toEqual([first!.id]);
+    void third;
+  });
+
   it("re-dispatches the next PUSH task of a key in the statement that finishes its predecessor", async () => {
     const { tenantId } = await seedTenant(db);
     const queueId = await seedPushQueue(db, tenantId, "push", "http://127.0.0.1:9/never");

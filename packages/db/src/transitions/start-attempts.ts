@@ -139,9 +139,13 @@ const PARENT_RESULTS = `CASE WHEN u.workflow_id IS NULL THEN NULL ELSE COALESCE(
 
 /** Waiting, due by `dueBy`, and no earlier task of the same ordering key unfinished. */
 const dueAndUnblocked = (dueBy: string) => `t.status IN ('QUEUED', 'SCHEDULED', 'RETRYING') AND t.run_at <= ${dueBy}
-  AND (t.ordering_key IS NULL OR NOT EXISTS (
+  AND (t.ordering_key IS NULL OR (NOT EXISTS (
     SELECT 1 FROM tasks o WHERE o.tenant_id = t.tenant_id AND o.ordering_key = t.ordering_key AND o.id < t.id
-      AND o.status NOT IN ('SUCCEEDED', 'DEAD', 'CANCELLED', 'SKIPPED')))`;
+      AND o.status NOT IN ('SUCCEEDED', 'DEAD', 'CANCELLED', 'SKIPPED'))
+    -- A later task of the key may be running already: this one was redriven after it started.
+    AND NOT EXISTS (
+    SELECT 1 FROM tasks o WHERE o.tenant_id = t.tenant_id AND o.ordering_key = t.ordering_key AND o.id > t.id
+      AND o.status = 'RUNNING')))`;
 
 
 function mapStarted<Task extends LeaseFields>(rows: Record<string, unknown>[], mapTask: (row: Record<string, unknown>) => Task): StartedAttempt<Task>[] {
