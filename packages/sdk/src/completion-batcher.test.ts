@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { CompletionBatcher } from "./completion-batcher.js";
+import { TasklaneError } from "./errors.js";
 import type { LeasesResource } from "./resources/leases.js";
 import type { TaskCompletion } from "./types.js";
 
@@ -53,5 +54,30 @@ describe("CompletionBatcher", () => {
     await vi.advanceTimersByTimeAsync(10);
     await Promise.all(recorded);
     expect(calls.map((c) => c.length)).toEqual([100, 1]);
+  });
+
+  it("records the other outcomes of a batch refused for one result JSON cannot carry, and refuses only that one", async () => {
+    const calls: string[][] = [];
+    // As the transport does: the whole call is refused before it is sent when its variables do not serialise.
+    const leases = {
+      settleMany: async (completions: TaskCompletion[]) => {
+        calls.push(completions.map((c) => c.taskId));
+        try {
+          JSON.stringify(completions);
+        } catch (error: unknown) {
+          throw new TasklaneError("BAD_USER_INPUT", `completeTasks: variables are not JSON-serialisable: ${String(error)}`, { operation: "completeTasks" });
+        }
+        return completions.map((c) => ({ taskId: c.taskId, accepted: true, code: null, message: null }));
+      },
+    } as unknown as LeasesResource;
+    const batcher = new CompletionBatcher(leases, 100, 1);
+    const outcomes = await Promise.allSettled([
+      batcher.complete(completion(1)),
+      batcher.complete({ taskId: "task_bad", leaseToken: "lt_1_bad", result: { n: 1n } }),
+      batcher.complete(completion(3)),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ code: "BAD_USER_INPUT" });
+    expect(calls).toEqual([["task_1", "task_bad", "task_3"], ["task_1"], ["task_bad"], ["task_3"]]);
   });
 });

@@ -5,7 +5,7 @@
  * (a request, a lease lookup, one UPDATE). Each completion still resolves or
  * rejects on its own, exactly as a completeTask call would have.
  */
-import { TasklaneError, type TasklaneErrorCode } from "./errors.js";
+import { ErrorCode, TasklaneError, isTasklaneError, type TasklaneErrorCode } from "./errors.js";
 import type { LeasesResource } from "./resources/leases.js";
 import type { TaskCompletion } from "./types.js";
 
@@ -47,6 +47,10 @@ export class CompletionBatcher {
     this.#timer = undefined;
     const batch = this.#pending;
     this.#pending = [];
+    this.#send(batch);
+  }
+
+  #send(batch: Pending[]): void {
     if (batch.length === 0) return;
     this.leases.settleMany(batch.map((p) => p.completion)).then(
       (outcomes) => {
@@ -61,6 +65,12 @@ export class CompletionBatcher {
         }
       },
       (error: unknown) => {
+        // A refusal of the whole call is one result's doing (one that JSON cannot carry, say):
+        // each outcome goes again on its own, so the others are recorded and only that one refused.
+        if (batch.length > 1 && isTasklaneError(error, ErrorCode.BAD_USER_INPUT)) {
+          for (const p of batch) this.#send([p]);
+          return;
+        }
         for (const p of batch) p.reject(error);
       },
     );

@@ -257,6 +257,23 @@ describe("transport: retry policy", () => {
     expect(second.gateway.requests).toHaveLength(1);
   });
 
+  it("waitFor ends at its timeoutMs even while the gateway does not answer, retries included", async () => {
+    // Each read alone may take the client's 2 s and be tried three times; waitFor's 300 ms bound them all.
+    const { client } = await clientFor(() => ({ ...ok({ task: { ...TASK, attemptHistory: [] } }), delayMs: 5_000 }), { timeoutMs: 2_000 });
+    const started = Date.now();
+    const error = await rejection(client.tasks.waitFor("task_1", { timeoutMs: 300 }));
+    expect(error.code).toBe("TIMEOUT");
+    expect(Date.now() - started).toBeLessThan(1_500);
+  });
+
+  it("an invalid Date in a task filter is BAD_USER_INPUT naming the field, without a request", async () => {
+    const { client, gateway } = await clientFor(() => ok({}));
+    const error = await rejection(client.tasks.list({ createdBefore: new Date(Number.NaN) }));
+    expect(error.code).toBe("BAD_USER_INPUT");
+    expect(error.message).toContain("createdBefore");
+    expect(gateway.requests).toHaveLength(0);
+  });
+
   it("the caller's AbortSignal ends the call with ABORTED and no retry", async () => {
     const { client, gateway } = await clientFor(() => ({ ...ok({ queues: [] }), delayMs: 300 }));
     const controller = new AbortController();

@@ -153,6 +153,8 @@ export interface Lease<TPayload = unknown> {
    * 0 unless it was leased ahead (LeaseRequest.startAheadMs); the lease counts from runAt.
    */
   startInMs: number;
+  /** Workflow tasks: each parent's result by workflow key (read with the lease); null outside workflows. */
+  parents?: Record<string, unknown> | null;
 }
 
 export interface HeartbeatResult {

@@ -24,7 +24,11 @@ export function asDate(value: DateTimeInput | null | undefined): Date | null | u
   return value == null || value instanceof Date ? value : new Date(value);
 }
 
-/** What the API expects for a DateTime (an ISO string with an offset). */
-export function asIso(value: DateTimeInput | null | undefined): string | null | undefined {
-  return value instanceof Date ? value.toISOString() : value;
+/** What the API expects for a DateTime (an ISO string with an offset); an invalid Date is BAD_USER_INPUT, as any bad input. */
+export function asIso(value: DateTimeInput | null | undefined, field = "DateTime"): string | null | undefined {
+  if (!(value instanceof Date)) return value;
+  if (Number.isNaN(value.getTime())) {
+    throw new TasklaneError("BAD_USER_INPUT", `${field} is an invalid Date`, { extensions: { code: "BAD_USER_INPUT", fieldErrors: [{ path: [field], message: "is an invalid Date" }] } });
+  }
+  return value.toISOString();
 }

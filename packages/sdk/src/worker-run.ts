@@ -70,8 +70,8 @@ export class TaskRun<TPayload, TResult> {
   readonly #lease: Lease<TPayload>;
   readonly #settings: TaskRunSettings<TPayload, TResult>;
   /**
-   * Made when first needed: the handler reads ctx.signal, the run waits for its runAt or
-   * loads its workflow's parents, or it is aborted. Quick handlers seldom need one, and one
+   * Made when first needed: the handler reads ctx.signal, the run waits for its runAt,
+   * or it is aborted. Quick handlers seldom need one, and one
    * made for every task cost the SDK Worker a fifth of its CPU in the bench's s1 (20.5 against
    * 16.5 ms per 1,000 tasks) through what its young-generation collections kept (6% of its
    * allocation against 1.8%; test/bench/findings.md).
@@ -112,7 +112,8 @@ export class TaskRun<TPayload, TResult> {
         const signal = this.#signal();
         if (!(await this.#settings.serverClock.waitUntil(Date.parse(this.#lease.task.runAt), (ms) => delay(ms, signal)))) throw signal.reason;
       }
-      const parents = this.#lease.task.workflowId === null ? undefined : await this.#loadParents(this.#lease.task.workflowId);
+      // The lease carries them: no workflow download per task (every task's result, for each of a workflow's tasks).
+      const parents = this.#lease.task.workflowId === null ? undefined : (this.#lease.parents ?? {});
       const ctx = new RunContext(() => this.#signal(), this.#lease, this.#settings.workerId, () => this.#heartbeat(), parents);
       outcome = { ok: true, result: await this.#settings.handler(this.#lease.task, ctx) };
     } catch (error: unknown) {
@@ -187,17 +188,6 @@ export class TaskRun<TPayload, TResult> {
       }
       throw error;
     }
-  }
-
-  async #loadParents(workflowId: string): Promise<Record<string, unknown>> {
-    const workflow = await this.#settings.client.workflows.get(workflowId, { signal: this.#signal() });
-    const parents: Record<string, unknown> = {};
-    if (workflow === null) return parents;
-    const self = workflow.tasks.find((t) => t.task.id === this.taskId);
-    for (const key of self?.dependsOn ?? []) {
-      parents[key] = workflow.tasks.find((t) => t.key === key)?.task.result ?? null;
-    }
-    return parents;
   }
 
   async #reportOutcome(outcome: Outcome<TResult>): Promise<void> {

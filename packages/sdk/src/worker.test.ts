@@ -431,7 +431,7 @@ describe("Worker", () => {
   it("gives workflow tasks their parents' results", async () => {
     const fake = new FakePullQueue();
     let parents: Record<string, unknown> | undefined;
-    const { worker } = await setup(
+    const { worker, gateway } = await setup(
       (_task, ctx) => {
         parents = ctx.parents;
         return null;
@@ -455,6 +455,8 @@ describe("Worker", () => {
     await until(() => fake.state(child).task.status === "SUCCEEDED");
     await worker.stop();
     expect(parents).toEqual({ fetch: { rows: 3 } });
+    // From the lease itself: downloading the workflow (every task's result) per task cost a workflow of N tasks N² results.
+    expect(gateway.calls("Workflow")).toHaveLength(0);
   });
 
   it("start() fails fast on a missing queue or a PUSH queue", async () => {

@@ -9,7 +9,7 @@ import type { HeartbeatResult, Lease, LeaseRequest, Task, TaskCompletion, TaskCo
 
 const LEASE = `mutation LeaseTasks($queue: String!, $workerId: String!, $max: Int, $leaseSeconds: Int, $waitSeconds: Float, $startAheadMs: Int) {
   leaseTasks(queue: $queue, workerId: $workerId, max: $max, leaseSeconds: $leaseSeconds, waitSeconds: $waitSeconds, startAheadMs: $startAheadMs) {
-    task { ...TaskFields } leaseToken leaseExpiresAt startInMs
+    task { ...TaskFields } leaseToken leaseExpiresAt startInMs parents
   }
 }
 ${TASK_FIELDS}`;

@@ -105,7 +105,7 @@ export class TasksResource {
 
   /** One page, newest first. */
   async list(filter: TaskFilter = {}, page: PageOptions = {}, opts?: CallOptions): Promise<TaskConnection> {
-    const wireFilter = { ...filter, createdAfter: asIso(filter.createdAfter), createdBefore: asIso(filter.createdBefore) };
+    const wireFilter = { ...filter, createdAfter: asIso(filter.createdAfter, "createdAfter"), createdBefore: asIso(filter.createdBefore, "createdBefore") };
     const data = await this.#transport.execute<{ tasks: TaskConnection }>(
       { operation: "tasks", document: LIST, idempotent: true },
       { filter: wireFilter, first: page.first, after: page.after },
@@ -157,9 +157,19 @@ export class TasksResource {
   async waitFor<TPayload = unknown, TResult = unknown>(id: string, options: WaitForOptions = {}): Promise<TaskWithAttempts<TPayload, TResult>> {
     const timeoutMs = options.timeoutMs ?? 60_000;
     const deadline = Date.now() + timeoutMs;
-    const callOpts: CallOptions = options.signal ? { signal: options.signal } : {};
+    const timedOut = () => new TasklaneError("TIMEOUT", `Task ${id} not finished within ${timeoutMs} ms`, { operation: "task" });
     for (;;) {
-      const task = await this.get<TPayload, TResult>(id, callOpts);
+      // Each read ends at the deadline too, retries included: a gateway that does not answer cannot hold the caller past it.
+      const remaining = Math.max(1, deadline - Date.now());
+      const timeUp = AbortSignal.timeout(remaining);
+      const call: CallOptions = { signal: options.signal ? AbortSignal.any([options.signal, timeUp]) : timeUp, timeoutMs: remaining };
+      let task: TaskWithAttempts<TPayload, TResult> | null;
+      try {
+        task = await this.get<TPayload, TResult>(id, call);
+      } catch (error: unknown) {
+        if (timeUp.aborted && !options.signal?.aborted) throw timedOut();
+        throw error;
+      }
       if (task === null) throw new TasklaneError(ErrorCode.NOT_FOUND, `Task ${id} not found`, { operation: "task" });
       if (isTerminalStatus(task.status)) return task;
       if (Date.now() >= deadline) {

@@ -152,6 +152,14 @@ export class FakePullQueue {
     }
   };
 
+  /** What the gateway's start statement reads for a workflow task: each parent's result by key; null outside workflows. */
+  #parentsOf(task: Task): Record<string, unknown> | null {
+    if (task.workflowId === null) return null;
+    const tasks = this.workflows.get(task.workflowId)?.tasks ?? [];
+    const self = tasks.find((t) => t.task.id === task.id);
+    return Object.fromEntries((self?.dependsOn ?? []).map((key) => [key, tasks.find((t) => t.key === key)?.task.result ?? null]));
+  }
+
   #held(v: { taskId?: unknown; leaseToken?: unknown }): FakeTaskState | null {
     const s = this.tasks.get(String(v.taskId));
     return s !== undefined && s.leaseToken !== null && s.leaseToken === v.leaseToken ? s : null;
@@ -191,7 +199,8 @@ export class FakePullQueue {
           s.leaseToken = `lt_${s.generation}_${s.task.id}`;
           const startInMs = Math.max(0, Math.ceil(Date.parse(s.task.runAt) - serverNow));
           Object.assign(s.task, { status: "RUNNING", attempts: s.task.attempts + 1, startedAt: new Date(serverNow + startInMs).toISOString() });
-          return { task: { ...s.task }, leaseToken: s.leaseToken, leaseExpiresAt: new Date(serverNow + startInMs + leaseSeconds * 1000).toISOString(), startInMs };
+          const lease = { task: { ...s.task }, leaseToken: s.leaseToken, leaseExpiresAt: new Date(serverNow + startInMs + leaseSeconds * 1000).toISOString(), startInMs };
+          return { ...lease, parents: this.#parentsOf(s.task) };
         });
         return ok({ leaseTasks: leases });
       }
