@@ -63,6 +63,25 @@ describe("SDK pull worker end to end", () => {
     expect(errors).toEqual([]);
   });
 
+  it("a Worker stopped as work arrives leaves no task leased to nobody: each ran, or waits unleased and uncharged", async () => {
+    const client = await tenantClient();
+    const ids: string[] = [];
+    // Stopping aborts the long poll; a lease granted in that instant used to reach nobody (most rounds, in QA).
+    for (let round = 0; round < 6; round++) {
+      const worker = new Worker({ client, queue: "default", concurrency: 5, pollWaitSeconds: 5, handler: async () => "ran" });
+      await worker.start();
+      ids.push((await client.tasks.submit({ type: "arriving", queue: "default", maxAttempts: 1 })).id);
+      await new Promise((r) => setTimeout(r, 5));
+      await worker.stop({ graceMs: 3_000 });
+    }
+    const rows = await platform.database.db.pool.query(`SELECT status, attempts FROM tasks WHERE id = ANY($1)`, [ids]);
+    expect(rows.rows).toHaveLength(ids.length);
+    for (const row of rows.rows) {
+      expect(["SUCCEEDED", "QUEUED"]).toContain(row.status);
+      expect(row.attempts).toBe(row.status === "SUCCEEDED" ? 1 : 0);
+    }
+  });
+
   it("NonRetryableError sends the task to DEAD after one attempt, whatever maxAttempts says", async () => {
     const client = await tenantClient();
     const { worker } = await startExampleWorker(client);

@@ -12,6 +12,7 @@ import {
   listAttempts,
   listTasksThatBelongInRedis,
   redriveTask,
+  returnUndeliveredLeases,
   startAttemptsByIds,
   startAttemptsFromQueue,
   submitTasks,
@@ -383,6 +384,26 @@ describe("cancel", () => {
     await db.pool.query(`UPDATE task_attempts SET started_at = started_at - interval '61 seconds' WHERE task_id = $1`, [long.id]);
     expect(await extendLease(db, tenantId, long.id, asked.task.leaseGeneration, 30_000)).toBeNull();
     expect((await getTask(db, tenantId, long.id))!.leaseExpiresAt?.getTime()).toBe(asked.leaseExpiresAt.getTime());
+  });
+
+  it("hands back a lease never delivered: waiting again, its attempt uncounted and unrecorded, its token dead; a lease moved on is left", async () => {
+    const { tenantId, defaultQueueId } = await seedTenant(db);
+    const task = await submitOne(tenantId, { type: "t" });
+    const lease = (await leaseOne(defaultQueueId))!;
+    const other = await seedTenant(db);
+    expect(await returnUndeliveredLeases(db, other.tenantId, [{ taskId: task.id, leaseGeneration: lease.task.leaseGeneration }], "w")).toEqual([]);
+    expect(await returnUndeliveredLeases(db, tenantId, [{ taskId: task.id, leaseGeneration: lease.task.leaseGeneration }], "worker:w1")).toEqual([task.id]);
+    expect(await getTask(db, tenantId, task.id)).toMatchObject({ status: "QUEUED", attempts: 0, startedAt: null, leaseToken: null, leaseExpiresAt: null });
+    expect((await db.pool.query(`SELECT count(*)::int AS n FROM task_attempts WHERE task_id = $1`, [task.id])).rows[0].n).toBe(0);
+    const last = (await db.pool.query(`SELECT from_status, to_status, actor, reason FROM task_events WHERE task_id = $1 ORDER BY id DESC LIMIT 1`, [task.id])).rows[0];
+    expect(last).toMatchObject({ from_status: "RUNNING", to_status: "QUEUED", actor: "worker:w1" });
+    // The next lease runs it as its first attempt; the returned token is refused.
+    const again = (await leaseOne(defaultQueueId))!;
+    expect(again.task).toMatchObject({ id: task.id, attempts: 1 });
+    expect(again.task.leaseGeneration).toBeGreaterThan(lease.task.leaseGeneration);
+    expect(await returnUndeliveredLeases(db, tenantId, [{ taskId: task.id, leaseGeneration: lease.task.leaseGeneration }], "w")).toEqual([]);
+    const late = await completeAttempts(db, [{ taskId: task.id, leaseGeneration: lease.task.leaseGeneration, result: 1 }], "w");
+    expect(late.refused).toEqual([task.id]);
   });
 
   it("treats another tenant's task exactly like a missing one", async () => {

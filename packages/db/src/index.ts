@@ -27,3 +27,4 @@ export * from "./tasks/submit-quotas.js";
 export * from "./tenancy/pending-counters.js";
 export * from "./tenancy/tenant-scope.js";
 export * from "./retention/prune-finished.js";
+export * from "./transitions/return-leases.js";

@@ -5,6 +5,7 @@ import {
   heartbeatLease,
   leaseFromPullQueue,
   msUntilNextDue,
+  returnUndeliveredLeases,
   type Database,
   type DispatchIntent,
   type LeaseCompletionOutcome,
@@ -102,6 +103,12 @@ export class LeaseService {
         const onceDueWithinMs = lastLook || queue?.rate ? null : gatherMs;
         const { leases, rateWaitMs } = await this.leaseWithinRate(tenantId, queue, { ...args, onceDueWithinMs });
         const left = deadline - Date.now();
+        if (leases.length > 0 && abort?.aborted) {
+          // Granted while the caller went away (a Worker stopping aborts its long poll): the answer would reach
+          // nobody and the tasks would wait out their leases, charged an attempt that never ran.
+          await returnUndeliveredLeases(this.deps.db, tenantId, leases.map((l) => ({ taskId: l.task.id, leaseGeneration: l.task.leaseGeneration })), `worker:${args.workerId}`);
+          return [];
+        }
         if (leases.length > 0) {
           traceLeases(leases, tenantId, args.workerId);
           return leases;

@@ -1,0 +1,44 @@
+import type { Database } from "../database.js";
+import { RETURNING_FOR_CTES, eventInsert, lockById } from "./sql-fragments.js";
+
+/**
+ * Hands back leases that were granted but never delivered: the lease
+ * statement committed while the worker that asked had gone (a Worker stopping
+ * aborts its long poll, and the answer then reaches nobody). Such a task would
+ * otherwise sit RUNNING until its lease ran out and then be charged an attempt
+ * that never ran: with maxAttempts 1, DEAD without ever running. Each task is
+ * waiting again as if never leased: its attempt count and start time as they
+ * were, the attempt row gone, and an event saying why. The lease generation
+ * stays where the lease took it, so that token can never match again.
+ * Only a lease still exactly as granted (same generation, still RUNNING) is returned.
+ */
+export async function returnUndeliveredLeases(
+  db: Database,
+  tenantId: string,
+  leases: readonly { taskId: string; leaseGeneration: number }[],
+  actor: string,
+): Promise<string[]> {
+  if (leases.length === 0) return [];
+  const res = await db.pool.query(
+    `WITH cand AS (
+       SELECT t.id, t.status AS from_status, t.lease_token AS old_token
+       FROM unnest($1::text[], $2::int[]) AS l(id, generation)
+       CROSS JOIN LATERAL ${lockById("l.id", "l.id, l.status, l.lease_token, l.lease_generation, l.tenant_id")} t
+       WHERE t.tenant_id = $3 AND t.status = 'RUNNING' AND t.lease_generation = l.generation
+     ),
+     upd AS (
+       UPDATE tasks t SET
+         status = (CASE WHEN t.run_at > now() THEN 'SCHEDULED' ELSE 'QUEUED' END)::"TaskStatus",
+         attempts = t.attempts - 1,
+         started_at = CASE WHEN t.attempts - 1 = 0 THEN NULL ELSE t.started_at END,
+         lease_token = NULL, lease_expires_at = NULL, worker_id = NULL, updated_at = now()
+       FROM cand WHERE t.id = cand.id
+       RETURNING ${RETURNING_FOR_CTES}, cand.from_status, cand.old_token
+     ),
+     att AS (DELETE FROM task_attempts a USING upd WHERE a.task_id = upd.id AND a.lease_token = upd.old_token),
+     ev AS (${eventInsert("upd", "$4", "'lease granted but never delivered: the worker had gone'")})
+     SELECT id FROM upd`,
+    [leases.map((l) => l.taskId), leases.map((l) => l.leaseGeneration), tenantId, actor],
+  );
+  return res.rows.map((r) => r.id as string);
+}
