@@ -90,4 +90,17 @@ describe("schedule changes and the runs materialised ahead", () => {
     expect(last.find((r) => r.id === due!.id)).toMatchObject({ status: "SCHEDULED", due: true });
     expect(last.filter((r) => r.id !== due!.id).map((r) => [r.status, r.reason])).toEqual(ahead.map(() => ["SKIPPED", "schedule deleted"]));
   });
+
+  it("a run SKIPPED by the misfire policy notifies like any task that ends SKIPPED (task.skipped to the tenant's webhooks)", async () => {
+    await tdb.db.pool.query(`INSERT INTO webhooks (id, tenant_id, url, events, secret) VALUES ('whk_skipped', $1, 'https://hooks.example.com/x', '{task.skipped}', 'whsec_x')`, [tenantId]);
+    const s = await createSchedule(tdb.db, tenantId, { name: "minutely", cron: "* * * * *", timezone: "UTC", template, misfirePolicy: "SKIP", overlapPolicy: "SKIP", enabled: true });
+    // The scheduler was away for ten minutes.
+    await tdb.db.pool.query(`UPDATE schedules SET next_run_at = date_trunc('minute', now()) - interval '10 minutes' WHERE id = $1`, [s.id]);
+    await fireDueSchedules(tdb.db, { lookaheadMs: 2_000, horizonMs: 60_000, limit: 100, graceMs: 1_000 });
+    const skipped = (await tdb.db.pool.query(`SELECT id FROM tasks WHERE schedule_id = $1 AND status = 'SKIPPED'`, [s.id])).rows.map((r) => r.id as string);
+    expect(skipped.length).toBeGreaterThanOrEqual(9);
+    const notified = await tdb.db.pool.query(`SELECT task_id, payload FROM outbox WHERE kind = 'NOTIFY' AND task_id = ANY($1)`, [skipped]);
+    expect(notified.rows.map((r) => r.task_id).sort()).toEqual([...skipped].sort());
+    expect(notified.rows.every((r) => r.payload.status === "SKIPPED")).toBe(true);
+  });
 });

@@ -4,6 +4,7 @@ import { prepared, withTransaction, type Database, type Queryable } from "../dat
 import { dispatchOutboxCtes, mapDispatchRow, type DispatchIntent } from "../outbox/dispatch-intent.js";
 import { chargeQuotas, lookupQueuesAndQuotas } from "./submit-quotas.js";
 import { TASK_COLUMNS, mapTaskRow, taskColumnsOf, type TaskRecord } from "./task-record.js";
+import { notifyOutboxInsert } from "../transitions/sql-fragments.js";
 
 export interface SubmitOptions {
   /** Tasks due within this many ms get an outbox row now; later ones wait for the horizon promoter. */
@@ -213,6 +214,8 @@ function insertStatement(queues: "queue-ids" | "queue-names", answer: "tasks" | 
          INSERT INTO task_events (task_id, tenant_id, from_status, to_status, attempt, lease_generation, actor)
          SELECT id, tenant_id, NULL, status, 0, 0, $18 FROM ins
        ),
+       -- A schedule's run SKIPPED by its misfire or overlap policy is born terminal: task.skipped, as for any other.
+       nt AS (${notifyOutboxInsert("ins")}),
        ${dispatchOutboxCtes("ob", "ins", "$19::float8")},
        -- Tenants without quotas count today's submissions here, in this session's own usage
        -- row (submit-quotas.ts), saving a round trip; with a quota, chargeQuotas checks it after.
