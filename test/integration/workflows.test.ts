@@ -98,6 +98,13 @@ describe("workflows run through the platform", () => {
     });
     expect(requestsFor(taskOf(done, "c").id)).toHaveLength(0);
     expect(requestsFor(taskOf(done, "d").id)).toHaveLength(0);
+
+    // Its dead task is not redriven on its own: that would run it and leave c and d SKIPPED, the workflow FAILED.
+    const bad = taskOf(done, "bad");
+    const redrive = await wf.call(`mutation ($id: ID!) { redriveTask(id: $id) { id } }`, { id: bad.id });
+    expect(codeOf(redrive)).toBe("CONFLICT");
+    expect(redrive.errors?.[0]?.message).toContain("Submit the workflow again");
+    expect((await wf.settled(submitted.id)).tasks.find((t) => t.key === "bad")?.task.status).toBe("DEAD");
   });
 
   it("cancelTask on a BLOCKED task skips its dependants; the workflow fails once the rest is done", async () => {

@@ -1,11 +1,16 @@
-import { NotFoundError, isWellFormedId } from "@tasklane/core";
+import { ConflictError, NotFoundError, isWellFormedId } from "@tasklane/core";
 import { withTransaction, type Database } from "../database.js";
 import { refuseDeadOnly } from "./dead-only-refusal.js";
 import { dispatchOutboxCtes, mapDispatchRow, type DispatchIntent } from "../outbox/dispatch-intent.js";
 import { mapTaskRow, taskColumnsOf, type TaskRecord } from "../tasks/task-record.js";
 import { RETURNING_FOR_CTES, enqueuedGenerationExpr, eventInsert, sameId } from "./sql-fragments.js";
 
-/** DEAD -> QUEUED with a fresh attempt budget (attempts back to 0; history kept). */
+/**
+ * DEAD -> QUEUED with a fresh attempt budget (attempts back to 0; history
+ * kept). Not a workflow's task: when it died its dependants were SKIPPED and
+ * the workflow ended FAILED (or will), so running it again would change
+ * nothing downstream; the workflow is submitted again instead.
+ */
 export async function redriveTask(
   db: Database,
   tenantId: string,
@@ -18,7 +23,7 @@ export async function redriveTask(
     const res = await client.query(
       `WITH cand AS (
          SELECT t.id, t.status AS from_status FROM tasks t
-         WHERE t.id = $1 AND t.tenant_id = $2 AND t.status = 'DEAD' FOR UPDATE OF t
+         WHERE t.id = $1 AND t.tenant_id = $2 AND t.status = 'DEAD' AND t.workflow_id IS NULL FOR UPDATE OF t
        ),
        upd AS (
          UPDATE tasks t SET status = 'QUEUED', attempts = 0, run_at = now(), completed_at = NULL, result = NULL,
@@ -37,6 +42,10 @@ export async function redriveTask(
     if (row) {
       const dispatch = row.outbox_id != null ? [mapDispatchRow({ ...row, task_id: row.id })] : [];
       return { task: mapTaskRow(row), dispatch };
+    }
+    const inWorkflow = await client.query("SELECT 1 FROM tasks WHERE id = $1 AND tenant_id = $2 AND status = 'DEAD' AND workflow_id IS NOT NULL", [id, tenantId]);
+    if (inWorkflow.rowCount) {
+      throw new ConflictError("A workflow's task is not redriven on its own: its dependants were skipped when it died. Submit the workflow again");
     }
     return refuseDeadOnly(client, tenantId, id, "redriven");
   });
