@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHmac } from "node:crypto";
 import { Redis } from "ioredis";
 import { normalizeTaskSpec, parseInput, submitTaskInputSchema, type SubmitTaskInput } from "@tasklane/core";
-import { cancelTask, getTask, listAttempts, submitTasks, type TaskRecord } from "@tasklane/db";
+import { cancelTask, getTask, listAttempts, redriveTask, submitTasks, type TaskRecord } from "@tasklane/db";
 import { createKeySpace, createRedis, createTaskDispatcher, dispatchAfterCommit, jobIdFor, publishCancellations, type TaskDispatcher } from "@tasklane/queue";
 import { startApp, waitFor, type AppProcess } from "../helpers/app-process.js";
 import { startReceiver, type HttpReceiver } from "../helpers/http-receiver.js";
@@ -119,6 +119,27 @@ describe("PUSH execution", () => {
     const done = await settled(task.id);
     expect(done).toMatchObject({ status: "DEAD", attempts: 1 });
     expect(done.lastError).toContain("HTTP 422");
+  });
+
+  it("names every request of a task apart (webhook-id), also after a redrive restarts the attempt numbers", async () => {
+    let failing = true;
+    routes.set("again", () => (failing ? { status: 500, body: "down" } : { status: 200, body: "{}" }));
+    const task = await submit({ type: "again", maxAttempts: 2, backoff: { strategy: "FIXED", delaySeconds: 0.1, jitter: false } });
+    expect(await settled(task.id)).toMatchObject({ status: "DEAD", attempts: 2 });
+    failing = false;
+    const { dispatch } = await redriveTask(tdb.db, tenantId, task.id, "test", HORIZON_MS);
+    await dispatchAfterCommit(tdb.db, dispatcher, dispatch, (e) => {
+      throw e;
+    });
+    expect(await settled(task.id)).toMatchObject({ status: "SUCCEEDED", attempts: 1 });
+    const sent = receiver.requests.filter((r) => (r.json as { taskId?: string }).taskId === task.id);
+    expect(sent.map((r) => (r.json as { attempt: number }).attempt)).toEqual([1, 2, 1]);
+    // Receivers deduplicate on webhook-id: the redriven attempt 1 is a new message, not attempt 1's repeat.
+    expect(new Set(sent.map((r) => r.headers["webhook-id"])).size).toBe(3);
+    // A worker signs its starts as its outcomes: worker:<id>.
+    const actors = await tdb.db.pool.query(`SELECT DISTINCT actor FROM task_events WHERE task_id = $1 AND (to_status = 'RUNNING' OR from_status = 'RUNNING')`, [task.id]);
+    expect(actors.rows.length).toBeGreaterThan(0);
+    expect(actors.rows.every((r) => String(r.actor).startsWith("worker:"))).toBe(true);
   });
 
   it("aborts at timeoutSeconds, records TIMED_OUT and dead-letters when the budget is spent", async () => {

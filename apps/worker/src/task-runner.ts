@@ -44,6 +44,7 @@ export async function runAttempt(ctx: WorkerContext, started: StartedAttempt<Pus
       type: task.type,
       payload: task.payload,
       attempt: task.attempts,
+      leaseGeneration: task.leaseGeneration,
       ...(started.parents !== undefined ? { parents: started.parents } : {}),
       endpointUrl: info.endpointUrl,
       timeoutSeconds: task.timeoutSeconds,

@@ -291,7 +291,7 @@ export class FairFetcher {
       {
         workerId: this.ctx.workerId,
         leaseMs: { timeoutPlusMs: LEASE_GRACE_SECONDS * 1000 },
-        actor: this.ctx.workerId,
+        actor: `worker:${this.ctx.workerId}`,
         // Jobs were taken by this process's clock, the statement goes by the database's: twice the
         // look-ahead, so a clock up to that far ahead of the database's does not get tasks refused
         // whose jobs are already out of Redis (they would wait for the reconciler's sweep).

@@ -37,6 +37,7 @@ describe("executePush", () => {
     type: "t",
     payload: {},
     attempt: 1,
+    leaseGeneration: 1,
     endpointUrl: `${url}${path}`,
     timeoutSeconds,
     signingSecrets: [generateSigningSecret()],

@@ -8,6 +8,11 @@ export interface PushTarget {
   type: string;
   payload: unknown;
   attempt: number;
+  /**
+   * The attempt's lease generation: it names the request (`webhook-id`). It only grows, where attempt
+   * numbers start again at 1 after a redrive, and receivers deduplicate on `webhook-id`.
+   */
+  leaseGeneration: number;
   /** Workflow tasks: each parent's result by workflow key, sent as the body's `parents`. */
   parents?: Record<string, unknown>;
   endpointUrl: string;
@@ -60,7 +65,7 @@ export async function executePush(target: PushTarget, agent: Agent, allowPrivate
     "content-type": "application/json",
     "user-agent": "Tasklane/0.1",
     "idempotency-key": target.taskId,
-    ...signatureHeaders(target.signingSecrets, `${target.taskId}_${target.attempt}`, timestamp, body),
+    ...signatureHeaders(target.signingSecrets, `${target.taskId}_${target.leaseGeneration}`, timestamp, body),
     ...(target.traceParent !== undefined ? { traceparent: target.traceParent } : {}),
   };
   if (abort.aborted) return { kind: "aborted" };
