@@ -29,9 +29,14 @@ export interface CancellationOutcome {
   abortReason: TaskAbortedError["reason"] | null;
 }
 
-/** Starts a worker, submits a slow task, cancels it once it runs, and reports what the handler saw. */
+/**
+ * Starts a worker, submits a slow task, cancels it once it runs, and reports what the handler saw.
+ * On a PULL queue of its own (created if absent): on "default", the pull-worker example, if it runs
+ * too, would lease the slow task and dead-letter it as a type it has no handler for.
+ */
 export async function cancelRunningTask(client: TasklaneClient, options: { queue?: string } = {}): Promise<CancellationOutcome> {
-  const queue = options.queue ?? "default";
+  const queue = options.queue ?? "example-cancellation";
+  await client.queues.upsert({ name: queue, mode: "PULL" });
   let abortReason: TaskAbortedError["reason"] | null = null;
   const worker = new Worker<SlowPayload, { stepsDone: number }>({
     client,
