@@ -268,6 +268,15 @@ describe("PULL leases through the API", () => {
     expect(again.errors).toBeUndefined();
     expect(again.data?.completeTasks.map((o) => o.code)).toEqual(["CONFLICT", null]);
     expect((await read(b.task.id))!.status).toBe("SUCCEEDED");
+
+    // A result nested deeper than a payload may be is refused the same way, alone (the limit is 32 levels).
+    let deep: unknown = 1;
+    for (let i = 0; i < 40; i++) deep = { d: deep };
+    const tooDeep = await api<Outcomes>(COMPLETE_MANY, { c: [{ taskId: c.task.id, leaseToken: c.leaseToken, result: deep }] });
+    expect(tooDeep.data?.completeTasks.map((o) => [o.accepted, o.code])).toEqual([[false, "BAD_USER_INPUT"]]);
+    const single = await api(`mutation ($t: ID!, $l: String!, $r: JSON) { completeTask(taskId: $t, leaseToken: $l, result: $r) { id } }`, { t: c.task.id, l: c.leaseToken, r: deep });
+    expect(codeOf(single)).toBe("BAD_USER_INPUT");
+    expect((await read(c.task.id))!.status).toBe("RUNNING");
   });
 
   it("completeTasks without `task` in the selection records the same (the statement then answers with ids only)", async () => {

@@ -1,4 +1,4 @@
-import { BadUserInputError, MAX_RESULT_BYTES, NotFoundError, StaleLeaseError, gatherLeadMs, jsonByteLength } from "@tasklane/core";
+import { BadUserInputError, MAX_JSON_DEPTH, MAX_RESULT_BYTES, NotFoundError, StaleLeaseError, gatherLeadMs, jsonLimitViolation } from "@tasklane/core";
 import {
   completeLeases,
   failLease,
@@ -159,9 +159,8 @@ export class LeaseService {
   }
 
   async complete(tenantId: string, taskId: string, token: string, result: unknown): Promise<TaskRecord> {
-    if (result !== undefined && jsonByteLength(result) > MAX_RESULT_BYTES) {
-      throw new BadUserInputError(`result exceeds ${MAX_RESULT_BYTES} bytes`, [{ path: "result", message: `at most ${MAX_RESULT_BYTES} bytes` }]);
-    }
+    const problem = resultProblem(result);
+    if (problem !== null) throw new BadUserInputError(`result ${problem}`, [{ path: "result", message: problem }]);
     const [outcome] = await this.completeMany(tenantId, [{ taskId, token, result }]);
     if (outcome !== undefined && "refused" in outcome && outcome.refused === "NOT_FOUND") throw new NotFoundError("Task", taskId);
     if (outcome === undefined || "refused" in outcome || outcome.task === undefined) throw new StaleLeaseError();
@@ -170,15 +169,18 @@ export class LeaseService {
 
   /**
    * completeTasks: many outcomes in one call. An item whose result is too large
-   * is refused on its own (BAD_USER_INPUT) so the rest of the batch still lands.
+   * or too deep is refused on its own (BAD_USER_INPUT) so the rest of the batch still lands.
    */
   async completeMany(tenantId: string, items: { taskId: string; token: string; result: unknown }[], { withTasks = true } = {}): Promise<CompletionOutcome[]> {
-    const oversized = new Set(items.filter((i) => i.result !== undefined && jsonByteLength(i.result) > MAX_RESULT_BYTES).map((i) => i.taskId));
+    const problems = new Map(items.flatMap((i) => {
+      const problem = resultProblem(i.result);
+      return problem === null ? [] : [[i.taskId, problem] as const];
+    }));
     const startedAt = Date.now();
     const { outcomes, dispatch, releasedQueueIds } = await completeLeases(
       this.deps.db,
       tenantId,
-      items.filter((i) => !oversized.has(i.taskId)).map((i) => ({ ...i, result: i.result ?? null })),
+      items.filter((i) => !problems.has(i.taskId)).map((i) => ({ ...i, result: i.result ?? null })),
       this.deps.horizonMs,
       // An outcome's span needs its task (trace context, attempt).
       withTasks || tracingActive(),
@@ -188,7 +190,8 @@ export class LeaseService {
     if (releasedQueueIds.length > 0) await this.deps.doorbell.ring(releasedQueueIds).catch(() => undefined);
     const byId = new Map(outcomes.map((o) => [o.taskId, o]));
     return items.map((i): CompletionOutcome => {
-      if (oversized.has(i.taskId)) return { taskId: i.taskId, refused: "BAD_USER_INPUT", message: `result exceeds ${MAX_RESULT_BYTES} bytes` };
+      const problem = problems.get(i.taskId);
+      if (problem !== undefined) return { taskId: i.taskId, refused: "BAD_USER_INPUT", message: `result ${problem}` };
       const o = byId.get(i.taskId) as LeaseCompletionOutcome;
       if (!("refused" in o)) return o;
       return { taskId: i.taskId, refused: o.refused, message: o.refused === "NOT_FOUND" ? new NotFoundError("Task").message : new StaleLeaseError().message };
@@ -203,4 +206,9 @@ export class LeaseService {
     if (task.status === "RETRYING") await this.deps.doorbell.ring([task.queueId]).catch(() => undefined);
     return task;
   }
+}
+
+/** Why a result is refused (the limits a payload has: MAX_RESULT_BYTES, MAX_JSON_DEPTH), or null. */
+function resultProblem(result: unknown): string | null {
+  return result === undefined ? null : jsonLimitViolation(result, { maxBytes: MAX_RESULT_BYTES, maxDepth: MAX_JSON_DEPTH });
 }
