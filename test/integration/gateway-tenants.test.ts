@@ -128,5 +128,10 @@ describe("gateway tenants", () => {
     expect(row.rows[0]).toMatchObject({ signing_secret: next, previous_signing_secret: signingSecret });
     expect(row.rows[0].grace).toBeGreaterThan(86_000);
     expect(row.rows[0].grace).toBeLessThanOrEqual(86_400);
+
+    // Rotating again within the 24 h keeps the secret it replaces, and ends the first at once (withdrawing a leaked one).
+    const third = (await gql<{ rotateSigningSecret: string }>(platform.gateway.url, `mutation { rotateSigningSecret }`, {}, apiKey)).data?.rotateSigningSecret;
+    const after = await platform.database.db.pool.query(`SELECT signing_secret, previous_signing_secret FROM tenants WHERE id = $1`, [tenantId]);
+    expect(after.rows[0]).toEqual({ signing_secret: third, previous_signing_secret: next });
   });
 });
