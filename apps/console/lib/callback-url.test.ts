@@ -28,6 +28,11 @@ describe("safeCallback", () => {
       "/\\evil.example",
       "\\\\evil.example",
       "javascript:alert(1)",
+      // Dot segments that normalise to "//evil.example": the path redirected to would name another host.
+      "/.//evil.example/x",
+      "/%2e//evil.example",
+      "/a/..//evil.example",
+      "/./\\evil.example",
       "http:evil.example",
       " /tasks",
       "",

@@ -16,7 +16,9 @@ export function safeCallback(value: string | string[] | null | undefined): strin
   if (!raw || !raw.startsWith("/")) return "/";
   try {
     const url = new URL(raw, BASE);
-    if (url.origin !== BASE || url.pathname.startsWith("/signin")) return "/";
+    // The normalised path is what gets redirected to: "/.//evil.example" normalises to "//evil.example",
+    // which a browser reads as another origin. A path starting with two slashes (or a backslash) is refused.
+    if (url.origin !== BASE || url.pathname.startsWith("/signin") || /^\/[\/\\]/.test(url.pathname)) return "/";
     return `${url.pathname}${url.search}`;
   } catch {
     return "/";
