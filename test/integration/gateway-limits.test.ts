@@ -7,7 +7,10 @@ import { buildGatewaySchema } from "@tasklane/gateway/graphql/schema";
 import { createKeySpace, createRedis } from "@tasklane/queue";
 import { getNamedType, isObjectType } from "graphql";
 import { describe, expect, it } from "vitest";
+import { createClient } from "graphql-ws";
+import WebSocket from "ws";
 import { useGateway } from "../helpers/gateway-fixture.js";
+import { httpToWs, openSubscription } from "../helpers/graphql-ws-client.js";
 import { codeOf, createTenant, gql, waitFor } from "../helpers/platform.js";
 
 interface Reply {
@@ -161,5 +164,69 @@ describe("gateway limits", () => {
     // Refused before execution: no partial data at all.
     expect(res.data).toBeUndefined();
     expect(codeOf(await gql(platform.gateway.url, `{ ${page} }`, {}, apiKey))).toBeUndefined();
+  });
+});
+
+describe("gateway limits over WebSocket", () => {
+  const platform = useGateway();
+
+  /** A graphql-ws client of one socket; `run` sends one operation on it and resolves with its errors' codes. */
+  function socketOf(apiKey: string) {
+    const client = createClient({ url: httpToWs(platform.gateway.url), webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${apiKey}` }, retryAttempts: 0 });
+    const run = (query: string) =>
+      new Promise<string[]>((resolve) => {
+        const codes: string[] = [];
+        client.subscribe(
+          { query },
+          {
+            next: (result) => codes.push(...(result.errors ?? []).map((e) => String(e.extensions?.code))),
+            error: (error) => resolve([...codes, ...(Array.isArray(error) ? error.map((e: { extensions?: { code?: string } }) => String(e.extensions?.code)) : ["socket"])]),
+            complete: () => resolve(codes),
+          },
+        );
+      });
+    return { client, run };
+  }
+
+  it("counts every operation a socket starts against the tenant's API rate, as over HTTP", async () => {
+    const { apiKey } = await createTenant(platform.gateway, "ws-limited", { apiRatePerSecond: 0.2, apiBurst: 2 });
+    const { client, run } = socketOf(apiKey);
+    try {
+      const codes: string[][] = [];
+      for (let i = 0; i < 6; i++) codes.push(await run(`mutation { submitTask(input: { type: "over-ws" }) { id } }`));
+      expect(codes.filter((c) => c.length === 0)).toHaveLength(2);
+      expect(codes.filter((c) => c.includes("RATE_LIMITED"))).toHaveLength(4);
+      const made = await platform.database.db.pool.query(`SELECT count(*)::int AS n FROM tasks WHERE type = 'over-ws'`);
+      expect(made.rows[0].n).toBe(2);
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it("holds a socket to 100 operations at once, and a tenant to 100 sockets per gateway", async () => {
+    const { apiKey } = await createTenant(platform.gateway, "ws-many", { apiRatePerSecond: 10_000, apiBurst: 10_000 });
+    const { client } = socketOf(apiKey);
+    const refusals: string[] = [];
+    const stops: Array<() => void> = [];
+    try {
+      for (let i = 0; i < 101; i++) {
+        stops.push(client.subscribe({ query: `subscription { taskUpdated { taskId } }` }, { next: () => undefined, error: (e) => refusals.push(JSON.stringify(e)), complete: () => undefined }));
+      }
+      await waitFor(async () => refusals.length > 0, 10_000, 20);
+      expect(refusals).toHaveLength(1);
+      expect(refusals[0]).toContain("QUOTA_EXCEEDED");
+    } finally {
+      for (const stop of stops) stop();
+      await client.dispose();
+    }
+
+    const sockets = Array.from({ length: 101 }, () => openSubscription(httpToWs(platform.gateway.url), `Bearer ${apiKey}`, `subscription { taskUpdated { taskId } }`));
+    try {
+      await waitFor(async () => sockets.filter((s) => s.connected).length + sockets.filter((s) => s.closeEvent !== null).length === 101, 20_000, 50);
+      expect(sockets.filter((s) => s.closeEvent?.code === 4429)).toHaveLength(1);
+      expect(sockets.filter((s) => s.connected)).toHaveLength(100);
+    } finally {
+      await Promise.all(sockets.map((s) => s.close()));
+    }
   });
 });

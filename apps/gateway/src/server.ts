@@ -102,6 +102,7 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
     httpServer,
     contextFor,
     authenticator,
+    admit: (principal, operations) => apiRateLimit.admit(principal, operations),
     log,
     introspection,
     errorFormat: { hideSuggestions: production, fallbackLog: log },

@@ -26,12 +26,14 @@ import {
 import { useServer } from "graphql-ws/use/ws";
 import { WebSocketServer } from "ws";
 import type { Authenticator } from "../auth/authenticate.js";
+import type { Principal } from "../auth/principal.js";
 import { MAX_DOCUMENT_BYTES } from "../http/graphql-guards.js";
 import type { Logger } from "../observability/logger.js";
 import type { ContextFactory } from "./context-factory.js";
 import type { GatewayContext } from "./context.js";
 import { formatError, toGraphQLError, type ErrorFormatOptions } from "./errors.js";
 import { SocketCredentials } from "./socket-credentials.js";
+import { MAX_SOCKETS_PER_TENANT, SocketQuotas } from "./socket-quotas.js";
 import { usesIntrospection } from "./plugins/introspection-guard.js";
 import { costRefusal } from "./plugins/query-cost.js";
 import { QueryLimitsRule } from "./validation/query-limits.js";
@@ -43,6 +45,8 @@ export interface WsOptions {
   contextFor: ContextFactory;
   /** Re-checks open sockets' credentials (the one contextFor uses). */
   authenticator: Authenticator;
+  /** The tenant's API rate limit, as over HTTP: every operation a socket starts is one call. Throws the refusal. */
+  admit: (principal: Principal, operations: number) => Promise<void>;
   log: Logger;
   introspection: boolean;
   errorFormat: ErrorFormatOptions;
@@ -55,6 +59,9 @@ function requestError(error: GraphQLError): GraphQLError {
 
 /** Close code for a connection without a valid credential (graphql-ws's own CloseCode.Unauthorized). */
 export const WS_UNAUTHORIZED = 4401;
+
+/** Close code for a tenant already holding its share of sockets (socket-quotas.ts). */
+export const WS_TOO_MANY_SOCKETS = 4429;
 
 /** With the key cache's 2 s, a revoked or expired key's sockets close within ~7 s. */
 const CREDENTIAL_CHECK_MS = 5_000;
@@ -77,6 +84,7 @@ export function attachWebSockets(opts: WsOptions): { dispose(): Promise<void> } 
     intervalMs: CREDENTIAL_CHECK_MS,
     log: opts.log,
   });
+  const quotas = new SocketQuotas();
 
   const cleanup = useServer<Record<string, unknown> | undefined>(
     {
@@ -84,6 +92,13 @@ export function attachWebSockets(opts: WsOptions): { dispose(): Promise<void> } 
       async onConnect(ctx) {
         const requestId = `ws-connect-${randomUUID()}`;
         const { principal } = await opts.contextFor(ctx.connectionParams?.authorization, { requestId, log: opts.log.child({ requestId }) });
+        if (principal.kind === "tenant") {
+          if (!quotas.open(principal.tenantId, ctx)) {
+            ctx.extra.socket.close(WS_TOO_MANY_SOCKETS, `At most ${MAX_SOCKETS_PER_TENANT} connections per tenant`);
+            return false;
+          }
+          ctx.extra.socket.once("close", () => quotas.close(ctx));
+        }
         if (principal.kind !== "anonymous") {
           credentials.watch(ctx.extra.socket, ctx.connectionParams?.authorization);
           return true;
@@ -93,6 +108,8 @@ export function attachWebSockets(opts: WsOptions): { dispose(): Promise<void> } 
         return false;
       },
       async onSubscribe(ctx, _id, payload) {
+        const overQuota = quotas.refusal(ctx);
+        if (overQuota !== null) return [toGraphQLError(overQuota)];
         if (Buffer.byteLength(payload.query, "utf8") > MAX_DOCUMENT_BYTES) {
           return [requestError(new GraphQLError(`GraphQL documents are limited to ${MAX_DOCUMENT_BYTES / 1024} KB`))];
         }
@@ -113,6 +130,13 @@ export function attachWebSockets(opts: WsOptions): { dispose(): Promise<void> } 
         const contextValue = await opts.contextFor(ctx.connectionParams?.authorization, { requestId, log: opts.log.child({ requestId }) });
         if (contextValue.principal.kind === "anonymous" && usesIntrospection(document)) {
           return [toGraphQLError(new UnauthenticatedError())];
+        }
+        try {
+          // A socket is no way around the tenant's API rate: each operation it starts is a call.
+          await opts.admit(contextValue.principal, 1);
+        } catch (error: unknown) {
+          if (error instanceof GraphQLError) return [error];
+          throw error;
         }
         return {
           schema: opts.schema,
