@@ -10,6 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AttemptAbort } from "./attempt-abort.js";
 import { executePush, type PushTarget } from "./execute-push.js";
 
+/** An array nested 20,000 deep (~40 KB, under the result size limit). */
+const DEEP = `${"[".repeat(20_000)}${"]".repeat(20_000)}`;
+
 describe("executePush", () => {
   let server: Server;
   let url = "";
@@ -17,10 +20,11 @@ describe("executePush", () => {
   const requests: string[] = [];
 
   beforeAll(async () => {
-    // "/hang" never answers; anything else answers 200 with a JSON result.
+    // "/hang" never answers; "/deep" answers JSON nested 20,000 deep; anything else answers 200 with a JSON result.
     server = createServer((req, res) => {
       requests.push(req.url ?? "");
       if (req.url === "/hang") return;
+      if (req.url === "/deep") return res.writeHead(200, { "content-type": "application/json" }).end(DEEP);
       res.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}');
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -41,6 +45,13 @@ describe("executePush", () => {
     endpointUrl: `${url}${path}`,
     timeoutSeconds,
     signingSecrets: [generateSigningSecret()],
+  });
+
+  it("keeps an answer nested deeper than a payload may be as its text (as JSON it could not be stored)", async () => {
+    const outcome = await executePush(target("/deep"), agent, true, new AttemptAbort());
+    expect(outcome).toEqual({ kind: "succeeded", result: DEEP, status: 200 });
+    // The text stores: JSON.stringify of the parsed value overflowed the stack.
+    expect(() => JSON.stringify((outcome as { result: unknown }).result)).not.toThrow();
   });
 
   it("succeeds with the endpoint's JSON answer", async () => {

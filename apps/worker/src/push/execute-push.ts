@@ -1,4 +1,4 @@
-import { MAX_RESULT_BYTES, buildPushBody, checkOutboundUrl, classifyHttpStatus, parseRetryAfter, signatureHeaders } from "@tasklane/core";
+import { MAX_JSON_DEPTH, MAX_RESULT_BYTES, buildPushBody, checkOutboundUrl, classifyHttpStatus, jsonDepth, parseRetryAfter, signatureHeaders } from "@tasklane/core";
 import type { Agent } from "undici";
 import { BodyTooLargeError, PrivateTargetError, postText } from "@tasklane/outbound";
 import type { AttemptAbort } from "./attempt-abort.js";
@@ -28,14 +28,22 @@ export type PushOutcome =
   | { kind: "failed"; retryable: boolean; timedOut: boolean; error: string; retryAfterSeconds?: number; status?: number }
   | { kind: "aborted" };
 
-/** A 2xx body is the result: JSON when it parses, else the text itself, null when empty. */
+/**
+ * A 2xx body is the result: JSON when it parses and stays within a payload's
+ * nesting limit, else the text itself, null when empty. Deeper JSON is kept
+ * as text: the endpoint did the work, and a value nested thousands deep
+ * overflowed the stack where the worker records outcomes, failing its whole
+ * batch, so every task in it ran again after its lease.
+ */
 function parseResult(text: string): unknown {
   if (text.trim() === "") return null;
+  let parsed: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    parsed = JSON.parse(text) as unknown;
   } catch {
     return text;
   }
+  return jsonDepth(parsed, MAX_JSON_DEPTH) > MAX_JSON_DEPTH ? text : parsed;
 }
 
 /** The abort reason of an attempt that ran out of time (any other abort is a cancellation). */
