@@ -388,7 +388,7 @@ describe("Worker", () => {
     expect(handled).toBe(3);
   });
 
-  it("stop() stops leasing at once and waits for in-flight handlers and their reports", async () => {
+  it("stop() starts no lease call, lets the one in flight answer, and waits for in-flight handlers and their reports", async () => {
     const started = deferred();
     const { fake, worker, gateway } = await setup(async () => {
       started.resolve();
@@ -402,8 +402,25 @@ describe("Worker", () => {
     await worker.stop();
     expect(worker.state).toBe("stopped");
     expect(fake.state(id).outcomes).toEqual([{ kind: "complete", result: "done" }]);
-    expect(gateway.calls("LeaseTasks").length).toBe(leaseCallsAtStop);
+    // At most the call already on its way when stop() began, and none after.
+    const callsAfterStop = gateway.calls("LeaseTasks").length;
+    expect(callsAfterStop).toBeLessThanOrEqual(leaseCallsAtStop + 1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(gateway.calls("LeaseTasks").length).toBe(callsAfterStop);
     expect(worker.activeTasks).toBe(0);
+  });
+
+  it("stop() runs a lease answered a moment after it began: the call was on its way, and its tasks were leased", async () => {
+    const fake = new FakePullQueue();
+    fake.leaseDelayMs = 150;
+    const { worker } = await setup(async () => "ran", {}, fake);
+    await worker.start();
+    // The first lease call is in flight (the gateway takes 150 ms); the task arrives, then stop() begins.
+    const id = fake.add(null);
+    await new Promise((r) => setTimeout(r, 20));
+    await worker.stop({ graceMs: 3_000 });
+    expect(fake.state(id).task.status).toBe("SUCCEEDED");
+    expect(fake.state(id).outcomes).toEqual([{ kind: "complete", result: "ran" }]);
   });
 
   it("stop() aborts handlers still running after graceMs with reason 'shutdown' and reports nothing", async () => {

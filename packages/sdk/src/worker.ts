@@ -103,6 +103,13 @@ export type WorkerState = "idle" | "starting" | "running" | "stopping" | "stoppe
 /** After an empty poll that came back this fast, wait the rest before polling again (guards against a hot loop). */
 const MIN_EMPTY_POLL_MS = 250;
 const MAX_POLL_BACKOFF_MS = 30_000;
+/**
+ * How long stop() lets lease calls in flight answer before it cuts them off
+ * (never longer than its grace). A lease granted just as the call was cut off
+ * would reach nobody: the gateway hands back those it sees cut off before it
+ * answers, and this covers the answers already on their way.
+ */
+const POLL_SETTLE_MS = 500;
 const MAX_CONCURRENT_POLLS = 8;
 
 /** A task run and its promise, settled once its outcome is reported. */
@@ -128,7 +135,10 @@ export class Worker<TPayload = unknown, TResult = unknown> {
   readonly #completions: CompletionBatcher;
   /** Learnt from lease answers: when a task leased ahead is due, in this process's time. */
   readonly #serverClock = new ServerClock();
+  /** Aborted when stop() starts: no new lease call, no backoff or pause waits out. */
   readonly #stopController = new AbortController();
+  /** Aborted a moment later (POLL_SETTLE_MS): the lease calls still waiting for work. */
+  readonly #pollController = new AbortController();
   /** Handlers running now; #runs also holds the finished ones whose outcome is still being reported. */
   #handlersRunning = 0;
   /** Slots asked for by lease calls not yet answered: no call asks for them again. */
@@ -201,9 +211,11 @@ export class Worker<TPayload = unknown, TResult = unknown> {
   }
 
   /**
-   * Stops leasing at once, waits up to graceMs for running handlers and their
-   * outcome reports, then aborts the rest (ctx.signal, reason "shutdown") and
-   * reports nothing for them. Safe to call more than once.
+   * Starts no lease call after it is called, lets those in flight answer for
+   * up to half a second (tasks they leased run too), waits up to graceMs in
+   * all for running handlers and their outcome reports, then aborts the rest
+   * (ctx.signal, reason "shutdown") and reports nothing for them. Safe to call
+   * more than once.
    */
   stop(options: StopOptions = {}): Promise<void> {
     this.#stopped ??= this.#stop(options.graceMs ?? 30_000);
@@ -211,10 +223,16 @@ export class Worker<TPayload = unknown, TResult = unknown> {
   }
 
   async #stop(graceMs: number): Promise<void> {
+    const started = Date.now();
     this.#state = "stopping";
     this.#stopController.abort();
     this.#wakeSlotWaiters();
+    const settled = new AbortController();
+    await Promise.race([this.#loop, delay(Math.min(graceMs, POLL_SETTLE_MS), settled.signal)]);
+    settled.abort();
+    this.#pollController.abort();
     await this.#loop;
+    graceMs = Math.max(0, graceMs - (Date.now() - started));
     if (this.#runs.size > 0) {
       const graceOver = new AbortController();
       const allDone = Promise.all(this.#runs.values().map((r) => r.done)).then(() => true);
@@ -267,7 +285,7 @@ export class Worker<TPayload = unknown, TResult = unknown> {
             waitSeconds: this.pollWaitSeconds,
             startAheadMs: this.startAheadMs,
           },
-          { signal: stopSignal },
+          { signal: this.#pollController.signal },
         )
         .then(
           (leases) => ({ leases, receivedAt: performance.now() }),
