@@ -92,6 +92,9 @@ export function attachWebSockets(opts: WsOptions): { dispose(): Promise<void> } 
       async onConnect(ctx) {
         const requestId = `ws-connect-${randomUUID()}`;
         const { principal } = await opts.contextFor(ctx.connectionParams?.authorization, { requestId, log: opts.log.child({ requestId }) });
+        // Gone while its credential was checked: its close event has passed, and a socket registered
+        // now would never leave the tenant's count.
+        if (ctx.extra.socket.readyState !== ctx.extra.socket.OPEN) return false;
         if (principal.kind === "tenant") {
           if (!quotas.open(principal.tenantId, ctx)) {
             ctx.extra.socket.close(WS_TOO_MANY_SOCKETS, `At most ${MAX_SOCKETS_PER_TENANT} connections per tenant`);
