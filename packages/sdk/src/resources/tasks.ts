@@ -162,7 +162,7 @@ export class TasksResource {
       // Each read ends at the deadline too, retries included: a gateway that does not answer cannot hold the caller past it.
       const remaining = Math.max(1, deadline - Date.now());
       const timeUp = AbortSignal.timeout(remaining);
-      const call: CallOptions = { signal: options.signal ? AbortSignal.any([options.signal, timeUp]) : timeUp, timeoutMs: remaining };
+      const call: CallOptions = { signal: options.signal ? AbortSignal.any([options.signal, timeUp]) : timeUp };
       let task: TaskWithAttempts<TPayload, TResult> | null;
       try {
         task = await this.get<TPayload, TResult>(id, call);
