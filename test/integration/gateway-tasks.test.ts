@@ -65,6 +65,40 @@ describe("gateway tasks", () => {
     expect(page.data?.tasks.totalCount).toBe(25);
     expect(page.data?.tasks.nodes).toHaveLength(10);
     expect(page.data?.tasks.pageInfo.hasNextPage).toBe(true);
+
+    const next = await gql<{ tasks: { nodes: Array<{ type: string }> } }>(
+      platform.gateway.url,
+      `query ($after: String) { tasks(first: 10, filter: { status: [QUEUED] }, after: $after) { nodes { type } } }`,
+      { after: page.data?.tasks.pageInfo.endCursor },
+      apiKey,
+    );
+    expect(next.data?.tasks.nodes.map((t) => t.type)).toEqual(Array.from({ length: 10 }, (_, i) => `t${14 - i}`));
+  });
+
+  it("refuses a cursor it did not hand out, on every list, instead of answering an empty or a first page", async () => {
+    const { apiKey } = await createTenant(platform.gateway);
+    const submitted = await gql<{ submitTask: { id: string } }>(platform.gateway.url, `mutation { submitTask(input: { type: "c" }) { id } }`, {}, apiKey);
+    const taskId = submitted.data!.submitTask.id;
+    const cursorOfId = Buffer.from(taskId).toString("base64url");
+    for (const [query, after] of [
+      [`query ($after: String) { tasks(after: $after) { totalCount } }`, "garbage"],
+      [`query ($after: String) { tasks(after: $after) { totalCount } }`, taskId],
+      [`query ($after: String) { deadLetterTasks(after: $after) { totalCount } }`, "garbage"],
+      [`query ($after: String) { workflows(after: $after) { id } }`, "garbage"],
+      [`query ($id: ID!, $after: String) { task(id: $id) { events(after: $after) { id } } }`, "garbage"],
+      // Past Postgres's bigint: it reached the database as INTERNAL_SERVER_ERROR.
+      [`query ($id: ID!, $after: String) { task(id: $id) { events(after: $after) { id } } }`, "9999999999999999999"],
+    ] as const) {
+      const res = await gql(platform.gateway.url, query, { after, id: taskId }, apiKey);
+      expect({ query, after, code: codeOf(res) }).toEqual({ query, after, code: "BAD_USER_INPUT" });
+    }
+    const fine = await gql<{ tasks: { totalCount: number; nodes: unknown[] } }>(
+      platform.gateway.url,
+      `query ($after: String) { tasks(after: $after) { totalCount nodes { id } } }`,
+      { after: cursorOfId },
+      apiKey,
+    );
+    expect(fine.data?.tasks).toEqual({ totalCount: 1, nodes: [] });
   });
 
   it("accepts 1,000 inputs in one submitTasks call and keeps their order", async () => {

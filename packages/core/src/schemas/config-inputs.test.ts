@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { BadUserInputError } from "../errors.js";
+import { newId } from "../ids.js";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../limits.js";
-import { paginationSchema } from "./pagination.js";
+import { auditPageSchema, taskCursor, taskPageSchema, workflowPageSchema } from "./pagination.js";
 import { parseInput } from "./parse.js";
 import { rateLimitInputSchema, upsertQueueInputSchema } from "./queue.js";
 import { createTenantInputSchema, tenantLimitsInputSchema } from "./tenant.js";
@@ -98,19 +99,37 @@ describe("createTenantInputSchema", () => {
   });
 });
 
-describe("paginationSchema", () => {
+describe("page schemas", () => {
+  const taskId = newId("task");
+  const cursor = taskCursor.encode(taskId);
+
   it("defaults first and after", () => {
-    expect(parseInput(paginationSchema, {})).toEqual({ first: DEFAULT_PAGE_SIZE, after: null });
-    expect(parseInput(paginationSchema, { first: null, after: null })).toEqual({ first: DEFAULT_PAGE_SIZE, after: null });
-    expect(parseInput(paginationSchema, { first: MAX_PAGE_SIZE, after: "c" })).toEqual({ first: MAX_PAGE_SIZE, after: "c" });
+    expect(parseInput(taskPageSchema, {})).toEqual({ first: DEFAULT_PAGE_SIZE, after: null });
+    expect(parseInput(taskPageSchema, { first: null, after: null })).toEqual({ first: DEFAULT_PAGE_SIZE, after: null });
+    expect(parseInput(taskPageSchema, { first: MAX_PAGE_SIZE, after: cursor })).toEqual({ first: MAX_PAGE_SIZE, after: cursor });
   });
 
-  it("bounds", () => {
-    expect(paginationSchema.safeParse({ first: 0 }).success).toBe(false);
-    expect(paginationSchema.safeParse({ first: MAX_PAGE_SIZE + 1 }).success).toBe(false);
-    expect(paginationSchema.safeParse({ first: 1 }).success).toBe(true);
-    expect(paginationSchema.safeParse({ after: "c".repeat(200) }).success).toBe(true);
-    expect(paginationSchema.safeParse({ after: "c".repeat(201) }).success).toBe(false);
+  it("bounds first", () => {
+    expect(taskPageSchema.safeParse({ first: 0 }).success).toBe(false);
+    expect(taskPageSchema.safeParse({ first: MAX_PAGE_SIZE + 1 }).success).toBe(false);
+    expect(taskPageSchema.safeParse({ first: 1 }).success).toBe(true);
+  });
+
+  it("takes only the task cursors it hands out", () => {
+    expect(taskCursor.decode(cursor)).toBe(taskId);
+    for (const bad of ["c", taskId, `${cursor}=`, `${cursor}A`, taskCursor.encode(newId("wf")), "c".repeat(201)]) {
+      expect(taskPageSchema.safeParse({ after: bad }).success).toBe(false);
+    }
+    expect(() => parseInput(taskPageSchema, { after: "c" })).toThrow(/after/);
+  });
+
+  it("takes event ids that fit a bigint, and workflow ids", () => {
+    for (const good of ["0", "1", "9223372036854775807"]) expect(auditPageSchema.safeParse({ after: good }).success).toBe(true);
+    for (const bad of ["-1", "01", "1.5", "9223372036854775808", "9999999999999999999", "x"]) {
+      expect(auditPageSchema.safeParse({ after: bad }).success).toBe(false);
+    }
+    expect(workflowPageSchema.safeParse({ after: newId("wf") }).success).toBe(true);
+    expect(workflowPageSchema.safeParse({ after: taskId }).success).toBe(false);
   });
 });
 

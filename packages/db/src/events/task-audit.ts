@@ -1,4 +1,4 @@
-import type { TaskStatus } from "@tasklane/core";
+import { isEventId, type TaskStatus } from "@tasklane/core";
 import type { Queryable } from "../database.js";
 
 /** One row of a task's audit trail (task_events): who moved it from where to where, under which attempt and lease. */
@@ -38,7 +38,7 @@ export async function listTaskAuditEvents(
 ): Promise<Map<string, TaskAuditEventRecord[]>> {
   const out = new Map<string, TaskAuditEventRecord[]>(taskIds.map((id) => [id, []]));
   if (taskIds.length === 0) return out;
-  const after = page.after != null && /^\d{1,19}$/.test(page.after) ? page.after : "0";
+  const after = page.after != null && isEventId(page.after) ? page.after : "0";
   const res = await db.pool.query(
     `SELECT e.id::text AS id, e.task_id, e.from_status, e.to_status, e.at, e.attempt, e.lease_generation, e.actor, e.reason
      FROM unnest($2::text[]) AS k(task_id)

@@ -1,4 +1,4 @@
-import { isWellFormedId, TaskStatus } from "@tasklane/core";
+import { isWellFormedId, taskCursor, TaskStatus } from "@tasklane/core";
 import type { Database, Queryable } from "../database.js";
 import { tenantTaskCount } from "../stats/queue-counters.js";
 import { TASK_COLUMNS, mapAttemptRow, mapTaskRow, type AttemptRecord, type TaskRecord } from "./task-record.js";
@@ -35,13 +35,6 @@ export async function getTask(db: Database | { pool: Queryable }, tenantId: stri
   return res.rows[0] ? mapTaskRow(res.rows[0]) : null;
 }
 
-const encodeCursor = (id: string) => Buffer.from(id, "utf8").toString("base64url");
-
-function decodeCursor(cursor: string): string | null {
-  const id = Buffer.from(cursor, "base64url").toString("utf8");
-  return isWellFormedId("task", id) ? id : null;
-}
-
 /**
  * Newest first. Ids are time-ordered (UUIDv7), so the keyset is the id alone
  * and a page costs one index range scan per status however deep it is.
@@ -76,8 +69,8 @@ export async function listTasks(db: Database | { pool: Queryable }, tenantId: st
     ? tenantTaskCount(db.pool, tenantId, filter.queue ?? null, chosen)
     : countRows(db.pool, where, params, chosen);
   if (page.after) {
-    const afterId = decodeCursor(page.after);
-    // An unreadable cursor reads as "past the end", never as "from the start".
+    const afterId = taskCursor.decode(page.after);
+    // The API refuses unreadable cursors; here one reads as "past the end", never as "from the start".
     add("t.id < ?", afterId ?? "");
   }
   const limit = param(page.first + 1);
@@ -100,7 +93,7 @@ export async function listTasks(db: Database | { pool: Queryable }, tenantId: st
   return {
     nodes,
     hasNextPage: rows.rows.length > page.first,
-    endCursor: last ? encodeCursor(last.id) : null,
+    endCursor: last ? taskCursor.encode(last.id) : null,
     totalCount,
   };
 }

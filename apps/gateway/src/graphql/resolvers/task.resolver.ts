@@ -3,14 +3,15 @@
  * services/task-service.ts; this file validates, authorises and maps.
  */
 import {
+  auditPageSchema,
   BadUserInputError,
   checkOutboundUrl,
   normalizeTaskSpec,
-  paginationSchema,
   parseInput,
   submitTaskInputSchema,
   submitTasksInputSchema,
   taskFilterSchema,
+  taskPageSchema,
   TaskStatus,
   type TaskSpec,
 } from "@tasklane/core";
@@ -74,7 +75,7 @@ export class TaskResolver {
     @Ctx() ctx: GatewayContext,
   ): Promise<TaskAuditEvent[]> {
     const caller = requireTenant(ctx.principal, Permission.READ);
-    const page = parseInput(paginationSchema, { first, after });
+    const page = parseInput(auditPageSchema, { first, after });
     const events = await ctx.loaders.taskEvents(caller.tenantId, page.first, page.after ?? null).load(task.id);
     return events.map(toTaskAuditEvent);
   }
@@ -122,7 +123,7 @@ async function listPage(
   filter: Parameters<GatewayContext["services"]["tasks"]["list"]>[1],
   args: { first: number | null | undefined; after: string | null | undefined },
 ): Promise<TaskConnection> {
-  const page = parseInput(paginationSchema, args);
+  const page = parseInput(taskPageSchema, args);
   const result = await ctx.services.tasks.list(caller.tenantId, filter, page);
   return {
     nodes: result.nodes.map(toTask),

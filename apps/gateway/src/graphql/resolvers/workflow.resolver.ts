@@ -3,7 +3,7 @@
  * core's schema and its graph checked (unique keys, known dependencies, no
  * cycles) before anything is written; storage is behind services/workflow-service.ts.
  */
-import { normalizeWorkflowSpec, paginationSchema, parseInput, submitWorkflowInputSchema, validateWorkflowGraph } from "@tasklane/core";
+import { normalizeWorkflowSpec, workflowPageSchema, parseInput, submitWorkflowInputSchema, validateWorkflowGraph } from "@tasklane/core";
 import type { WorkflowRecord } from "@tasklane/db";
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from "type-graphql";
 import type { TenantPrincipal } from "../../auth/principal.js";
@@ -36,7 +36,7 @@ export class WorkflowResolver {
     @Ctx() ctx: GatewayContext,
   ): Promise<Workflow[]> {
     const caller = requireTenant(ctx.principal, Permission.READ);
-    const page = parseInput(paginationSchema, { first, after });
+    const page = parseInput(workflowPageSchema, { first, after });
     return (await ctx.services.workflows.list(caller.tenantId, page)).map(toWorkflow);
   }
 
