@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { TaskRecord } from "../tasks/task-record.js";
-import { planDeliveries, type NotifyEvent, type WebhookTarget } from "./plan-deliveries.js";
+import { planDeliveries, taskAtEvent, type NotifyEvent, type WebhookTarget } from "./plan-deliveries.js";
 
 const at = new Date("2026-01-02T03:04:05.678Z");
 
@@ -43,6 +43,17 @@ describe("planDeliveries", () => {
   it("names the event after the transition, even if the task moved on since", () => {
     const planned = planDeliveries([event("DEAD")], new Map([["task_1", task({ status: "QUEUED" })]]), new Map([["ten_1", [hook("w", ["*"])]]]));
     expect(planned[0]?.event).toBe("task.dead");
+  });
+
+  it("tells the task as the transition left it: what a redrive changed since comes from the event", () => {
+    const later = new Date("2026-01-02T03:09:00.000Z");
+    const redrivenAndSucceeded = task({ status: "SUCCEEDED", attempts: 1, runAt: later, startedAt: later, completedAt: later, result: { ok: 2 }, lastError: "boom" });
+    const payload = { status: "DEAD", attempts: 3, runAt: "2026-01-02T03:04:05.678+00:00", startedAt: "2026-01-02T03:04:05.678+00:00", completedAt: "2026-01-02T03:05:00.5+00:00", lastError: "boom" };
+    const [d] = planDeliveries([{ ...event("DEAD"), payload }], new Map([["task_1", redrivenAndSucceeded]]), new Map([["ten_1", [hook("w", ["*"])]]]));
+    const body = JSON.parse(d?.body ?? "null") as { data: { task: Record<string, unknown> } };
+    expect(body.data.task).toMatchObject({ status: "DEAD", attempts: 3, result: null, lastError: "boom", completedAt: "2026-01-02T03:05:00.500Z", runAt: at.toISOString() });
+    // An event written before the payload carried more than the status: the row as it is, named after the transition.
+    expect(taskAtEvent({ status: "SUCCEEDED" }, task())).toEqual(task());
   });
 
   it("drops events whose task is gone or whose status is not terminal", () => {

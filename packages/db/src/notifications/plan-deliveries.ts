@@ -6,7 +6,11 @@ import { taskEventJson } from "./task-event-json.js";
 export interface NotifyEvent {
   tenantId: string;
   taskId: string | null;
-  /** `{status}` as the transition wrote it; the status the event is about. */
+  /**
+   * As the transition wrote it: the status the event is about, and the fields
+   * a redrive changes (sql-fragments.ts notifyOutboxInsert). Rows written
+   * before those were added carry the status alone.
+   */
   payload: unknown;
   /** When the transition committed; the envelope's timestamp. */
   createdAt: Date;
@@ -37,16 +41,30 @@ export interface PlannedDelivery {
 
 const STATUSES = new Set<string>(Object.values(TaskStatus));
 
+const dateOr = (value: unknown, fallback: Date | null): Date | null =>
+  value === null ? null : typeof value === "string" && !Number.isNaN(Date.parse(value)) ? new Date(value) : fallback;
+
 /**
- * The status the transition recorded. The task row may have moved on since
- * (a redrive of a DEAD task), and the event is about the transition, not now.
+ * The task as the transition left it. The row may have moved on since (a DEAD
+ * task redriven, even run again, before the fan-out), and the event is about
+ * the transition, not now: what a redrive changes comes from the payload.
  */
-function eventStatus(payload: unknown, fallback: TaskStatus): TaskStatus {
-  if (typeof payload === "object" && payload !== null && "status" in payload) {
-    const s = payload.status;
-    if (typeof s === "string" && STATUSES.has(s)) return s as TaskStatus;
-  }
-  return fallback;
+export function taskAtEvent(payload: unknown, task: TaskRecord): TaskRecord {
+  if (typeof payload !== "object" || payload === null) return task;
+  const p = payload as Record<string, unknown>;
+  const status = typeof p.status === "string" && STATUSES.has(p.status) ? (p.status as TaskStatus) : task.status;
+  if (status === task.status && !("attempts" in p)) return task;
+  return {
+    ...task,
+    status,
+    attempts: typeof p.attempts === "number" ? p.attempts : task.attempts,
+    runAt: dateOr(p.runAt, task.runAt) ?? task.runAt,
+    startedAt: "startedAt" in p ? dateOr(p.startedAt, task.startedAt) : task.startedAt,
+    completedAt: "completedAt" in p ? dateOr(p.completedAt, task.completedAt) : task.completedAt,
+    lastError: "lastError" in p && (p.lastError === null || typeof p.lastError === "string") ? p.lastError : task.lastError,
+    // Only a DEAD task is redriven, and it had no result; one it has now came later.
+    result: status === task.status ? task.result : null,
+  };
 }
 
 /**
@@ -62,9 +80,10 @@ export function planDeliveries(
 ): PlannedDelivery[] {
   const planned: PlannedDelivery[] = [];
   for (const ev of events) {
-    const task = ev.taskId === null ? undefined : tasks.get(ev.taskId);
-    if (task === undefined) continue;
-    const type = eventTypeForTerminalStatus(eventStatus(ev.payload, task.status));
+    const current = ev.taskId === null ? undefined : tasks.get(ev.taskId);
+    if (current === undefined) continue;
+    const task = taskAtEvent(ev.payload, current);
+    const type = eventTypeForTerminalStatus(task.status);
     if (type === null) continue;
     const body = JSON.stringify(buildEnvelope(type, { task: taskEventJson(task) }, ev.createdAt));
     const base = { tenantId: task.tenantId, event: type, taskId: task.id, workflowId: null, body };

@@ -36,10 +36,15 @@ import { dispatchOutboxCtes } from "../outbox/dispatch-intent.js";
 /**
  * Terminal events notify webhooks and callbacks through the outbox. Only rows
  * someone listens to are written, so a tenant without webhooks costs nothing.
+ * The payload keeps what a redrive changes (plan-deliveries.ts): the envelope
+ * tells the task as it ended, even when it was redriven before the fan-out.
  */
 export function notifyOutboxInsert(source: string): string {
   return `INSERT INTO outbox (kind, tenant_id, task_id, payload)
-    SELECT 'NOTIFY', s.tenant_id, s.id, jsonb_build_object('status', s.status) FROM ${source} s
+    SELECT 'NOTIFY', s.tenant_id, s.id,
+      jsonb_build_object('status', s.status, 'attempts', s.attempts, 'runAt', s.run_at, 'startedAt', s.started_at,
+        'completedAt', s.completed_at, 'lastError', s.last_error)
+    FROM ${source} s
     WHERE s.status IN ('SUCCEEDED', 'DEAD', 'CANCELLED', 'SKIPPED')
       AND (s.callback_url IS NOT NULL
            OR EXISTS (SELECT 1 FROM webhooks w WHERE w.tenant_id = s.tenant_id AND w.enabled AND w.deleted_at IS NULL))`;
