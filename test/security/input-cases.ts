@@ -15,6 +15,9 @@ export interface StringTarget {
 }
 
 const TASK_ID = "task_0190f0f0f0f07000800000000000000a";
+/** Well-formed cursors (each list refuses any other as BAD_USER_INPUT, which the catalogue's base calls must not be). */
+const TASK_CURSOR = Buffer.from(TASK_ID).toString("base64url");
+const WORKFLOW_CURSOR = "wf_0190f0f0f0f07000800000000000000a";
 const FAR_CRON = "0 0 1 1 *";
 
 const fullTask = {
@@ -71,12 +74,12 @@ export const STRING_TARGETS: StringTarget[] = [
   {
     op: "tasks",
     query: `query ($f: TaskFilter, $a: String) { tasks(filter: $f, after: $a) { totalCount } }`,
-    vars: { f: { type: "t", queue: "default", workflowId: "wf_x", scheduleId: "sch_x", createdAfter: "2020-01-01T00:00:00Z", createdBefore: "2030-01-01T00:00:00Z" }, a: "cursor" },
+    vars: { f: { type: "t", queue: "default", workflowId: "wf_x", scheduleId: "sch_x", createdAfter: "2020-01-01T00:00:00Z", createdBefore: "2030-01-01T00:00:00Z" }, a: TASK_CURSOR },
   },
-  { op: "deadLetterTasks", query: `query ($q: String, $a: String) { deadLetterTasks(queue: $q, after: $a) { totalCount } }`, vars: { q: "default", a: "cursor" } },
+  { op: "deadLetterTasks", query: `query ($q: String, $a: String) { deadLetterTasks(queue: $q, after: $a) { totalCount } }`, vars: { q: "default", a: TASK_CURSOR } },
   { op: "schedule", query: `query ($id: ID!) { schedule(id: $id) { id } }`, vars: { id: "sch_x" } },
   { op: "workflow", query: `query ($id: ID!) { workflow(id: $id) { id } }`, vars: { id: "wf_x" } },
-  { op: "workflows", query: `query ($a: String) { workflows(after: $a) { id } }`, vars: { a: "cursor" } },
+  { op: "workflows", query: `query ($a: String) { workflows(after: $a) { id } }`, vars: { a: WORKFLOW_CURSOR } },
   { op: "queue", query: `query ($n: String!) { queue(name: $n) { name } }`, vars: { n: "default" } },
   { op: "webhookDeliveries", query: `query ($id: ID) { webhookDeliveries(webhookId: $id) { id } }`, vars: { id: "whk_x" } },
   { op: "createTenant", operator: true, query: `mutation ($n: String!) { createTenant(input: { name: $n }) { apiKey } }`, vars: { n: "tenant" } },
@@ -179,4 +182,9 @@ export const RAW_NUMBER_BODIES = [
   { label: "NaN as a string", body: `{"query":"mutation ($n: Float) { submitTask(input: { type: \\"n\\", delaySeconds: $n }) { id } }","variables":{"n":"NaN"}}` },
   { label: "2^53 + 1 as Int", body: `{"query":"mutation ($n: Int) { submitTask(input: { type: \\"n\\", maxAttempts: $n }) { id } }","variables":{"n":9007199254740993}}` },
   { label: "1.5 as Int", body: `{"query":"mutation ($n: Int) { submitTask(input: { type: \\"n\\", maxAttempts: $n }) { id } }","variables":{"n":1.5}}` },
+  // JSON fields: encoding would have stored null in place of each (the caller's data changed silently).
+  { label: "1e400 inside a payload", body: `{"query":"mutation ($p: JSON) { submitTask(input: { type: \\"n\\", payload: $p }) { id } }","variables":{"p":{"amount":1e400}}}` },
+  { label: "-1e400 inside metadata", body: `{"query":"mutation ($m: JSON) { submitTask(input: { type: \\"n\\", metadata: $m }) { id } }","variables":{"m":{"list":[1,-1e400]}}}` },
+  { label: "1e400 in a payload literal", body: `{"query":"mutation { submitTask(input: { type: \\"n\\", payload: { amount: 1e400 } }) { id } }"}` },
+  { label: "1e400 in a schedule's payload", body: `{"query":"mutation ($p: JSON) { createSchedule(input: { name: \\"inf\\", cron: \\"0 0 1 1 *\\", task: { type: \\"n\\", payload: $p } }) { id } }","variables":{"p":{"x":1e400}}}` },
 ];

@@ -68,4 +68,12 @@ describe("assertJsonWithin", () => {
   it("refuses values JSON cannot encode", () => {
     expect(() => assertJsonWithin({ n: 1n }, limits)).toThrow(/JSON-serialisable/);
   });
+
+  it("refuses NaN and Infinity, which encoding would store as null, naming where they are", () => {
+    const wide = { maxBytes: 1000, maxDepth: 5, path: "payload" };
+    expect(() => assertJsonWithin({ amount: Number.NaN }, wide)).toThrow("payload must hold only finite numbers (.amount is NaN)");
+    expect(() => assertJsonWithin({ a: { list: [1, -1e400] } }, wide)).toThrow("(.a.list.1 is -Infinity)");
+    expect(() => assertJsonWithin(Number.POSITIVE_INFINITY, wide)).toThrow("payload must hold only finite numbers (it is Infinity)");
+    expect(() => assertJsonWithin({ big: 1.7976931348623157e308, small: -5e-324, list: [0, -0] }, wide)).not.toThrow();
+  });
 });

@@ -17,10 +17,18 @@ export function jsonByteLength(value: unknown): number {
  * TypeError on a cycle, which JSON cannot represent either.
  */
 export function jsonDepth(value: unknown, stopAbove: number = Number.POSITIVE_INFINITY): number {
+  return walkJson(value, stopAbove).depth;
+}
+
+const isNonFinite = (v: unknown) => typeof v === "number" && !Number.isFinite(v);
+
+/** Depth, and whether a number JSON cannot hold (NaN, ±Infinity) is anywhere in it: one walk for both. */
+function walkJson(value: unknown, stopAbove: number): { depth: number; nonFinite: boolean } {
   type Frame = { node: object; depth: number; exit: boolean };
   const ancestors = new Set<object>();
   const stack: Frame[] = [];
   let max = 0;
+  let nonFinite = isNonFinite(value);
   if (value !== null && typeof value === "object") stack.push({ node: value, depth: 1, exit: false });
   while (stack.length > 0) {
     const frame = stack.pop() as Frame;
@@ -30,15 +38,27 @@ export function jsonDepth(value: unknown, stopAbove: number = Number.POSITIVE_IN
     }
     if (ancestors.has(frame.node)) throw new TypeError("Value contains a cycle");
     if (frame.depth > max) max = frame.depth;
-    if (max > stopAbove) return max;
+    if (max > stopAbove) return { depth: max, nonFinite };
     ancestors.add(frame.node);
     stack.push({ node: frame.node, depth: frame.depth, exit: true });
     const children: unknown[] = Array.isArray(frame.node) ? frame.node : Object.values(frame.node);
     for (const child of children) {
       if (child !== null && typeof child === "object") stack.push({ node: child, depth: frame.depth + 1, exit: false });
+      else if (isNonFinite(child)) nonFinite = true;
     }
   }
-  return max;
+  return { depth: max, nonFinite };
+}
+
+/** The first NaN or ±Infinity and its dotted path below the value (`""`: the value itself). Only on refusal. */
+function firstNonFinite(value: unknown, path = ""): { path: string; value: number } | null {
+  if (isNonFinite(value)) return { path, value: value as number };
+  if (value === null || typeof value !== "object") return null;
+  for (const [key, child] of Object.entries(value)) {
+    const found = firstNonFinite(child, path === "" ? key : `${path}.${key}`);
+    if (found !== null) return found;
+  }
+  return null;
 }
 
 export interface JsonLimits {
@@ -50,15 +70,21 @@ export interface JsonLimits {
 
 /** The first limit `value` breaks, as a message naming the limit, or null. */
 export function jsonLimitViolation(value: unknown, limits: Omit<JsonLimits, "path">): string | null {
-  let depth: number;
+  let walked: { depth: number; nonFinite: boolean };
   try {
-    depth = jsonDepth(value, limits.maxDepth);
+    walked = walkJson(value, limits.maxDepth);
   } catch (e: unknown) {
     if (e instanceof TypeError) return "must be JSON-serialisable (it contains a cycle)";
     throw e;
   }
   // Depth first: encoding a too-deep value could itself overflow the stack.
-  if (depth > limits.maxDepth) return `must not be nested deeper than ${limits.maxDepth} levels`;
+  if (walked.depth > limits.maxDepth) return `must not be nested deeper than ${limits.maxDepth} levels`;
+  // JSON has no NaN or Infinity: encoding would store null in their place (1e400 parses as Infinity).
+  if (walked.nonFinite) {
+    const found = firstNonFinite(value);
+    const where = found === null ? "" : found.path === "" ? ` (it is ${found.value})` : ` (.${found.path} is ${found.value})`;
+    return `must hold only finite numbers${where}`;
+  }
   let bytes: number;
   try {
     bytes = jsonByteLength(value);

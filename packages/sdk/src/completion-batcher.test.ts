@@ -56,16 +56,14 @@ describe("CompletionBatcher", () => {
     expect(calls.map((c) => c.length)).toEqual([100, 1]);
   });
 
-  it("records the other outcomes of a batch refused for one result JSON cannot carry, and refuses only that one", async () => {
+  it("records the other outcomes of a batch refused for one result, and refuses only that one", async () => {
     const calls: string[][] = [];
-    // As the transport does: the whole call is refused before it is sent when its variables do not serialise.
+    // As the gateway does: the whole call is refused when one item's variables fail its checks.
     const leases = {
       settleMany: async (completions: TaskCompletion[]) => {
         calls.push(completions.map((c) => c.taskId));
-        try {
-          JSON.stringify(completions);
-        } catch (error: unknown) {
-          throw new TasklaneError("BAD_USER_INPUT", `completeTasks: variables are not JSON-serialisable: ${String(error)}`, { operation: "completeTasks" });
+        if (completions.some((c) => c.taskId === "task_bad")) {
+          throw new TasklaneError("BAD_USER_INPUT", "Variable \"$completions\" got invalid value", { operation: "completeTasks" });
         }
         return completions.map((c) => ({ taskId: c.taskId, accepted: true, code: null, message: null }));
       },
@@ -73,11 +71,26 @@ describe("CompletionBatcher", () => {
     const batcher = new CompletionBatcher(leases, 100, 1);
     const outcomes = await Promise.allSettled([
       batcher.complete(completion(1)),
-      batcher.complete({ taskId: "task_bad", leaseToken: "lt_1_bad", result: { n: 1n } }),
+      batcher.complete({ taskId: "task_bad", leaseToken: "lt_1_bad", result: "refused by the gateway" }),
       batcher.complete(completion(3)),
     ]);
     expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
     expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ code: "BAD_USER_INPUT" });
     expect(calls).toEqual([["task_1", "task_bad", "task_3"], ["task_1"], ["task_bad"], ["task_3"]]);
+  });
+
+  it("refuses a result JSON cannot carry before sending it: NaN and Infinity would arrive as null, a BigInt would fail the call", async () => {
+    const { calls, leases } = recordingLeases();
+    const batcher = new CompletionBatcher(leases, 100, 1);
+    const outcomes = await Promise.allSettled([
+      batcher.complete(completion(1)),
+      batcher.complete({ taskId: "task_nan", leaseToken: "lt_1_nan", result: { price: Number.NaN } }),
+      batcher.complete({ taskId: "task_big", leaseToken: "lt_1_big", result: { n: 1n } }),
+      batcher.complete(completion(4)),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "rejected", "fulfilled"]);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ code: "BAD_USER_INPUT", message: expect.stringContaining(".price is NaN") });
+    expect((outcomes[2] as PromiseRejectedResult).reason).toMatchObject({ code: "BAD_USER_INPUT" });
+    expect(calls.map((c) => c.map((x) => x.taskId))).toEqual([["task_1", "task_4"]]);
   });
 });

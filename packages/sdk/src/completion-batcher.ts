@@ -8,6 +8,7 @@
 import { ErrorCode, TasklaneError, isTasklaneError, type TasklaneErrorCode } from "./errors.js";
 import type { LeasesResource } from "./resources/leases.js";
 import type { TaskCompletion } from "./types.js";
+import { checkResult } from "./validate.js";
 
 interface Pending {
   completion: TaskCompletion;
@@ -36,6 +37,8 @@ export class CompletionBatcher {
   /** Resolves once recorded; rejects with the TasklaneError completeTask would have thrown. */
   complete(completion: TaskCompletion): Promise<void> {
     return new Promise<void>((resolve, reject) => {
+      // Refused alone, before it can take a batch's call down with it.
+      checkResult("completeTasks", completion.result);
       this.#pending.push({ completion, resolve, reject });
       if (this.#pending.length >= this.maxBatch) this.#flush();
       else this.#timer ??= setTimeout(() => this.#flush(), this.maxDelayMs);

@@ -5,6 +5,8 @@
  * refuse what passes here (e.g. a DateTime without an offset).
  */
 import { BadUserInputError } from "@tasklane/core/errors";
+import { assertJsonWithin } from "@tasklane/core/json-limits";
+import { MAX_JSON_DEPTH, MAX_RESULT_BYTES } from "@tasklane/core/limits";
 import { TasklaneError } from "./errors.js";
 import type { DateTimeInput } from "./types.js";
 
@@ -17,6 +19,14 @@ export function checkLocally(operation: string, check: () => unknown): void {
     }
     throw e;
   }
+}
+
+/**
+ * A task result as the gateway would check it, and what it cannot see: JSON
+ * encoding turns NaN and Infinity into null before the request leaves.
+ */
+export function checkResult(operation: string, result: unknown, path = "result"): void {
+  checkLocally(operation, () => assertJsonWithin(result, { maxBytes: MAX_RESULT_BYTES, maxDepth: MAX_JSON_DEPTH, path }));
 }
 
 /** What the zod schemas expect for a DateTime (a Date). */

@@ -4,6 +4,7 @@
  */
 import { MAX_ERROR_LENGTH } from "@tasklane/core/limits";
 import { TASK_FIELDS } from "../graphql/fragments.js";
+import { checkResult } from "../validate.js";
 import type { CallOptions, GraphQLTransport } from "../transport.js";
 import type { HeartbeatResult, Lease, LeaseRequest, Task, TaskCompletion, TaskCompletionOutcome } from "../types.js";
 
@@ -76,6 +77,7 @@ export class LeasesResource {
    * refused with CONFLICT, never applied twice).
    */
   async complete(taskId: string, leaseToken: string, result?: unknown, opts?: CallOptions): Promise<Task> {
+    checkResult("completeTask", result);
     const data = await this.#transport.execute<{ completeTask: Task }>(
       { operation: "completeTask", document: COMPLETE, idempotent: true },
       { taskId, leaseToken, result: result === undefined ? null : result },
@@ -104,6 +106,7 @@ export class LeasesResource {
 
   /** The completeTasks call behind completeMany and settleMany; `document` chooses what each outcome carries. */
   async #completeTasks<TOutcome>(document: string, completions: TaskCompletion[], opts?: CallOptions): Promise<TOutcome[]> {
+    completions.forEach((c, i) => checkResult("completeTasks", c.result, `completions.${i}.result`));
     const data = await this.#transport.execute<{ completeTasks: TOutcome[] }>(
       { operation: "completeTasks", document, idempotent: true },
       { completions: completions.map((c) => ({ taskId: c.taskId, leaseToken: c.leaseToken, result: c.result === undefined ? null : c.result })) },
