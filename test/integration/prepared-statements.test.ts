@@ -214,21 +214,26 @@ describe("a lease statement cached while tasks was small", () => {
   }, 60_000);
 });
 
-describe("session planner settings", () => {
+describe("session settings", () => {
   const settingsOf = async (url: string) => {
     const db = createDatabase({ url, max: 1, applicationName: "tasklane-test" });
     try {
-      return (await db.pool.query("SELECT current_setting('random_page_cost') AS rpc, current_setting('jit') AS jit, current_setting('statement_timeout') AS st")).rows[0];
+      return (
+        await db.pool.query(
+          "SELECT current_setting('random_page_cost') AS rpc, current_setting('jit') AS jit, current_setting('statement_timeout') AS st, current_setting('idle_in_transaction_session_timeout') AS idle",
+        )
+      ).rows[0];
     } finally {
       await db.close();
     }
   };
 
   it("apply to every pooled session; options in DATABASE_URL come after them, so they add to them or override them", async () => {
-    expect(await settingsOf(t.url)).toEqual({ rpc: "1.1", jit: "off", st: "0" });
+    // A process frozen inside a transaction gives its locks up after 10 s (database.ts).
+    expect(await settingsOf(t.url)).toEqual({ rpc: "1.1", jit: "off", st: "0", idle: "10s" });
     const withOptions = new URL(t.url);
     withOptions.searchParams.set("options", "-c statement_timeout=1234 -c random_page_cost=2");
-    expect(await settingsOf(withOptions.toString())).toEqual({ rpc: "2", jit: "off", st: "1234ms" });
+    expect(await settingsOf(withOptions.toString())).toEqual({ rpc: "2", jit: "off", st: "1234ms", idle: "10s" });
   });
 });
 

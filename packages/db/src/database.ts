@@ -27,7 +27,15 @@ export interface DatabaseOptions {
 }
 
 /**
- * Planner settings for every session of the pool.
+ * Settings for every session of the pool.
+ * - idle_in_transaction_session_timeout 10 s: a process frozen inside a
+ *   transaction (SIGSTOP, a VM paused, a debugger) kept its row locks for as
+ *   long as it stayed frozen. The scheduler's firing holds its schedules'
+ *   rows FOR UPDATE SKIP LOCKED, so a healthy peer skipped them: in QA 20 of
+ *   20 every-second schedules fired nothing while one scheduler was stopped.
+ *   Ten seconds is far past any transaction here (none waits on more than
+ *   Redis, bounded at 2 s) and inside the misfire grace (30 s), so a frozen
+ *   peer delays occurrences but loses none.
  * - random_page_cost 1.1: Postgres's default (4) models spinning disks; a
  *   queue's hot tables live in memory, where an index probe costs little more
  *   than a sequential read. With the default, plans cached while `tasks` was
@@ -38,7 +46,7 @@ export interface DatabaseOptions {
  *   execution: 60 ms for a 16-task start, 2 s for a lease-expiry sweep that
  *   found nothing.
  */
-const SESSION_PLANNER_OPTIONS = "-c random_page_cost=1.1 -c jit=off";
+const SESSION_OPTIONS = "-c idle_in_transaction_session_timeout=10s -c random_page_cost=1.1 -c jit=off";
 
 /**
  * The connection string without its own `options`, and the session options:
@@ -48,9 +56,9 @@ const SESSION_PLANNER_OPTIONS = "-c random_page_cost=1.1 -c jit=off";
 function sessionConnection(url: string): { connectionString: string; options: string } {
   const parsed = new URL(url);
   const own = parsed.searchParams.get("options");
-  if (own === null) return { connectionString: url, options: SESSION_PLANNER_OPTIONS };
+  if (own === null) return { connectionString: url, options: SESSION_OPTIONS };
   parsed.searchParams.delete("options");
-  return { connectionString: parsed.toString(), options: `${SESSION_PLANNER_OPTIONS} ${own}` };
+  return { connectionString: parsed.toString(), options: `${SESSION_OPTIONS} ${own}` };
 }
 
 export function createDatabase(options: DatabaseOptions): Database {
