@@ -4,10 +4,12 @@ import {
   cancelTask,
   completeAttempts,
   completeAttemptsQuietly,
+  completeLeases,
   drainDispatchOutbox,
   expireLeases,
   extendLease,
   failAttempt,
+  failLease,
   getTask,
   listAttempts,
   listTasksThatBelongInRedis,
@@ -453,6 +455,52 @@ describe("ordering keys", () => {
     await completeAttempts(db, [{ taskId: second!.id, leaseGeneration: l2!.task.leaseGeneration, result: null }], "w");
     expect((await lease()).map((l) => l.task.id)).toEqual([first!.id]);
     void third;
+  });
+
+  it("holds the key of a PULL task cancelled while it ran until its worker reports or its lease runs out", async () => {
+    const { tenantId, defaultQueueId } = await seedTenant(db);
+    const lease = (leaseMs = 30_000) => startAttemptsFromQueue(db, defaultQueueId, 10, 60, { workerId: "w", leaseMs, actor: "t" });
+    const keyed = async (key: string) => [await submitOne(tenantId, { type: "1", orderingKey: key }), await submitOne(tenantId, { type: "2", orderingKey: key })];
+
+    // The worker reports a completion: refused (the task is CANCELLED), and the key is free at once.
+    const [first, second] = await keyed("reports");
+    const [l1] = await lease();
+    expect(l1!.task.id).toBe(first!.id);
+    await cancelTask(db, tenantId, first!.id, "test", HORIZON);
+    // Cancellation is cooperative: the handler may still be running.
+    expect(await lease()).toEqual([]);
+    const reported = await completeLeases(db, tenantId, [{ taskId: first!.id, token: l1!.leaseToken, result: null }], HORIZON);
+    expect(reported.outcomes).toEqual([{ taskId: first!.id, refused: "CONFLICT" }]);
+    expect(reported.releasedQueueIds).toEqual([defaultQueueId]);
+    expect((await lease()).map((l) => l.task.id)).toEqual([second!.id]);
+
+    // The worker reports a failure: refused likewise, the key free likewise.
+    const [third, fourth] = await keyed("fails");
+    const [l3] = await lease();
+    await cancelTask(db, tenantId, third!.id, "test", HORIZON);
+    expect(await lease()).toEqual([]);
+    await expect(failLease(db, tenantId, third!.id, l3!.leaseToken, "stopped", true, HORIZON)).rejects.toMatchObject({ code: "CONFLICT" });
+    expect((await lease()).map((l) => l.task.id)).toEqual([fourth!.id]);
+
+    // The worker never reports: the key is free once the lease runs out.
+    const [fifth, sixth] = await keyed("silent");
+    const [l5] = await lease(300);
+    expect(l5!.task.id).toBe(fifth!.id);
+    await cancelTask(db, tenantId, fifth!.id, "test", HORIZON);
+    expect(await lease()).toEqual([]);
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await lease()).map((l) => l.task.id)).toEqual([sixth!.id]);
+  });
+
+  it("frees the key of a PUSH task cancelled while it ran at once: its request is aborted", async () => {
+    const { tenantId } = await seedTenant(db);
+    const queueId = await seedPushQueue(db, tenantId, "push-cancel", "http://127.0.0.1:9/never");
+    const first = await submitOne(tenantId, { type: "1", queue: "push-cancel", orderingKey: "k" });
+    const second = await submitOne(tenantId, { type: "2", queue: "push-cancel", orderingKey: "k" });
+    const start = () => startAttemptsFromQueue(db, queueId, 10, 60, { workerId: "w", leaseMs: 30_000, actor: "t" });
+    expect((await start()).map((l) => l.task.id)).toEqual([first.id]);
+    await cancelTask(db, tenantId, first.id, "test", HORIZON);
+    expect((await start()).map((l) => l.task.id)).toEqual([second.id]);
   });
 
   it("re-dispatches the next PUSH task of a key in the statement that finishes its predecessor", async () => {

@@ -208,7 +208,31 @@ export async function completeLeases(
     const task = recorded.get(item.taskId);
     return task ? { taskId: item.taskId, task } : { taskId: item.taskId };
   });
-  return { outcomes, dispatch: general.dispatch, releasedQueueIds: general.releasedQueueIds };
+  const refused = items.filter((_, i) => {
+    const o = outcomes[i] as LeaseCompletionOutcome;
+    return "refused" in o && o.refused === "CONFLICT";
+  });
+  const freed = refused.length === 0 ? [] : await endCancelledLeases(db, tenantId, refused);
+  return { outcomes, dispatch: general.dispatch, releasedQueueIds: [...new Set([...general.releasedQueueIds, ...freed])] };
+}
+
+/**
+ * The worker of a task cancelled while it ran has reported (its outcome is
+ * refused: the task is CANCELLED): the attempt is over, so the lease that kept
+ * the task's ordering key held (start-attempts.ts dueAndUnblocked) ends now
+ * rather than when it runs out. Answers the queues whose next task of a key
+ * may start.
+ */
+async function endCancelledLeases(db: Database, tenantId: string, items: readonly { taskId: string; token: string }[]): Promise<string[]> {
+  const res = await db.pool.query<{ queue_id: string; ordering_key: string | null }>(
+    `UPDATE tasks t SET lease_expires_at = now(), updated_at = now()
+     FROM unnest($2::text[], $3::text[]) AS i(id, token)
+     WHERE t.id = i.id AND t.tenant_id = $1 AND t.lease_token = i.token
+       AND t.status = 'CANCELLED' AND t.cancel_requested AND t.lease_expires_at > now()
+     RETURNING t.queue_id, t.ordering_key`,
+    [tenantId, items.map((i) => i.taskId), items.map((i) => i.token)],
+  );
+  return [...new Set(res.rows.filter((r) => r.ordering_key !== null).map((r) => r.queue_id))];
 }
 
 /**
@@ -281,6 +305,10 @@ export async function failLease(
 ): Promise<{ task: TaskRecord; dispatch: DispatchIntent[] }> {
   assertTaskId(taskId);
   const row = await currentLease(db, tenantId, taskId, token);
+  if (row.status === "CANCELLED") {
+    await endCancelledLeases(db, tenantId, [{ taskId, token }]);
+    throw new StaleLeaseError();
+  }
   const decision = decideAfterFailure({
     attempt: row.attempts as number,
     maxAttempts: row.max_attempts as number,

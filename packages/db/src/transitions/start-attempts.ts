@@ -137,11 +137,19 @@ const PARENT_RESULTS = `CASE WHEN u.workflow_id IS NULL THEN NULL ELSE COALESCE(
     JOIN tasks p ON p.workflow_id = e.workflow_id AND p.workflow_key = e.parent_key
     WHERE e.workflow_id = u.workflow_id AND e.child_key = u.workflow_key), '{}'::jsonb) END AS parents`;
 
-/** Waiting, due by `dueBy`, and no earlier task of the same ordering key unfinished. */
+/**
+ * Waiting, due by `dueBy`, and no earlier task of the same ordering key
+ * unfinished. A PULL task cancelled while it ran still holds its key until
+ * its worker reports (endCancelledLeases) or its lease runs out: cancellation
+ * there is cooperative, and its handler may still be running. A cancelled
+ * PUSH attempt's request is aborted at once, so its key is free.
+ */
 const dueAndUnblocked = (dueBy: string) => `t.status IN ('QUEUED', 'SCHEDULED', 'RETRYING') AND t.run_at <= ${dueBy}
   AND (t.ordering_key IS NULL OR (NOT EXISTS (
     SELECT 1 FROM tasks o WHERE o.tenant_id = t.tenant_id AND o.ordering_key = t.ordering_key AND o.id < t.id
-      AND o.status NOT IN ('SUCCEEDED', 'DEAD', 'CANCELLED', 'SKIPPED'))
+      AND (o.status NOT IN ('SUCCEEDED', 'DEAD', 'CANCELLED', 'SKIPPED')
+        OR (o.status = 'CANCELLED' AND o.cancel_requested AND o.lease_expires_at > now()
+          AND EXISTS (SELECT 1 FROM queues q WHERE q.id = o.queue_id AND q.mode = 'PULL'))))
     -- A later task of the key may be running already: this one was redriven after it started.
     AND NOT EXISTS (
     SELECT 1 FROM tasks o WHERE o.tenant_id = t.tenant_id AND o.ordering_key = t.ordering_key AND o.id > t.id
