@@ -57,3 +57,8 @@ export function knownScopes(stored: readonly string[]): ApiKeyScope[] {
 export function hasPermission(scopes: readonly ApiKeyScope[], permission: Permission): boolean {
   return scopes.some((s) => grants(s, permission));
 }
+
+/** The scopes a key needs one of for this permission, in API_KEY_SCOPES order: what a refusal names, since users pick scopes, never permissions. */
+export function scopesGranting(permission: Permission): ApiKeyScope[] {
+  return API_KEY_SCOPES.filter((s) => grants(s, permission));
+}
