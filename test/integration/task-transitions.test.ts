@@ -126,10 +126,20 @@ describe("leases and fencing", () => {
 
   it("ages waiting tasks up the lanes: LOW waiting two periods competes with HIGH, oldest first", async () => {
     const { tenantId, defaultQueueId } = await seedTenant(db);
-    await submitTasks(db, tenantId, [spec({ type: "old-low", priority: "LOW", runAt: new Date(Date.now() - 5_000) })], { horizonMs: HORIZON });
+    const old = await submitOne(tenantId, { type: "old-low", priority: "LOW" });
+    // Submitted 5 s ago and due since: it has waited two and a half 2 s periods.
+    await db.pool.query("UPDATE tasks SET created_at = created_at - interval '5 s', run_at = run_at - interval '5 s' WHERE id = $1", [old.id]);
     await submitTasks(db, tenantId, [spec({ type: "new-high", priority: "HIGH" })], { horizonMs: HORIZON });
     const aged = await startAttemptsFromQueue(db, defaultQueueId, 1, 2, { workerId: "w", leaseMs: 30_000, actor: "t" });
     expect(aged.map((l) => l.task.type)).toEqual(["old-low"]);
+  });
+
+  it("ages a task from its submission when its runAt is earlier: a backdated LOW task has waited for nothing", async () => {
+    const { tenantId, defaultQueueId } = await seedTenant(db);
+    await submitTasks(db, tenantId, [spec({ type: "high", priority: "HIGH" })], { horizonMs: HORIZON });
+    await submitTasks(db, tenantId, [spec({ type: "backdated-low", priority: "LOW", runAt: new Date(Date.now() - 3_600_000) })], { horizonMs: HORIZON });
+    const leases = await startAttemptsFromQueue(db, defaultQueueId, 1, 2, { workerId: "w", leaseMs: 30_000, actor: "t" });
+    expect(leases.map((l) => l.task.type)).toEqual(["high"]);
   });
 
   it("without aging, HIGH goes first", async () => {

@@ -245,10 +245,12 @@ export async function startAttemptsFromQueueIn(
 const LEASE_FROM_QUEUE = startSql(
   `SELECT p.id, p.from_status, ($6::text[])[p.ord] AS rand, p.lease_ms, p.ord FROM (
      SELECT w.id, w.from_status, w.lease_ms,
-       row_number() OVER (ORDER BY GREATEST(1, l.lane - floor(extract(epoch FROM now() - w.run_at) / $3::float8)), w.run_at, w.id) AS ord
+       row_number() OVER (ORDER BY GREATEST(1, l.lane - floor(extract(epoch FROM now() - w.waiting_since) / $3::float8)), w.run_at, w.id) AS ord
      FROM (VALUES ('HIGH'::"Priority", 1), ('NORMAL'::"Priority", 2), ('LOW'::"Priority", 3)) AS l(priority, lane)
      CROSS JOIN LATERAL (
-       SELECT t.id, t.status AS from_status, t.run_at,
+       -- A task waits from its runAt or its submission, whichever is later: a runAt in the past
+       -- (backdated) must not age a task past others that waited longer (the PUSH lanes age the same way).
+       SELECT t.id, t.status AS from_status, t.run_at, GREATEST(t.run_at, t.created_at) AS waiting_since,
          -- Never past the attempt's time budget: a heartbeat cannot extend beyond it either.
          LEAST(CASE WHEN $7::float8 > 0 THEN $7::float8 ELSE 3600000 END, t.timeout_seconds * 1000) AS lease_ms
        FROM tasks t
