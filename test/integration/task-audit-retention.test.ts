@@ -209,6 +209,15 @@ describe("task audit trail and retention", () => {
     });
 
     it("the scheduler prunes only old finished tasks, with their attempts and events, and counts what it removed", async () => {
+      // Daily submission counters: days before yesterday go, whatever the retention.
+      const tenantId = (await db().pool.query<{ tenant_id: string }>("SELECT tenant_id FROM tasks WHERE id = $1", [ids.recentSucceeded])).rows[0]!.tenant_id;
+      const utcDay = (daysAgo: number) => `(now() AT TIME ZONE 'UTC')::date - ${daysAgo}`;
+      for (const daysAgo of [40, 2, 1]) {
+        await db().pool.query(`INSERT INTO tenant_daily_usage (tenant_id, day, slot, submitted) VALUES ($1, ${utcDay(daysAgo)}, 424242, 7)`, [tenantId]);
+      }
+      const usageDays = async () =>
+        (await db().pool.query<{ ago: number }>(`SELECT ${utcDay(0)} - day AS ago FROM tenant_daily_usage WHERE tenant_id = $1 AND slot = 424242 ORDER BY day`, [tenantId])).rows.map((r) => r.ago);
+      expect(await usageDays()).toEqual([40, 2, 1]);
       const port = await freePort();
       opsUrl = `http://127.0.0.1:${port}`;
       scheduler = startApp("scheduler", {
@@ -245,6 +254,8 @@ describe("task audit trail and retention", () => {
       expect(value("workflows") + direct.workflows).toBe(1);
       expect(value("deliveries") + direct.deliveries).toBe(1);
       expect(value("events")).toBeGreaterThanOrEqual(2);
+      expect(await usageDays()).toEqual([1]);
+      expect(value("tenant_daily_usage")).toBe(2);
     });
   });
 });

@@ -25,7 +25,7 @@ export interface SchedulerMetrics {
   readonly oldestQueuedAge: Gauge<string>;
   /** DEAD tasks (the dead-letter queue), by queue mode. */
   readonly deadLetterTasks: Gauge<string>;
-  /** Rows the retention job deleted, by table (tasks, attempts, events, workflows, deliveries). */
+  /** Rows the retention job deleted, by table (tasks, attempts, events, workflows, deliveries, tenant_daily_usage). */
   readonly retentionPruned: Counter<"table">;
 }
 

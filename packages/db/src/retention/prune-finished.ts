@@ -68,3 +68,22 @@ export async function pruneFinished(db: Database, retentionDays: number, batch =
   };
   return { pruned, full: pruned.tasks === batch || pruned.workflows === batch || pruned.deliveries === batch };
 }
+
+/**
+ * Daily submission counters of days before yesterday (UTC). Only today's are
+ * read (dailyTaskQuota, Tenant.usage.submittedToday), and every gateway
+ * session writes a row of its own per tenant and day (submit-quotas.ts), so
+ * without this the table grew by tenants × sessions rows a day for good.
+ * Yesterday's stay for a day past midnight, for a gateway still adding to it.
+ */
+const PRUNE_USAGE_SQL = `DELETE FROM tenant_daily_usage u WHERE (u.tenant_id, u.day, u.slot) IN (
+    SELECT tenant_id, day, slot FROM tenant_daily_usage
+    WHERE day < (now() AT TIME ZONE 'UTC')::date - 1
+    LIMIT $1 FOR UPDATE SKIP LOCKED)`;
+
+/** One bounded pass over old daily counters; callers repeat while `full` is true. */
+export async function pruneDailyUsage(db: Database, batch = PRUNE_BATCH): Promise<{ pruned: number; full: boolean }> {
+  const res = await db.pool.query(PRUNE_USAGE_SQL, [batch]);
+  const pruned = res.rowCount ?? 0;
+  return { pruned, full: pruned === batch };
+}
