@@ -36,18 +36,30 @@ export const leaseTokenArgsSchema = z.object({
   leaseToken: z.string().min(1).max(200),
 });
 
-export const extendSecondsSchema = z.number().int().min(1).max(MAX_LEASE_SECONDS).nullish().transform((v) => v ?? DEFAULT_LEASE_SECONDS);
+/*
+ * Each operation's arguments are parsed as one object keyed by argument name,
+ * so a refusal's fieldErrors path names the argument ("extendSeconds",
+ * "completions.3.leaseToken"); a bare scalar schema answers the path "".
+ */
 
-/** Errors are stored truncated (MAX_ERROR_LENGTH), so only absurd sizes are refused. */
-export const failErrorSchema = z.string().max(1_000_000);
+export const heartbeatArgsSchema = leaseTokenArgsSchema.extend({
+  extendSeconds: z.number().int().min(1).max(MAX_LEASE_SECONDS).nullish().transform((v) => v ?? DEFAULT_LEASE_SECONDS),
+});
+
+export const failTaskArgsSchema = leaseTokenArgsSchema.extend({
+  /** Errors are stored truncated (MAX_ERROR_LENGTH), so only absurd sizes are refused. */
+  error: z.string().max(1_000_000),
+});
 
 /** Schedule.runs(first): newest runs, 20 unless asked, never more than a page. */
 export const runsFirstSchema = z.number().int().min(1).max(MAX_PAGE_SIZE).nullish().transform((v) => v ?? 20);
 
 /** completeTasks: at most this many outcomes per call, each task once. */
 export const MAX_COMPLETIONS_PER_CALL = 500;
-export const completionsSchema = z
-  .array(leaseTokenArgsSchema.extend({ result: z.unknown().optional() }))
-  .min(1)
-  .max(MAX_COMPLETIONS_PER_CALL)
-  .refine((items) => new Set(items.map((i) => i.taskId)).size === items.length, { message: "each taskId at most once per call" });
+export const completeTasksArgsSchema = z.object({
+  completions: z
+    .array(leaseTokenArgsSchema.extend({ result: z.unknown().optional() }))
+    .min(1)
+    .max(MAX_COMPLETIONS_PER_CALL)
+    .refine((items) => new Set(items.map((i) => i.taskId)).size === items.length, { message: "each taskId at most once per call" }),
+});

@@ -5,7 +5,7 @@ import { Arg, Ctx, Float, ID, Info, Int, Mutation, Resolver } from "type-graphql
 import { requireTenant } from "../../auth/guards.js";
 import { Permission } from "../../auth/scopes.js";
 import type { GatewayContext } from "../context.js";
-import { completionsSchema, extendSecondsSchema, failErrorSchema, leaseArgsSchema, leaseTokenArgsSchema } from "../input-schemas.js";
+import { completeTasksArgsSchema, failTaskArgsSchema, heartbeatArgsSchema, leaseArgsSchema, leaseTokenArgsSchema } from "../input-schemas.js";
 import { toTask } from "../mappers.js";
 import { selectsField } from "../selection.js";
 import { JSONScalar } from "../types/scalars.js";
@@ -48,8 +48,8 @@ export class LeaseResolver {
     @Ctx() ctx: GatewayContext,
   ): Promise<HeartbeatResult> {
     const caller = requireTenant(ctx.principal, Permission.WORK);
-    const args = parseInput(leaseTokenArgsSchema, { taskId, leaseToken });
-    return ctx.services.leases.heartbeat(caller.tenantId, args.taskId, args.leaseToken, parseInput(extendSecondsSchema, extendSeconds));
+    const args = parseInput(heartbeatArgsSchema, { taskId, leaseToken, extendSeconds });
+    return ctx.services.leases.heartbeat(caller.tenantId, args.taskId, args.leaseToken, args.extendSeconds);
   }
 
   @Mutation(() => Task)
@@ -73,7 +73,7 @@ export class LeaseResolver {
     @Info() info: GraphQLResolveInfo,
   ): Promise<TaskCompletionOutcome[]> {
     const caller = requireTenant(ctx.principal, Permission.WORK);
-    const items = parseInput(completionsSchema, completions);
+    const items = parseInput(completeTasksArgsSchema, { completions }).completions;
     const outcomes = await ctx.services.leases.completeMany(
       caller.tenantId,
       items.map((i) => ({ taskId: i.taskId, token: i.leaseToken, result: i.result })),
@@ -96,8 +96,7 @@ export class LeaseResolver {
     @Ctx() ctx: GatewayContext,
   ): Promise<Task> {
     const caller = requireTenant(ctx.principal, Permission.WORK);
-    const args = parseInput(leaseTokenArgsSchema, { taskId, leaseToken });
-    const message = parseInput(failErrorSchema, error);
-    return toTask(await ctx.services.leases.fail(caller.tenantId, args.taskId, args.leaseToken, message, retryable ?? true));
+    const args = parseInput(failTaskArgsSchema, { taskId, leaseToken, error });
+    return toTask(await ctx.services.leases.fail(caller.tenantId, args.taskId, args.leaseToken, args.error, retryable ?? true));
   }
 }
