@@ -103,6 +103,37 @@ describe("PUSH execution", () => {
     expect(String(req.headers["webhook-signature"]).split(" ")).toContain(`v1,${expected}`);
   });
 
+  it("records each task of a completion batch once when one answer escapes an unpaired surrogate, kept as its text", async () => {
+    // Tenant A's endpoint answers JSON that jsonb refuses ("\ud800"); tenant B's 30 tasks finish in the same moments.
+    const lone = '{"a":"\\ud800"}';
+    routes.set("lone", () => ({ status: 200, body: lone, delayMs: 200 }));
+    routes.set("batch-mate", () => ({ status: 200, body: '{"ok":true}', delayMs: 200 }));
+    const other = await seedTenant(tdb.db);
+    await seedPushQueue(tdb.db, other.tenantId, "push", `${receiver.url}/hook`);
+    // A lease expiry would come 5 + 15 s after the start, well inside the wait for the tasks to settle.
+    const specs = (type: string, n: number) =>
+      Array.from({ length: n }, () => normalizeTaskSpec(parseInput(submitTaskInputSchema, { queue: "push", type, timeoutSeconds: 5 }), Date.now()));
+    const [odd, mates] = await Promise.all([
+      submitTasks(tdb.db, tenantId, specs("lone", 1), { horizonMs: HORIZON_MS }),
+      submitTasks(tdb.db, other.tenantId, specs("batch-mate", 30), { horizonMs: HORIZON_MS }),
+    ]);
+    await dispatchAfterCommit(tdb.db, dispatcher, [...odd.dispatch, ...mates.dispatch], (e) => {
+      throw e;
+    });
+    const oddId = odd.tasks[0]!.id;
+    const settledIn = (tenant: string, id: string) =>
+      waitFor(`task ${id} to settle`, async () => {
+        const t = await getTask(tdb.db, tenant, id);
+        return t && ["SUCCEEDED", "DEAD"].includes(t.status) ? t : null;
+      });
+    expect(await settledIn(tenantId, oddId)).toMatchObject({ status: "SUCCEEDED", attempts: 1, result: lone });
+    for (const t of mates.tasks) expect(await settledIn(other.tenantId, t.id)).toMatchObject({ status: "SUCCEEDED", attempts: 1, result: { ok: true } });
+    const hits = (id: string) => receiver.requests.filter((r) => (r.json as { taskId?: string }).taskId === id).length;
+    expect([oddId, ...mates.tasks.map((t) => t.id)].map(hits)).toEqual(Array(31).fill(1));
+    const history = await listAttempts(tdb.db, [oddId, ...mates.tasks.map((t) => t.id)]);
+    expect([...history.values()].flat().map((a) => a.outcome)).toEqual(Array(31).fill("SUCCEEDED"));
+  });
+
   it("retries a 500 with backoff and succeeds on the next attempt", async () => {
     routes.set("flaky", (attempt) => (attempt === 1 ? { status: 500, body: "down" } : { status: 200, body: '"fine"' }));
     const task = await submit({ type: "flaky", maxAttempts: 3, backoff: { strategy: "FIXED", delaySeconds: 0.2, jitter: false } });

@@ -10,6 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AttemptAbort } from "./attempt-abort.js";
 import { executePush, type PushTarget } from "./execute-push.js";
 
+/** JSON text escaping an unpaired surrogate, which jsonb refuses. */
+const LONE = '{"a":"\\ud800"}';
+
 /** An array nested 20,000 deep (~40 KB, under the result size limit). */
 const DEEP = `${"[".repeat(20_000)}${"]".repeat(20_000)}`;
 
@@ -25,6 +28,8 @@ describe("executePush", () => {
       requests.push(req.url ?? "");
       if (req.url === "/hang") return;
       if (req.url === "/deep") return res.writeHead(200, { "content-type": "application/json" }).end(DEEP);
+      if (req.url === "/lone") return res.writeHead(200, { "content-type": "application/json" }).end(LONE);
+      if (req.url === "/paired") return res.writeHead(200, { "content-type": "application/json" }).end('{"a":"\\uD83D\\ude00","b":"\\\\ud800"}');
       res.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}');
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -52,6 +57,11 @@ describe("executePush", () => {
     expect(outcome).toEqual({ kind: "succeeded", result: DEEP, status: 200 });
     // The text stores: JSON.stringify of the parsed value overflowed the stack.
     expect(() => JSON.stringify((outcome as { result: unknown }).result)).not.toThrow();
+  });
+
+  it("keeps an answer escaping an unpaired surrogate as its text (jsonb refuses it), and JSON with paired ones as JSON", async () => {
+    expect(await executePush(target("/lone"), agent, true, new AttemptAbort())).toEqual({ kind: "succeeded", result: LONE, status: 200 });
+    expect(await executePush(target("/paired"), agent, true, new AttemptAbort())).toEqual({ kind: "succeeded", result: { a: "😀", b: "\\ud800" }, status: 200 });
   });
 
   it("succeeds with the endpoint's JSON answer", async () => {

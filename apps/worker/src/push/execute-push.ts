@@ -1,5 +1,6 @@
 import { MAX_JSON_DEPTH, MAX_RESULT_BYTES, buildPushBody, checkOutboundUrl, classifyHttpStatus, jsonDepth, parseRetryAfter, signatureHeaders } from "@tasklane/core";
 import type { Agent } from "undici";
+import { hasUnpairedSurrogate } from "@tasklane/db/pg-text";
 import { BodyTooLargeError, PrivateTargetError, postText } from "@tasklane/outbound";
 import type { AttemptAbort } from "./attempt-abort.js";
 
@@ -29,11 +30,20 @@ export type PushOutcome =
   | { kind: "aborted" };
 
 /**
- * A 2xx body is the result: JSON when it parses and stays within a payload's
- * nesting limit, else the text itself, null when empty. Deeper JSON is kept
- * as text: the endpoint did the work, and a value nested thousands deep
- * overflowed the stack where the worker records outcomes, failing its whole
- * batch, so every task in it ran again after its lease.
+ * A surrogate escape (`\ud800`-`\udfff`, either case) in an answer's text:
+ * decoded from UTF-8, an answer can carry an unpaired surrogate only this way.
+ * Rare, and one scan of text JSON.parse has just read; the exact test follows only when it matches.
+ */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
+/**
+ * A 2xx body is the result: JSON when it parses and Postgres can store it as
+ * jsonb, else the text itself, null when empty. JSON it cannot store is kept
+ * as text, as the endpoint wrote it: the endpoint did the work. Such JSON is
+ * nested deeper than a payload may be (a value thousands deep overflowed the
+ * stack where the worker records outcomes) or holds an unpaired surrogate
+ * (`"\ud800"`, which jsonb refuses); either failed the worker's whole
+ * completion batch, so every task in it, other tenants' too, ran again after its lease.
  */
 function parseResult(text: string): unknown {
   if (text.trim() === "") return null;
@@ -43,7 +53,9 @@ function parseResult(text: string): unknown {
   } catch {
     return text;
   }
-  return jsonDepth(parsed, MAX_JSON_DEPTH) > MAX_JSON_DEPTH ? text : parsed;
+  if (jsonDepth(parsed, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) return text;
+  if (SURROGATE_ESCAPE.test(text) && hasUnpairedSurrogate(JSON.stringify(parsed))) return text;
+  return parsed;
 }
 
 /** The abort reason of an attempt that ran out of time (any other abort is a cancellation). */

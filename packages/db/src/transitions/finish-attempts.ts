@@ -47,6 +47,7 @@ function finishSql(
   dispatchRetry: boolean,
   releasesOrder = true,
   answersWithTasks = true,
+  reasonExpr = "NULL",
 ): string {
   return `WITH cand AS (${cand}),
     upd AS (
@@ -55,7 +56,7 @@ function finishSql(
       RETURNING ${RETURNING_FOR_CTES}, cand.from_status, cand.old_token
     ),
     att AS (${endAttempts("upd", `finished_at = now(), outcome = ${outcome}, error = ${errorExpr}`)}),
-    ev AS (${eventInsert("upd", actorParam)}),
+    ev AS (${eventInsert("upd", actorParam, reasonExpr)}),
     nt AS (${notifyOutboxInsert("upd")})
     ${releasesOrder ? `, ${releaseNextInOrder("upd", horizonParam)}` : ""}
     ${dispatchRetry ? `, ${dispatchOutboxCtes("ob", "upd", horizonParam)}` : ""}
@@ -137,7 +138,7 @@ async function completeThrough(db: Database, items: Completion[], actor: string,
  * scope. Rows are locked in id order (the lock order of cancelWorkflow), each
  * by its own primary-key probe (LATERAL): see startAttemptsByIds for why not a join.
  */
-function completionSql(scope: string, releasesOrder = true, answersWithTasks = true): CompletionStatement {
+function completionSql(scope: string, releasesOrder = true, answersWithTasks = true, noted = false): CompletionStatement {
   const text = finishSql(
     `SELECT t.id, t.status AS from_status, t.lease_token AS old_token, i.result
      FROM (SELECT u.id, u.gen, u.result FROM unnest($1::text[], $2::int[], $3::text[]) AS u(id, gen, result) ORDER BY u.id) i
@@ -145,27 +146,58 @@ function completionSql(scope: string, releasesOrder = true, answersWithTasks = t
      WHERE t.status = 'RUNNING' AND t.lease_generation = i.gen AND ${scope}`,
     `status = 'SUCCEEDED', result = cand.result::jsonb, completed_at = now()`,
     `'SUCCEEDED'`,
-    "NULL",
+    noted ? "$6::text" : "NULL",
     "$5::float8",
     "$4",
     false,
     releasesOrder,
     answersWithTasks,
+    noted ? "$6::text" : "NULL",
   );
   // Only the release uses the horizon ($5); a statement must not be sent parameters it does not name.
-  return { text, usesHorizon: releasesOrder, answersWithTasks };
+  return { text, usesHorizon: releasesOrder, answersWithTasks, noted };
 }
 
 interface CompletionStatement {
   text: string;
   usesHorizon: boolean;
   answersWithTasks: boolean;
+  /** Takes a note ($6, after the horizon) for the attempt's error and the event's reason. */
+  noted: boolean;
 }
 
 const COMPLETE_UNORDERED = completionSql("t.workflow_id IS NULL AND t.ordering_key IS NULL", false);
 const COMPLETE_OUTSIDE_WORKFLOWS = completionSql("t.workflow_id IS NULL");
 const COMPLETE_ANY = completionSql("TRUE");
 const COMPLETE_UNORDERED_QUIETLY = completionSql("t.workflow_id IS NULL AND t.ordering_key IS NULL", false, false);
+const COMPLETE_ANY_NOTED = completionSql("TRUE", true, true, true);
+
+/**
+ * Records one successful attempt whose answer is not kept: the task is
+ * SUCCEEDED with a null result, and `note` says why, as the attempt's error
+ * and the event's reason. For an answer over the result limit, or one the
+ * database refused to store: the endpoint did the work, so the attempt is
+ * neither failed (a retry would do the work again) nor left to its lease.
+ * Rare, so one transaction per outcome, through the statement that takes any
+ * task (workflow or ordering key), which then advances its workflow.
+ */
+export async function completeAttemptWithoutResult(
+  db: Database,
+  item: Omit<Completion, "result">,
+  note: string,
+  actor: string,
+  horizonMs = DEFAULT_HORIZON_MS,
+): Promise<Omit<FinishResult, "accepted">> {
+  const done = await withTransaction(db.pool, async (client) => {
+    const recorded = await recordCompletions(client, [{ ...item, result: null }], actor, horizonMs, COMPLETE_ANY_NOTED, note);
+    return { ...recorded, workflows: await advanceWorkflows(client, recorded.accepted, actor, horizonMs) };
+  });
+  return {
+    refused: done.ids.length > 0 ? [] : [item.taskId],
+    dispatch: [...done.dispatch, ...done.workflows.dispatch],
+    workflows: done.workflows,
+  };
+}
 
 /**
  * A PULL worker's outcomes in the common case, in one statement: each item
@@ -227,6 +259,7 @@ async function recordCompletions(
   actor: string,
   horizonMs: number,
   statement: CompletionStatement,
+  note?: string,
 ): Promise<{ ids: string[]; accepted: TaskRecord[]; dispatch: DispatchIntent[] }> {
   const res = await q.query<Record<string, unknown>>(
     prepared(statement.text, [
@@ -235,6 +268,7 @@ async function recordCompletions(
       items.map((i) => (i.result === undefined ? null : storableJson(JSON.stringify(i.result)))),
       actor,
       ...(statement.usesHorizon ? [horizonMs] : []),
+      ...(statement.noted ? [storableText((note ?? "").slice(0, MAX_ERROR_LENGTH))] : []),
     ]),
   );
   return {
