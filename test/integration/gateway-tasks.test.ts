@@ -237,7 +237,7 @@ describe("gateway tasks", () => {
     expect(await run(`{ tenant { name } }`, `Bearer ${apiKey}`)).toMatchObject({ data: { tenant: { name: expect.any(String) } } });
     // A subscription that cannot start answers once and completes (live ones are in realtime-subscriptions.test.ts).
     const sub = await run(`subscription { taskUpdated(queue: "no-such-queue") { taskId status } }`, `Bearer ${apiKey}`);
-    expect(sub.errors?.[0]).toMatchObject({ message: "Queue not found", extensions: { code: "NOT_FOUND" } });
+    expect(sub.errors?.[0]).toMatchObject({ message: 'Queue "no-such-queue" not found', extensions: { code: "NOT_FOUND" } });
     // No valid credential: the connection itself is refused with a reason.
     await expect(run(`subscription { taskUpdated { taskId } }`)).rejects.toMatchObject({ code: 4401, reason: "Unauthorized" });
     const invalid = await run(`subscription { nope }`, `Bearer ${apiKey}`);

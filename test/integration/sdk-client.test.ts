@@ -85,6 +85,7 @@ describe("SDK client against the gateway", () => {
     const client = await tenantClient();
     const missingQueue = await rejection(client.tasks.submit({ type: "sdk.nowhere", queue: "no-such-queue" }));
     expect(missingQueue.code).toBe("NOT_FOUND");
+    expect(missingQueue.message).toBe('Queue "no-such-queue" not found');
     expect(missingQueue.requestId).toMatch(/^tl-/);
 
     // Passes the SDK's local check (JS parses it) but the gateway requires an explicit offset.

@@ -62,10 +62,17 @@ describe("UserError family", () => {
     expect(new UnauthenticatedError().message).toBe("Invalid or missing credentials");
   });
 
-  it("NOT_FOUND names only the entity kind", () => {
+  it("NOT_FOUND names only the entity kind for a generated id", () => {
     const e = new NotFoundError("Task", "task_123");
     expect(e.message).toBe("Task not found");
     expect(e.extensions).toEqual({ entity: "Task", id: "task_123" });
+  });
+
+  it("NOT_FOUND names a queue by the name the caller gave", () => {
+    const e = new NotFoundError("Queue", "emails");
+    expect(e.message).toBe('Queue "emails" not found');
+    expect(e.extensions).toEqual({ entity: "Queue", id: "emails" });
+    expect(new NotFoundError("Queue").message).toBe("Queue not found");
   });
 
   it("BAD_USER_INPUT puts field errors in extensions", () => {

@@ -62,10 +62,24 @@ export class ForbiddenError extends UserError {
   }
 }
 
+/**
+ * Entities the caller addresses by a name of its own (a queue's name, unique
+ * only within its tenant). Their NOT_FOUND message repeats the name, so a
+ * caller that touches several queues learns which one is missing; it tells
+ * nothing the caller did not send, and reads the same whether another tenant
+ * has such a queue or not.
+ */
+const NAMED_BY_CALLER: ReadonlySet<string> = new Set(["Queue"]);
+
 export class NotFoundError extends UserError {
-  /** The message names only the entity kind, so it is the same whether the id exists for another tenant or not at all. */
+  /**
+   * The message names the entity kind, and the name for a caller-named entity
+   * (`Queue "emails" not found`), so it is the same whether the id exists for
+   * another tenant or not at all. Generated ids stay in extensions.id only.
+   */
   constructor(entity: string, id?: string) {
-    super(ErrorCode.NOT_FOUND, `${entity} not found`, id === undefined ? { entity } : { entity, id });
+    const named = id !== undefined && NAMED_BY_CALLER.has(entity);
+    super(ErrorCode.NOT_FOUND, named ? `${entity} ${JSON.stringify(id)} not found` : `${entity} not found`, id === undefined ? { entity } : { entity, id });
   }
 }
 
