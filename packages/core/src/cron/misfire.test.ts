@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MisfirePolicy } from "../statuses.js";
-import { MAX_CATCH_UP_RUNS, MISFIRE_GRACE_MS, decideMisfire } from "./misfire.js";
+import { MAX_CATCH_UP_RUNS, MISFIRE_GRACE_MS, MISFIRE_WINDOW, decideMisfire, decideMisfireWindow } from "./misfire.js";
 
 const NOW = Date.parse("2026-01-01T12:00:00Z");
 const ago = (ms: number) => new Date(NOW - ms);
@@ -58,6 +58,18 @@ describe("decideMisfire", () => {
     expect(ms(d.fire)).toEqual([...backlog.slice(5), 0]);
   });
 
+  it("CATCH_UP: missed occurrences after these take the budget first", () => {
+    const d = decideMisfire({ policy: MisfirePolicy.CATCH_UP, dueOccurrences: [ago(3000), ago(2000), ago(1000)], now: new Date(NOW), graceMs: 0, missedAfter: MAX_CATCH_UP_RUNS - 1 });
+    expect(ms(d.fire)).toEqual([1000]);
+    expect(ms(d.skip)).toEqual([3000, 2000]);
+    expect(decideMisfire({ policy: MisfirePolicy.CATCH_UP, dueOccurrences: [ago(1000)], now: new Date(NOW), graceMs: 0, missedAfter: MAX_CATCH_UP_RUNS }).skip).toHaveLength(1);
+  });
+
+  it("FIRE_ONCE: with missed occurrences after these, all of these are coalesced", () => {
+    const d = decideMisfire({ policy: MisfirePolicy.FIRE_ONCE, dueOccurrences: [ago(3000), ago(2000)], now: new Date(NOW), graceMs: 0, missedAfter: 1 });
+    expect(d).toEqual({ fire: [], skip: [], coalesced: [ago(3000), ago(2000)] });
+  });
+
   it("grace is the boundary: grace + 1 ms late is missed", () => {
     expect(ms(decide(MisfirePolicy.SKIP, [1001, 1000], 1000).skip)).toEqual([1001]);
     expect(ms(decide(MisfirePolicy.SKIP, [1001, 1000], 1000).fire)).toEqual([1000]);
@@ -79,5 +91,79 @@ describe("decideMisfire", () => {
 
   it("refuses a negative grace", () => {
     expect(() => decide(MisfirePolicy.SKIP, [], -1)).toThrow(RangeError);
+  });
+});
+
+describe("decideMisfireWindow", () => {
+  const SECOND = 1000;
+  /**
+   * A per-second schedule whose scheduler was away for `outageS` seconds
+   * recovers the way fireDueSchedules does: a window of at most MISFIRE_WINDOW
+   * occurrences from next_run_at per pass, `passS` seconds between passes
+   * (new occurrences fall due meanwhile), until next_run_at passes now.
+   */
+  function recover(policy: MisfirePolicy, outageS: number, passS: number, graceMs = 0) {
+    let now = NOW;
+    let next = NOW - outageS * SECOND;
+    const fired: number[] = [];
+    const skipped: number[] = [];
+    const coalesced: number[] = [];
+    for (let pass = 0; ; pass++) {
+      expect(pass).toBeLessThan(100);
+      const due = Math.floor((now - next) / SECOND) + 1;
+      const occurrences = Array.from({ length: Math.min(due, MISFIRE_WINDOW) }, (_, i) => new Date(next + i * SECOND));
+      const d = decideMisfireWindow({ policy, occurrences, more: due > MISFIRE_WINDOW, now: new Date(now), graceMs });
+      expect(d.decided).toBeGreaterThan(0);
+      expect(d.fire.length + d.skip.length + d.coalesced.length).toBe(d.decided);
+      fired.push(...d.fire.map((x) => x.getTime()));
+      skipped.push(...d.skip.map((x) => x.getTime()));
+      coalesced.push(...d.coalesced.map((x) => x.getTime()));
+      next += d.decided * SECOND;
+      if (d.decided === due) break;
+      now += passS * SECOND;
+    }
+    // With no grace only the occurrence at the last pass's `now` is on time.
+    return { missedFired: fired.filter((x) => now - x > graceMs), fired, skipped, coalesced, end: now };
+  }
+
+  it("CATCH_UP: a 50-minute outage of a per-second schedule fires the newest MAX_CATCH_UP_RUNS in all and records the rest SKIPPED", () => {
+    const { missedFired, fired, skipped, end } = recover(MisfirePolicy.CATCH_UP, 3000, 0);
+    expect(missedFired).toHaveLength(MAX_CATCH_UP_RUNS);
+    expect(fired).toEqual([...missedFired, end]);
+    expect(skipped).toHaveLength(3000 - MAX_CATCH_UP_RUNS);
+    expect(Math.max(...skipped)).toBeLessThan(Math.min(...fired));
+    expect(Math.max(...missedFired)).toBe(end - SECOND);
+  });
+
+  it("CATCH_UP: the cap holds for the recovery while new occurrences turn late between passes", () => {
+    for (const outageS of [1500, 2500, 3000, 5000]) {
+      const { missedFired, fired, skipped } = recover(MisfirePolicy.CATCH_UP, outageS, 1);
+      expect(missedFired.length).toBe(Math.min(MAX_CATCH_UP_RUNS, outageS));
+      expect(Math.max(...skipped)).toBeLessThan(Math.min(...fired));
+    }
+  });
+
+  it("CATCH_UP: occurrences still on time fire beside the capped missed ones", () => {
+    const { missedFired, fired } = recover(MisfirePolicy.CATCH_UP, 3000, 0, 10 * SECOND);
+    expect(missedFired).toHaveLength(MAX_CATCH_UP_RUNS);
+    expect(fired).toHaveLength(MAX_CATCH_UP_RUNS + 11);
+  });
+
+  it("FIRE_ONCE: one run for the whole backlog, the latest missed occurrence", () => {
+    const { fired, skipped, coalesced, end } = recover(MisfirePolicy.FIRE_ONCE, 4500, 0);
+    // The latest missed occurrence, and the one on time at the last pass.
+    expect(fired).toEqual([end - SECOND, end]);
+    expect(skipped).toEqual([]);
+    expect(coalesced).toHaveLength(4499);
+  });
+
+  it("SKIP: every missed occurrence recorded, none fired", () => {
+    const { fired, skipped, end } = recover(MisfirePolicy.SKIP, 4500, 0, 0);
+    expect(fired).toEqual([end]);
+    expect(skipped).toHaveLength(4500);
+  });
+
+  it("refuses a window cut short that is too small to see past the cap", () => {
+    expect(() => decideMisfireWindow({ policy: MisfirePolicy.CATCH_UP, occurrences: [ago(5000)], more: true, now: new Date(NOW), graceMs: 0 })).toThrow(RangeError);
   });
 });

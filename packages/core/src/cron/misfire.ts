@@ -12,11 +12,14 @@
  *   occurrences"). An on-time occurrence due at the same tick still fires
  *   separately: it was not missed.
  * - CATCH_UP: every missed occurrence fires, oldest first, at most
- *   MAX_CATCH_UP_RUNS of them; when there are more, the most recent ones fire
- *   and the older rest go to `skip` (recorded as SKIPPED, so the gap is
- *   visible rather than silent).
+ *   MAX_CATCH_UP_RUNS of them in one recovery; when there are more, the most
+ *   recent ones fire and the older rest go to `skip` (recorded as SKIPPED, so
+ *   the gap is visible rather than silent).
  * Every due occurrence lands in exactly one of fire / skip / coalesced, so the
  * caller can advance next_run_at past all of them.
+ *
+ * A long outage is decided a window at a time (decideMisfireWindow), and the
+ * cap holds for the whole recovery, not per window.
  */
 import { assertNever } from "../assert-never.js";
 import { MisfirePolicy } from "../statuses.js";
@@ -34,6 +37,14 @@ export const MISFIRE_GRACE_MS = 30_000;
 /** Most missed occurrences CATCH_UP fires in one recovery (an outage of a per-second schedule must not flood the queue). */
 export const MAX_CATCH_UP_RUNS = 1000;
 
+/**
+ * Most occurrences of one schedule read at once (decideMisfireWindow): what a
+ * pass may decide, plus MAX_CATCH_UP_RUNS behind it to see whether those are
+ * older than the newest missed ones CATCH_UP keeps. 2,000 dates cost well
+ * under a millisecond to compute; the rows they become are the real cost.
+ */
+export const MISFIRE_WINDOW = 2 * MAX_CATCH_UP_RUNS;
+
 export interface MisfireInput {
   policy: MisfirePolicy;
   /** Every occurrence <= now not yet fired or skipped, oldest first. */
@@ -41,6 +52,12 @@ export interface MisfireInput {
   now: Date;
   /** Lateness still counted as on time; MISFIRE_GRACE_MS unless the caller knows better. */
   graceMs: number;
+  /**
+   * Missed occurrences after these (a long backlog decided a window at a
+   * time); only whether it reaches MAX_CATCH_UP_RUNS matters. Default 0: these
+   * are the newest missed ones.
+   */
+  missedAfter?: number;
 }
 
 export interface MisfireDecision {
@@ -52,25 +69,63 @@ export interface MisfireDecision {
   coalesced: Date[];
 }
 
-export function decideMisfire({ policy, dueOccurrences, now, graceMs }: MisfireInput): MisfireDecision {
+/** "Within grace" includes an occurrence slightly in the future (clock skew between callers): it is not late. */
+const isMissed = (occurrence: Date, now: Date, graceMs: number) => now.getTime() - occurrence.getTime() > graceMs;
+
+export function decideMisfire({ policy, dueOccurrences, now, graceMs, missedAfter = 0 }: MisfireInput): MisfireDecision {
   if (!(graceMs >= 0)) throw new RangeError(`graceMs must be >= 0, got ${graceMs}`);
-  const nowMs = now.getTime();
+  if (!(missedAfter >= 0)) throw new RangeError(`missedAfter must be >= 0, got ${missedAfter}`);
   const ordered = [...dueOccurrences].sort((a, b) => a.getTime() - b.getTime());
-  // "Within grace" includes an occurrence slightly in the future (clock skew between callers): it is not late.
-  const onTime = ordered.filter((d) => nowMs - d.getTime() <= graceMs);
-  const missed = ordered.filter((d) => nowMs - d.getTime() > graceMs);
+  const onTime = ordered.filter((d) => !isMissed(d, now, graceMs));
+  const missed = ordered.filter((d) => isMissed(d, now, graceMs));
   switch (policy) {
     case MisfirePolicy.SKIP:
       return { fire: onTime, skip: missed, coalesced: [] };
     case MisfirePolicy.FIRE_ONCE: {
-      const latest = missed.at(-1);
-      return { fire: latest === undefined ? onTime : [latest, ...onTime], skip: [], coalesced: missed.slice(0, -1) };
+      // The one run stands for the latest missed occurrence, which is here only when none follow.
+      const latest = missedAfter === 0 ? missed.at(-1) : undefined;
+      return { fire: latest === undefined ? onTime : [latest, ...onTime], skip: [], coalesced: latest === undefined ? missed : missed.slice(0, -1) };
     }
     case MisfirePolicy.CATCH_UP: {
-      const cut = Math.max(0, missed.length - MAX_CATCH_UP_RUNS);
+      // Later missed occurrences are newer, so they take the budget first.
+      const budget = Math.max(0, MAX_CATCH_UP_RUNS - missedAfter);
+      const cut = Math.max(0, missed.length - budget);
       return { fire: [...missed.slice(cut), ...onTime], skip: missed.slice(0, cut), coalesced: [] };
     }
     default:
       return assertNever(policy);
   }
+}
+
+export interface MisfireWindowInput extends Omit<MisfireInput, "dueOccurrences" | "missedAfter"> {
+  /** A schedule's due occurrences from its next_run_at, oldest first, at most MISFIRE_WINDOW. */
+  occurrences: readonly Date[];
+  /** The window was cut at its size: more due occurrences follow the last one. */
+  more: boolean;
+}
+
+export interface MisfireWindowDecision extends MisfireDecision {
+  /** How many of the window's occurrences (the oldest) are decided; the caller moves next_run_at past them and decides the rest later. */
+  decided: number;
+}
+
+/**
+ * Decides a long backlog a window at a time without ever firing more than
+ * MAX_CATCH_UP_RUNS missed occurrences for it. While the window is missed
+ * throughout and more follow, only its part older than its last
+ * MAX_CATCH_UP_RUNS is decided: at least that many newer missed occurrences
+ * exist, so CATCH_UP skips it whole (and FIRE_ONCE coalesces it). Once the
+ * window reaches past the missed range, all of it is decided at once, so the
+ * newest missed occurrences are counted against one budget at one `now`
+ * (deciding them over two passes would let occurrences that turned late in
+ * between draw on the budget again).
+ */
+export function decideMisfireWindow({ occurrences, more, ...input }: MisfireWindowInput): MisfireWindowDecision {
+  const last = occurrences.at(-1);
+  if (more && last !== undefined && isMissed(last, input.now, input.graceMs)) {
+    if (occurrences.length <= MAX_CATCH_UP_RUNS) throw new RangeError(`a window cut short must hold more than ${MAX_CATCH_UP_RUNS} occurrences, got ${occurrences.length}`);
+    const decided = occurrences.slice(0, occurrences.length - MAX_CATCH_UP_RUNS);
+    return { ...decideMisfire({ ...input, dueOccurrences: decided, missedAfter: MAX_CATCH_UP_RUNS }), decided: decided.length };
+  }
+  return { ...decideMisfire({ ...input, dueOccurrences: occurrences }), decided: occurrences.length };
 }
