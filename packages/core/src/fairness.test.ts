@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { StartBatchCap, WeightedFairPicker } from "./fairness.js";
+import { pickStarts, slotShare, StartBatchCap, WeightedFairPicker, type TenantSlots } from "./fairness.js";
 
 function share(picker: WeightedFairPicker, candidates: { tenantId: string; weight: number }[], n: number) {
   const counts = new Map<string, number>();
@@ -78,5 +78,75 @@ describe("StartBatchCap", () => {
     expect(cap.at(5_001)).toBe(50);
     cap.observe(["c"], 6_000);
     expect(cap.at(6_000)).toBe(25);
+  });
+});
+
+describe("slotShare", () => {
+  it("is the weight's part of the worker, the whole worker alone, and at least one slot", () => {
+    expect(slotShare(8, 1, 1)).toBe(8);
+    expect(slotShare(8, 3, 3)).toBe(8);
+    expect(slotShare(8, 1, 2)).toBe(4);
+    expect(slotShare(8, 3, 4)).toBe(6);
+    expect(slotShare(8, 1, 4)).toBe(2);
+    expect(slotShare(8, 1, 3)).toBe(2);
+    expect(slotShare(8, 1, 20)).toBe(1);
+    expect(slotShare(8, 0, 2)).toBe(4);
+  });
+});
+
+describe("pickStarts", () => {
+  const tenant = (tenantId: string, held: number, waiting: boolean, weight = 1): TenantSlots => ({ tenantId, weight, held, waiting });
+  const count = (picks: string[]) => {
+    const counts: Record<string, number> = {};
+    for (const id of picks) counts[id] = (counts[id] ?? 0) + 1;
+    return counts;
+  };
+
+  it("gives a lone tenant every free slot, and nothing past them", () => {
+    expect(count(pickStarts(new WeightedFairPicker(), 8, [tenant("a", 0, true)], 100))).toEqual({ a: 8 });
+    expect(count(pickStarts(new WeightedFairPicker(), 8, [tenant("a", 5, true)], 100))).toEqual({ a: 3 });
+    expect(pickStarts(new WeightedFairPicker(), 8, [tenant("a", 8, true)], 100)).toEqual([]);
+    expect(pickStarts(new WeightedFairPicker(), 8, [tenant("a", 0, true)], 3)).toHaveLength(3);
+  });
+
+  it("starts a tenant within its share while another tenant holds every slot", () => {
+    const picks = pickStarts(new WeightedFairPicker(), 8, [tenant("a", 8, true), tenant("b", 0, true)], 100);
+    expect(count(picks)).toEqual({ b: 4 });
+  });
+
+  it("sizes the share by weight among the tenants holding or waiting", () => {
+    expect(count(pickStarts(new WeightedFairPicker(), 8, [tenant("a", 8, true, 3), tenant("b", 0, true, 1)], 100))).toEqual({ b: 2 });
+    expect(count(pickStarts(new WeightedFairPicker(), 8, [tenant("a", 8, true, 1), tenant("b", 0, true, 3)], 100))).toEqual({ b: 6 });
+    // a has nothing more waiting but still holds the worker: b's share is half, not all of it.
+    expect(count(pickStarts(new WeightedFairPicker(), 8, [tenant("a", 8, false), tenant("b", 0, true)], 100))).toEqual({ b: 4 });
+  });
+
+  it("gives every waiting tenant at least one slot when there are more tenants than slots", () => {
+    const others = Array.from({ length: 10 }, (_, i) => tenant(`t${i}`, 0, true));
+    const picks = pickStarts(new WeightedFairPicker(), 8, [tenant("a", 8, true), ...others], 100);
+    expect(count(picks)).toEqual(Object.fromEntries(others.map((t) => [t.tenantId, 1])));
+  });
+
+  it("lets a tenant past its share start nothing until it is back within it", () => {
+    // b holds its share; a lent it slots and is still past its own: nobody starts.
+    expect(pickStarts(new WeightedFairPicker(), 8, [tenant("a", 8, true), tenant("b", 4, true)], 100)).toEqual([]);
+    // Three of a's requests are over: still nothing free.
+    expect(pickStarts(new WeightedFairPicker(), 8, [tenant("a", 5, true), tenant("b", 4, true)], 100)).toEqual([]);
+    expect(count(pickStarts(new WeightedFairPicker(), 8, [tenant("a", 3, true), tenant("b", 4, true)], 100))).toEqual({ a: 1 });
+  });
+
+  it("lets free slots go to a tenant past its share when the other has what it is owed (work-conserving)", () => {
+    // b holds one slot and has nothing waiting: a, at its share of 4, still takes the 3 free slots.
+    expect(count(pickStarts(new WeightedFairPicker(), 8, [tenant("a", 4, true), tenant("b", 1, false)], 100))).toEqual({ a: 3 });
+    // Three shares of 8 are 2 each: the 2 slots they leave go to the three in fair order.
+    const picks = count(pickStarts(new WeightedFairPicker(), 8, [tenant("a", 0, true), tenant("b", 0, true), tenant("c", 0, true)], 100));
+    expect(Object.values(picks).reduce((x, y) => x + y, 0)).toBe(8);
+    for (const id of ["a", "b", "c"]) expect(picks[id]).toBeGreaterThanOrEqual(2);
+  });
+
+  it("takes owed starts in weighted fair order among the tenants owed, within n", () => {
+    const picker = new WeightedFairPicker();
+    const picks = pickStarts(picker, 100, [tenant("x", 100, true), tenant("a", 0, true), tenant("b", 0, true)], 4);
+    expect(count(picks)).toEqual({ a: 2, b: 2 });
   });
 });

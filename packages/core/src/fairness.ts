@@ -88,3 +88,90 @@ export class StartBatchCap {
     return this.lastSeen.size > 1 ? this.sizes.shared : this.sizes.alone;
   }
 }
+
+/** One tenant as a worker's slot sharing sees it. */
+export interface TenantSlots {
+  tenantId: string;
+  /** As in FairCandidate: values < 1 count as 1. */
+  weight: number;
+  /** Slots it holds on this worker: requests out, and jobs fetched whose start has not returned. */
+  held: number;
+  /** It has work the worker could start now (a ready queue). */
+  waiting: boolean;
+}
+
+/**
+ * A tenant's share of a worker's `capacity` slots: its weight's part of
+ * `totalWeight`, the weights of every tenant holding a slot or waiting for
+ * one, and at least one slot, so a tenant is never shut out however many
+ * others share the worker.
+ */
+export function slotShare(capacity: number, weight: number, totalWeight: number): number {
+  const w = Math.max(1, weight);
+  // Alone, the whole worker (no rounding below it).
+  if (w >= totalWeight) return capacity;
+  return Math.max(1, Math.floor((capacity * w) / totalWeight));
+}
+
+/**
+ * The tenants to give the worker's next starts to, one entry per start, at
+ * most `n`. Requests cannot be taken back once sent, so a share that only
+ * ordered who gets the next free slot would leave every slot to a tenant
+ * whose slow endpoint took them all while it was alone: a tenant that
+ * arrives later waited for those requests to time out. Two rules instead:
+ *
+ * 1. A waiting tenant holding less than its share (slotShare among the
+ *    tenants holding or waiting) starts up to its share even when no slot is
+ *    free: the slots another tenant holds beyond its own share are lent, and
+ *    the worker runs past `capacity` until they come back. Since each share is
+ *    a part of `capacity`, that is at most `capacity` more (one slot per
+ *    tenant beyond that when there are more tenants than slots; the caller
+ *    bounds the total).
+ * 2. Free slots, once the tenants owed slots have had theirs, go to every
+ *    waiting tenant in weighted fair order, its share held or not: alone, a
+ *    tenant uses the whole worker, and a tenant that leaves slots unused does
+ *    not keep them from another (work-conserving). A worker past `capacity`
+ *    has none free, so a tenant beyond its share starts nothing until it is
+ *    back within it.
+ *
+ * Owed tenants are picked in weighted fair order among themselves, charged to
+ * the same picker.
+ */
+export function pickStarts(picker: WeightedFairPicker, capacity: number, tenants: readonly TenantSlots[], n: number): string[] {
+  let heldTotal = 0;
+  let totalWeight = 0;
+  for (const t of tenants) {
+    heldTotal += t.held;
+    if (t.held > 0 || t.waiting) totalWeight += Math.max(1, t.weight);
+  }
+  const waiting: FairCandidate[] = [];
+  let owed: FairCandidate[] = [];
+  const owedLeft = new Map<string, number>();
+  for (const t of tenants) {
+    if (!t.waiting) continue;
+    const candidate = { tenantId: t.tenantId, weight: t.weight };
+    waiting.push(candidate);
+    const deficit = slotShare(capacity, t.weight, totalWeight) - t.held;
+    if (deficit > 0) {
+      owed.push(candidate);
+      owedLeft.set(t.tenantId, deficit);
+    }
+  }
+  const out: string[] = [];
+  while (out.length < n && owed.length > 0) {
+    const tenantId = picker.pick(owed) as string;
+    out.push(tenantId);
+    const left = (owedLeft.get(tenantId) as number) - 1;
+    owedLeft.set(tenantId, left);
+    if (left === 0) owed = owed.filter((c) => c.tenantId !== tenantId);
+  }
+  // Owed starts are taken from the free slots first.
+  let free = capacity - heldTotal - out.length;
+  while (out.length < n && free > 0) {
+    const tenantId = picker.pick(waiting);
+    if (!tenantId) break;
+    out.push(tenantId);
+    free--;
+  }
+  return out;
+}

@@ -1,4 +1,4 @@
-import { StartBatchCap, WeightedFairPicker, type FairCandidate } from "@tasklane/core";
+import { pickStarts, StartBatchCap, WeightedFairPicker, type TenantSlots } from "@tasklane/core";
 import { startAttemptsByIds, type PushTaskRecord, type StartedAttempt } from "@tasklane/db";
 import { FleetLimits, JobTaker, taskSlotId, type TakenJob } from "@tasklane/queue";
 import type { WorkerContext } from "../context.js";
@@ -39,6 +39,9 @@ const IDLE_POLL_MS = 1000;
 const MAX_STARTS_IN_FLIGHT = 2;
 const START_FAILURE_BACKOFF_MS = 500;
 
+/** Slots per tenant, with the tenant's weight. */
+type HeldSlots = Map<string, { slots: number; weight: number }>;
+
 interface Fetched {
   job: TakenJob;
   slotId: string;
@@ -46,7 +49,11 @@ interface Fetched {
 
 /**
  * Pulls jobs from many tenant queues with weighted fair queueing between
- * tenants, then starts them in Postgres in one statement. Jobs are taken
+ * tenants, then starts them in Postgres in one statement. Each tenant with
+ * work waiting is owed its weighted share of WORKER_CONCURRENCY and starts
+ * within it even while others' requests fill the worker (pickStarts): one
+ * tenant's slow endpoint cannot stall the others. Each worker process shares
+ * its own slots this way, by what it holds and sees waiting. Jobs are taken
  * out of Redis (deleted) before the Postgres start: a crash in between leaves
  * a QUEUED task without a job, which the reconciler re-adds. (The other order
  * would need a lock on each job and a second call to remove it.)
@@ -69,6 +76,8 @@ export class FairFetcher {
   private executing = 0;
   /** Jobs fetched and out of Redis whose start statement has not returned yet: their slots are taken. */
   private starting = 0;
+  /** Per tenant: its jobs starting and its requests out (its part of `starting` + `executing`). */
+  private readonly held: HeldSlots = new Map();
   private readonly starts = new Set<Promise<void>>();
   /**
    * Queues that came up short, whose bookkeeping (markDrained) is still on its way to Redis: the jobs
@@ -133,13 +142,14 @@ export class FairFetcher {
           continue;
         }
         const concurrency = this.ctx.env.WORKER_CONCURRENCY;
-        // Outcomes waiting to be recorded are bounded too (by another WORKER_CONCURRENCY),
-        // so a slow Postgres holds fetching back instead of piling up completions.
-        const free = Math.min(concurrency - this.executing, 2 * concurrency - this.inFlight) - this.starting;
+        // Requests out and outcomes waiting to be recorded stay within twice WORKER_CONCURRENCY: the
+        // share a tenant is owed beyond a full worker (pickStarts) is at most one WORKER_CONCURRENCY
+        // more, and a slow Postgres holds fetching back instead of piling up completions.
+        const room = 2 * concurrency - this.inFlight - this.starting;
         const canStart = this.starts.size < MAX_STARTS_IN_FLIGHT;
-        const jobs = free > 0 && canStart ? await this.collect(Math.min(free, this.batchCap.at(now))) : [];
-        if (jobs.length > 0) {
-          this.startInBackground(jobs);
+        const collected = room > 0 && canStart ? await this.collect(Math.min(room, this.batchCap.at(now))) : null;
+        if (collected && collected.jobs.length > 0) {
+          this.startInBackground(collected.jobs);
           continue;
         }
         // A drained queue counts as ready until its bookkeeping lands (no wait until its next job): wait for that instead of spinning.
@@ -147,8 +157,9 @@ export class FairFetcher {
           await Promise.all(this.settling.values());
           continue;
         }
-        // Woken by a finished attempt, a finished start or a doorbell.
-        await this.sleep(free > 0 && canStart ? this.active.msUntilNextDue(Date.now(), IDLE_POLL_MS) : IDLE_POLL_MS);
+        // Woken by a finished attempt, a finished start or a doorbell (a tenant's first work may be owed a start).
+        const mayStart = collected !== null && !collected.slotsTaken;
+        await this.sleep(mayStart ? this.active.msUntilNextDue(Date.now(), IDLE_POLL_MS) : IDLE_POLL_MS);
       } catch (error) {
         this.ctx.log.error({ err: error }, "fetch loop failed; backing off");
         await this.sleep(500);
@@ -181,28 +192,44 @@ export class FairFetcher {
    * time must not cut every batch of a tenant with a deep backlog short.
    * Before each take the queue's fleet-wide limits are checked in Redis
    * (tenant and queue concurrency slots, start-rate tokens); a queue at a
-   * limit is skipped for a moment.
+   * limit is skipped for a moment. `slotsTaken`: tenants had work waiting
+   * and none may start more (nothing for a doorbell of theirs to change).
    */
-  private async collect(n: number): Promise<Fetched[]> {
+  private async collect(n: number): Promise<{ jobs: Fetched[]; slotsTaken: boolean }> {
     const out: Fetched[] = [];
+    /** Jobs of this round per tenant: their slots are taken for the next wave's picks. */
+    const taken: HeldSlots = new Map();
     let wave = this.firstWave;
+    let slotsTaken = false;
     for (let round = 0; round < MAX_FETCH_WAVES && out.length < n; round++) {
-      const targets = this.pickTargets(Math.min(wave, n - out.length));
-      if (targets.length === 0) break;
+      const { targets, waiting } = this.pickTargets(Math.min(wave, n - out.length), taken);
+      if (targets.length === 0) {
+        slotsTaken = round === 0 && waiting;
+        break;
+      }
       const picksPerQueue = new Map<string, number>();
       for (const name of targets) picksPerQueue.set(name, (picksPerQueue.get(name) ?? 0) + 1);
       const fetched = await Promise.all([...picksPerQueue].map(([name, picks]) => this.takeWithinLimits(name, picks)));
       const hits = fetched.reduce((sum, jobs) => sum + jobs.length, 0);
-      for (const jobs of fetched) out.push(...jobs);
+      for (const jobs of fetched) {
+        for (const j of jobs) this.hold(taken, j.job.data.tenantId, j.job.data.queueId, 1);
+        out.push(...jobs);
+      }
       if (hits === 0) break;
       if (hits === targets.length) wave *= 2;
     }
     this.firstWave = Math.max(INITIAL_FETCH_WAVE, out.length);
-    return out;
+    return { jobs: out, slotsTaken };
   }
 
-  /** Up to n fair picks among the queues that are ready now (the same queue may come up more than once). */
-  private pickTargets(n: number): string[] {
+  /**
+   * Up to n picks among the queues that are ready now (the same queue may
+   * come up more than once): tenants by their slot shares and weighted fair
+   * queueing (pickStarts), then a random ready queue of the tenant. A tenant
+   * counts as waiting while it has a ready queue: one that just came up
+   * short is not (it is settling), and neither is one at a limit (deferred).
+   */
+  private pickTargets(n: number, taken: HeldSlots): { targets: string[]; waiting: boolean } {
     const byTenant = new Map<string, { weight: number; queues: string[] }>();
     const now = Date.now();
     for (const name of this.active.ready(now)) {
@@ -215,15 +242,33 @@ export class FairFetcher {
       byTenant.set(info.tenantId, entry);
     }
     this.batchCap.observe(byTenant.keys(), now);
-    const candidates: FairCandidate[] = [...byTenant].map(([tenantId, e]) => ({ tenantId, weight: e.weight }));
+    const tenants = new Map<string, TenantSlots>();
+    for (const [tenantId, e] of byTenant) tenants.set(tenantId, { tenantId, weight: e.weight, held: 0, waiting: true });
+    // Tenants holding slots with nothing waiting count too: their slots are taken, and each share is a part of the worker.
+    for (const holders of [this.held, taken]) {
+      for (const [tenantId, h] of holders) {
+        const t = tenants.get(tenantId);
+        if (t) t.held += h.slots;
+        else tenants.set(tenantId, { tenantId, weight: h.weight, held: h.slots, waiting: false });
+      }
+    }
     const targets: string[] = [];
-    while (targets.length < n) {
-      const tenantId = this.picker.pick(candidates);
-      if (!tenantId) break;
+    for (const tenantId of pickStarts(this.picker, this.ctx.env.WORKER_CONCURRENCY, [...tenants.values()], n)) {
       const queues = (byTenant.get(tenantId) as { queues: string[] }).queues;
       targets.push(queues[Math.floor(Math.random() * queues.length)] as string);
     }
-    return targets;
+    return { targets, waiting: byTenant.size > 0 };
+  }
+
+  /** A tenant's slots in `held` change by `delta` (its weight is read when it first holds one). */
+  private hold(held: HeldSlots, tenantId: string, queueId: string, delta: number): void {
+    const entry = held.get(tenantId);
+    if (entry) {
+      entry.slots += delta;
+      if (entry.slots <= 0) held.delete(tenantId);
+      return;
+    }
+    if (delta > 0) held.set(tenantId, { slots: delta, weight: this.ctx.directory.get(queueId)?.tenantWeight ?? 1 });
   }
 
   /**
@@ -270,6 +315,7 @@ export class FairFetcher {
 
   private startInBackground(jobs: Fetched[]): void {
     this.starting += jobs.length;
+    for (const j of jobs) this.hold(this.held, j.job.data.tenantId, j.job.data.queueId, 1);
     const start: Promise<void> = this.startAll(jobs)
       .catch((error: unknown) => {
         // The jobs are out of Redis already: the reconciler re-adds their tasks, which are still waiting.
@@ -278,6 +324,7 @@ export class FairFetcher {
       })
       .finally(() => {
         this.starting -= jobs.length;
+        for (const j of jobs) this.hold(this.held, j.job.data.tenantId, j.job.data.queueId, -1);
         this.starts.delete(start);
         this.wake?.();
       });
@@ -310,6 +357,7 @@ export class FairFetcher {
       this.inFlight++;
       this.executing++;
       const { tenantId, queueId } = attempt.task;
+      this.hold(this.held, tenantId, queueId, 1);
       const slotId = slotOf.get(attempt.task.id) ?? "";
       let requestOut = true;
       // The fleet-wide slot goes back with the local one: queue and tenant concurrency
@@ -318,6 +366,7 @@ export class FairFetcher {
         if (!requestOut) return;
         requestOut = false;
         this.executing--;
+        this.hold(this.held, tenantId, queueId, -1);
         // Under both names: the claim below renames the slot, and may not have landed yet if Redis lost it.
         this.limits
           .release(tenantId, queueId, slotId, ...(slotId ? [taskSlotId(attempt.task.id)] : []))
