@@ -144,6 +144,24 @@ describe("PUSH execution", () => {
     expect(history[0]!.error).toContain("HTTP 500");
   });
 
+  it("records a 2xx answer over the result limit as SUCCEEDED without its result, saying why; an oversized 503 is retried", async () => {
+    const big = "x".repeat(300 * 1024);
+    routes.set("big-ok", () => ({ status: 200, body: JSON.stringify({ blob: big }) }));
+    const ok = await submit({ type: "big-ok", maxAttempts: 3 });
+    expect(await settled(ok.id)).toMatchObject({ status: "SUCCEEDED", attempts: 1, result: null });
+    const [attempt] = (await listAttempts(tdb.db, [ok.id])).get(ok.id)!;
+    expect(attempt).toMatchObject({ outcome: "SUCCEEDED", error: "Result not kept: the answer exceeds 262144 bytes (HTTP 200)" });
+    const events = await tdb.db.pool.query("SELECT to_status, reason FROM task_events WHERE task_id = $1 ORDER BY id", [ok.id]);
+    expect(events.rows.at(-1)).toEqual({ to_status: "SUCCEEDED", reason: attempt!.error });
+
+    routes.set("big-503", (n) => (n === 1 ? { status: 503, body: `<html>${big}</html>` } : { status: 200, body: '"fine"' }));
+    const flaky = await submit({ type: "big-503", maxAttempts: 3, backoff: { strategy: "FIXED", delaySeconds: 0.1, jitter: false } });
+    expect(await settled(flaky.id)).toMatchObject({ status: "SUCCEEDED", attempts: 2, result: "fine" });
+    const history = (await listAttempts(tdb.db, [flaky.id])).get(flaky.id)!;
+    expect(history.map((a) => a.outcome)).toEqual(["FAILED", "SUCCEEDED"]);
+    expect(history[0]!.error).toMatch(/^HTTP 503: <html>x+$/);
+  });
+
   it("sends a permanent 4xx straight to DEAD", async () => {
     routes.set("bad", () => ({ status: 422, body: "nope" }));
     const task = await submit({ type: "bad", maxAttempts: 5 });

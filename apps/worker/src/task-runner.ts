@@ -62,12 +62,11 @@ export async function runAttempt(ctx: WorkerContext, started: StartedAttempt<Pus
   const log = () => ctx.log.child({ taskId: task.id, tenantId: task.tenantId, attempt: task.attempts });
   switch (outcome.kind) {
     case "succeeded": {
-      const accepted = await ctx.completions.complete({
-        taskId: task.id,
-        leaseGeneration: task.leaseGeneration,
-        result: outcome.result,
-        workflowId: task.workflowId,
-      });
+      const completion = { taskId: task.id, leaseGeneration: task.leaseGeneration, workflowId: task.workflowId };
+      const accepted =
+        outcome.note === undefined
+          ? await ctx.completions.complete({ ...completion, result: outcome.result })
+          : await ctx.completions.completeWithoutResult(completion, outcome.note);
       ctx.metrics.outcomes.inc({ outcome: accepted ? "succeeded" : "stale" });
       if (ctx.log.isLevelEnabled("debug")) log().debug({ ms: Date.now() - startedAt, accepted }, "attempt succeeded");
       return;

@@ -73,11 +73,13 @@ describe("postText", () => {
     expect(res.statusCode).toBe(201);
     expect(res.headers["retry-after"]).toBe("7");
     expect(res.text).toBe("got yes:hello");
+    expect(res.truncated).toBe(false);
   });
 
   it("keeps the first `limit` bytes of a longer body and closes the connection", async () => {
     const res = await postText(agent, new URL(`${base}/endless`), options({ limit: 4000, overLimit: "truncate" }));
     expect(res.text).toBe("a".repeat(4000));
+    expect(res.truncated).toBe(true);
     await until(() => seen.get("/endless")?.closedEarly === true);
     const record = seen.get("/endless")!;
     expect(record.closedEarly).toBe(true);

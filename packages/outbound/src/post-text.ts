@@ -6,6 +6,8 @@ export interface TextResponse {
   statusCode: number;
   headers: IncomingHttpHeaders;
   text: string;
+  /** The body went on past `limit` ("truncate"): `text` is its first `limit` bytes only. */
+  truncated: boolean;
 }
 
 /**
@@ -110,24 +112,24 @@ class TextCollector implements Dispatcher.DispatchHandler {
     } else {
       this.#chunks.push(chunk.subarray(0, room));
       this.#size += room;
-      this.#settle(() => this.resolve(this.#response()));
+      this.#settle(() => this.resolve(this.#response(true)));
     }
     // Closes the connection: reading the rest would cost time for bytes nobody keeps.
     controller.abort(new BodyTooLargeError(this.opts.limit));
   }
 
   onResponseEnd(): void {
-    this.#settle(() => this.resolve(this.#response()));
+    this.#settle(() => this.resolve(this.#response(false)));
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
     this.#settle(() => this.reject(error));
   }
 
-  #response(): TextResponse {
+  #response(truncated: boolean): TextResponse {
     const chunks = this.#chunks;
     const text = chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
-    return { statusCode: this.#statusCode, headers: this.#headers, text };
+    return { statusCode: this.#statusCode, headers: this.#headers, text, truncated };
   }
 
   #settle(settle: () => void): void {

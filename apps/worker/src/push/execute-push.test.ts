@@ -10,6 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AttemptAbort } from "./attempt-abort.js";
 import { executePush, type PushTarget } from "./execute-push.js";
 
+/** 300 KiB: over the result limit (256 KiB). */
+const BIG = "x".repeat(300 * 1024);
+
 /** JSON text escaping an unpaired surrogate, which jsonb refuses. */
 const LONE = '{"a":"\\ud800"}';
 
@@ -28,6 +31,8 @@ describe("executePush", () => {
       requests.push(req.url ?? "");
       if (req.url === "/hang") return;
       if (req.url === "/deep") return res.writeHead(200, { "content-type": "application/json" }).end(DEEP);
+      if (req.url === "/big-ok") return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ blob: BIG }));
+      if (req.url === "/big-503") return res.writeHead(503, { "content-type": "text/html" }).end(`<html>${BIG}</html>`);
       if (req.url === "/lone") return res.writeHead(200, { "content-type": "application/json" }).end(LONE);
       if (req.url === "/paired") return res.writeHead(200, { "content-type": "application/json" }).end('{"a":"\\uD83D\\ude00","b":"\\\\ud800"}');
       res.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}');
@@ -62,6 +67,21 @@ describe("executePush", () => {
   it("keeps an answer escaping an unpaired surrogate as its text (jsonb refuses it), and JSON with paired ones as JSON", async () => {
     expect(await executePush(target("/lone"), agent, true, new AttemptAbort())).toEqual({ kind: "succeeded", result: LONE, status: 200 });
     expect(await executePush(target("/paired"), agent, true, new AttemptAbort())).toEqual({ kind: "succeeded", result: { a: "😀", b: "\\ud800" }, status: 200 });
+  });
+
+  it("succeeds without its result when a 2xx answer is over the result limit: the endpoint did the work", async () => {
+    expect(await executePush(target("/big-ok"), agent, true, new AttemptAbort())).toEqual({
+      kind: "succeeded",
+      result: null,
+      status: 200,
+      note: "Result not kept: the answer exceeds 262144 bytes (HTTP 200)",
+    });
+  });
+
+  it("judges a failure over the result limit by its status, quoting the start of its body", async () => {
+    const outcome = await executePush(target("/big-503"), agent, true, new AttemptAbort());
+    expect(outcome).toMatchObject({ kind: "failed", retryable: true, timedOut: false, status: 503 });
+    expect((outcome as { error: string }).error).toBe(`HTTP 503: <html>${"x".repeat(494)}`);
   });
 
   it("succeeds with the endpoint's JSON answer", async () => {

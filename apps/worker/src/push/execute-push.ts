@@ -1,7 +1,7 @@
 import { MAX_JSON_DEPTH, MAX_RESULT_BYTES, buildPushBody, checkOutboundUrl, classifyHttpStatus, jsonDepth, parseRetryAfter, signatureHeaders } from "@tasklane/core";
 import type { Agent } from "undici";
 import { hasUnpairedSurrogate } from "@tasklane/db/pg-text";
-import { BodyTooLargeError, PrivateTargetError, postText } from "@tasklane/outbound";
+import { PrivateTargetError, postText } from "@tasklane/outbound";
 import type { AttemptAbort } from "./attempt-abort.js";
 
 export interface PushTarget {
@@ -25,7 +25,8 @@ export interface PushTarget {
 }
 
 export type PushOutcome =
-  | { kind: "succeeded"; result: unknown; status: number }
+  /** `note`: the answer is not kept (result null), and why; for the attempt's error and the event's reason. */
+  | { kind: "succeeded"; result: unknown; status: number; note?: string }
   | { kind: "failed"; retryable: boolean; timedOut: boolean; error: string; retryAfterSeconds?: number; status?: number }
   | { kind: "aborted" };
 
@@ -58,14 +59,24 @@ function parseResult(text: string): unknown {
   return parsed;
 }
 
+/**
+ * A 2xx whose body is over the result limit: the endpoint did the work, so
+ * the attempt succeeded (failing it sent the task to DEAD, and a redrive did
+ * the work again); only the answer is not kept.
+ */
+function oversizedSuccess(status: number): PushOutcome {
+  return { kind: "succeeded", result: null, status, note: `Result not kept: the answer exceeds ${MAX_RESULT_BYTES} bytes (HTTP ${status})` };
+}
+
 /** The abort reason of an attempt that ran out of time (any other abort is a cancellation). */
 const TIMED_OUT = Symbol("timed out");
 
 /**
  * POSTs one attempt to the queue's endpoint, signed per Standard Webhooks.
- * The outcome classification is the contract's: 2xx success; 408/429/5xx,
- * timeouts and network errors retryable (Retry-After honoured); other 4xx and
- * redirects permanent. `abort` is the attempt's own: the task's cancellation
+ * The outcome classification is the contract's, by status whatever the
+ * body's size: 2xx success (over the result limit, without its result);
+ * 408/429/5xx, timeouts and network errors retryable (Retry-After honoured);
+ * other 4xx and redirects permanent. A failure's error quotes the start of its body. `abort` is the attempt's own: the task's cancellation
  * aborts it, and so does its timeout, armed here. One timer per request:
  * `AbortSignal.timeout` plus `AbortSignal.any` cost ~30 µs of CPU per
  * request (a local no-op endpoint, undici), over half again the request itself.
@@ -91,9 +102,10 @@ export async function executePush(target: PushTarget, agent: Agent, allowPrivate
   if (abort.aborted) return { kind: "aborted" };
   const timer = setTimeout(() => abort.abort(TIMED_OUT), target.timeoutSeconds * 1000);
   try {
-    const res = await postText(agent, check.url, { headers, body, signal: abort, limit: MAX_RESULT_BYTES, overLimit: "fail" });
+    // Over the limit, the body is cut short whatever the status: the status decides the outcome, not the size.
+    const res = await postText(agent, check.url, { headers, body, signal: abort, limit: MAX_RESULT_BYTES, overLimit: "truncate" });
     const kind = classifyHttpStatus(res.statusCode);
-    if (kind === "success") return { kind: "succeeded", result: parseResult(res.text), status: res.statusCode };
+    if (kind === "success") return res.truncated ? oversizedSuccess(res.statusCode) : { kind: "succeeded", result: parseResult(res.text), status: res.statusCode };
     const retryAfter = parseRetryAfter(res.headers["retry-after"] as string | undefined, Date.now());
     return {
       kind: "failed",
@@ -106,7 +118,6 @@ export async function executePush(target: PushTarget, agent: Agent, allowPrivate
   } catch (error) {
     if (abort.reason === TIMED_OUT) return { kind: "failed", retryable: true, timedOut: true, error: `Timed out after ${target.timeoutSeconds} s` };
     if (abort.aborted) return { kind: "aborted" };
-    if (error instanceof BodyTooLargeError) return { kind: "failed", retryable: false, timedOut: false, error: error.message };
     const cause = error instanceof Error && error.cause instanceof PrivateTargetError ? error.cause : error;
     if (cause instanceof PrivateTargetError) return { kind: "failed", retryable: false, timedOut: false, error: cause.message };
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
