@@ -101,6 +101,12 @@ export const CASES: IsolationCase[] = [
   { op: "triggerSchedule", query: `mutation ($id: ID!) { triggerSchedule(id: $id) { id } }`, vars: (r) => ({ id: r.scheduleId }) },
   { op: "deleteSchedule", query: `mutation ($id: ID!) { deleteSchedule(id: $id) }`, vars: (r) => ({ id: r.scheduleId }) },
   { op: "cancelWorkflow", requires: "workflows", query: `mutation ($id: ID!) { cancelWorkflow(id: $id) { id status } }`, vars: (r) => ({ id: r.workflowId }) },
+  {
+    op: "updateWebhook",
+    requires: "webhooks",
+    query: `mutation ($id: ID!) { updateWebhook(id: $id, input: { url: "https://hooks.example.com/b", events: ["*"], enabled: false }) { id enabled } }`,
+    vars: (r) => ({ id: r.webhookId }),
+  },
   { op: "deleteWebhook", requires: "webhooks", query: `mutation ($id: ID!) { deleteWebhook(id: $id) }`, vars: (r) => ({ id: r.webhookId }) },
   { op: "pauseQueue", query: `mutation ($n: String!) { pauseQueue(name: $n) { name paused } }`, vars: (r) => ({ n: r.queue }) },
   { op: "resumeQueue", query: `mutation ($n: String!) { resumeQueue(name: $n) { name paused } }`, vars: (r) => ({ n: r.queue }) },

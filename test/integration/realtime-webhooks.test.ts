@@ -1,8 +1,9 @@
 /**
- * The webhook API end to end: createWebhook / webhooks / deleteWebhook /
- * webhookDeliveries through the gateway, a real delivery by the notifier
+ * The webhook API end to end: createWebhook / webhooks / updateWebhook /
+ * deleteWebhook / webhookDeliveries through the gateway, a real delivery by the notifier
  * process verified with a Standard Webhooks check written here from the spec,
- * an endpoint disabled with its reason visible to the tenant, and the SSRF
+ * an endpoint disabled with its reason visible to the tenant and re-enabled
+ * by it with the same secret, and the SSRF
  * policy at registration with ALLOW_PRIVATE_TARGETS=0 (DNS through the
  * gateway's resolver seam, so no test depends on outside DNS).
  */
@@ -75,6 +76,10 @@ async function createWebhook(key: string, url: string, events: string[], on: Sta
     on,
   );
 }
+
+const UPDATE = `mutation ($id: ID!, $i: UpdateWebhookInput!) { updateWebhook(id: $id, input: $i) { ${WEBHOOK} } }`;
+const updateWebhook = (key: string, id: string, input: Record<string, unknown>, on: StartedGateway = gateway) =>
+  api<{ updateWebhook: WebhookView }>(UPDATE, { id, i: input }, key, on);
 
 const listWebhooks = async (key: string) => (await api<{ webhooks: WebhookView[] }>(`{ webhooks { ${WEBHOOK} } }`, {}, key)).data?.webhooks ?? [];
 
@@ -217,6 +222,97 @@ describe("webhook API", () => {
     expect(hook).toMatchObject({ enabled: false, disabledReason: "endpoint answered 410 Gone", failureStreak: 1 });
     const log = (await deliveries(a.apiKey, webhook.id)).data?.webhookDeliveries ?? [];
     expect(log[0]).toMatchObject({ status: "FAILED", lastResponseCode: 410, attempts: 1 });
+  });
+});
+
+describe("updateWebhook", () => {
+  it("re-enables an endpoint disabled by a 410 at a new URL, clearing the reason and the streak, and delivers signed with the same secret", async () => {
+    const created = await createWebhook(a.apiKey, `${receiver.url}/gone`, ["*"]);
+    const { webhook, secret } = created.data!.createWebhook;
+    await runTask(a.apiKey);
+    await waitFor("the endpoint disabled", async () => (await listWebhooks(a.apiKey)).find((w) => w.id === webhook.id && !w.enabled), 30_000);
+
+    const res = await updateWebhook(a.apiKey, webhook.id, { url: `${receiver.url}/moved`, events: ["task.succeeded"], enabled: true });
+    expect(res.errors).toBeUndefined();
+    expect(res.data?.updateWebhook).toMatchObject({ id: webhook.id, url: `${receiver.url}/moved`, events: ["task.succeeded"], enabled: true, disabledReason: null, failureStreak: 0 });
+    expect((await listWebhooks(a.apiKey)).find((w) => w.id === webhook.id)).toEqual(res.data?.updateWebhook);
+
+    const taskId = await runTask(a.apiKey);
+    const request = await waitFor("the delivery at the new URL", () => receiver.requests.find((r) => r.path === "/moved" && (r.json as { data?: { task?: { id?: string } } })?.data?.task?.id === taskId), 30_000);
+    expect(verifiedBy(secret, request.headers, request.body)).toBe(true);
+  });
+
+  it("clears the streak of an endpoint disabled after consecutive failures, and keeps what the input leaves out", async () => {
+    const { webhook } = (await createWebhook(a.apiKey, `${receiver.url}/streak`, ["task.dead", "task.succeeded"])).data!.createWebhook;
+    await tdb.db.pool.query(`UPDATE webhooks SET enabled = false, failure_streak = 20, disabled_reason = 'disabled after 20 consecutive failed delivery attempts' WHERE id = $1`, [webhook.id]);
+    const enabled = await updateWebhook(a.apiKey, webhook.id, { enabled: true, url: null });
+    expect(enabled.data?.updateWebhook).toMatchObject({ url: `${receiver.url}/streak`, events: ["task.dead", "task.succeeded"], enabled: true, disabledReason: null, failureStreak: 0 });
+
+    // Already enabled: true changes nothing, the streak included.
+    await tdb.db.pool.query(`UPDATE webhooks SET failure_streak = 3 WHERE id = $1`, [webhook.id]);
+    expect((await updateWebhook(a.apiKey, webhook.id, { enabled: true })).data?.updateWebhook).toMatchObject({ enabled: true, failureStreak: 3 });
+    expect((await updateWebhook(a.apiKey, webhook.id, {})).data?.updateWebhook).toMatchObject({ url: `${receiver.url}/streak`, enabled: true, failureStreak: 3 });
+  });
+
+  it("disables at the tenant's word, saying so, and keeps the notifier's reason on an endpoint it disabled", async () => {
+    const { webhook } = (await createWebhook(a.apiKey, `${receiver.url}/pause`, ["*"])).data!.createWebhook;
+    expect((await updateWebhook(a.apiKey, webhook.id, { enabled: false })).data?.updateWebhook).toMatchObject({ enabled: false, disabledReason: "disabled by the tenant" });
+    expect((await updateWebhook(a.apiKey, webhook.id, { enabled: true })).data?.updateWebhook).toMatchObject({ enabled: true, disabledReason: null });
+
+    await tdb.db.pool.query(`UPDATE webhooks SET enabled = false, disabled_reason = 'endpoint answered 410 Gone' WHERE id = $1`, [webhook.id]);
+    expect((await updateWebhook(a.apiKey, webhook.id, { enabled: false })).data?.updateWebhook).toMatchObject({ enabled: false, disabledReason: "endpoint answered 410 Gone" });
+  });
+
+  it("sends the retries of deliveries still pending to a new URL", async () => {
+    const { webhook } = (await createWebhook(a.apiKey, `${receiver.url}/old`, ["*"])).data!.createWebhook;
+    const pending = newId("dlv");
+    await tdb.db.pool.query(
+      `INSERT INTO webhook_deliveries (id, tenant_id, webhook_id, url, event, body, status, next_attempt_at)
+       VALUES ($1, $2, $3, $4, 'task.succeeded', '{}', 'PENDING', now() + interval '1 hour')`,
+      [pending, a.tenantId, webhook.id, `${receiver.url}/old`],
+    );
+    expect((await updateWebhook(a.apiKey, webhook.id, { url: `${receiver.url}/new` })).errors).toBeUndefined();
+    const row = await tdb.db.pool.query<{ url: string }>(`SELECT url FROM webhook_deliveries WHERE id = $1`, [pending]);
+    expect(row.rows[0]?.url).toBe(`${receiver.url}/new`);
+    await tdb.db.pool.query(`DELETE FROM webhook_deliveries WHERE id = $1`, [pending]);
+  });
+
+  it("is NOT_FOUND for another tenant's, an unknown and a deleted endpoint, and changes nothing of A's", async () => {
+    const { webhook } = (await createWebhook(a.apiKey, `${receiver.url}/mine`, ["task.dead"])).data!.createWebhook;
+    await updateWebhook(a.apiKey, webhook.id, { enabled: false });
+    const before = (await listWebhooks(a.apiKey)).find((w) => w.id === webhook.id);
+
+    const foreign = await updateWebhook(b.apiKey, webhook.id, { enabled: true, url: `${receiver.url}/theirs`, events: ["*"] });
+    const unknown = await updateWebhook(b.apiKey, newId("whk"), { enabled: true, url: `${receiver.url}/theirs`, events: ["*"] });
+    expect(codeOf(foreign)).toBe("NOT_FOUND");
+    expect(foreign.errors?.[0]?.message).toBe(unknown.errors?.[0]?.message);
+    expect(codeOf(await updateWebhook(b.apiKey, "whk_nonsense", { enabled: true }))).toBe("NOT_FOUND");
+    expect((await listWebhooks(a.apiKey)).find((w) => w.id === webhook.id)).toEqual(before);
+
+    await api(`mutation ($id: ID!) { deleteWebhook(id: $id) }`, { id: webhook.id }, a.apiKey);
+    expect(codeOf(await updateWebhook(a.apiKey, webhook.id, { enabled: true }))).toBe("NOT_FOUND");
+  });
+
+  it("refuses bad input naming the field, private URLs, and keys without the manage scope", async () => {
+    const { webhook } = (await createWebhook(a.apiKey, `${receiver.url}/strict`, ["*"])).data!.createWebhook;
+    for (const [input, path] of [
+      [{ events: [] }, "events"],
+      [{ events: ["task.started"] }, "events.0"],
+      [{ url: "ftp://example.com/x" }, "url"],
+      [{ url: "not a url" }, "url"],
+    ] as const) {
+      const res = await updateWebhook(a.apiKey, webhook.id, input);
+      expect(codeOf(res), JSON.stringify(input)).toBe("BAD_USER_INPUT");
+      expect((res.errors?.[0]?.extensions?.fieldErrors as { path: string }[])[0]?.path, JSON.stringify(input)).toBe(path);
+    }
+    const privateUrl = await updateWebhook(a.apiKey, webhook.id, { url: "http://metadata.example.test/hook" }, strict);
+    expect(codeOf(privateUrl)).toBe("BAD_USER_INPUT");
+    expect(privateUrl.errors?.[0]?.message).toMatch(/^input\.url refused: /);
+
+    const readKey = await api<{ createApiKey: { secret: string } }>(`mutation { createApiKey(name: "ro", scopes: ["read"]) { secret } }`, {}, a.apiKey);
+    const forbidden = await updateWebhook(readKey.data!.createApiKey.secret, webhook.id, { enabled: false });
+    expect(codeOf(forbidden)).toBe("FORBIDDEN");
+    expect((await listWebhooks(a.apiKey)).find((w) => w.id === webhook.id)).toMatchObject({ url: `${receiver.url}/strict`, events: ["*"], enabled: true });
   });
 });
 

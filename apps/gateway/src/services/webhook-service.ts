@@ -12,12 +12,56 @@ import {
   isWellFormedId,
   newId,
   type CreateWebhookInput,
+  type UpdateWebhookInput,
 } from "@tasklane/core";
 import type { Database, Prisma } from "@tasklane/db";
 import { assertOutboundUrl, type HostResolver } from "./outbound-url.js";
 
 export type WebhookRow = Prisma.WebhookModel;
 export type WebhookDeliveryRow = Prisma.WebhookDeliveryModel;
+
+/** What a webhook the tenant disabled itself says in disabledReason. */
+export const DISABLED_BY_TENANT = "disabled by the tenant";
+
+/**
+ * One statement, so it cannot interleave with the notifier recording an
+ * outcome (which disables at the threshold) between a read and a write.
+ * $5 enabled: null leaves it; true on a disabled endpoint also clears the
+ * reason and the failure streak, or the next failed attempt would count on
+ * from the streak that disabled it; false on an enabled one records that the
+ * tenant did it (an endpoint already disabled keeps the first reason).
+ * A new URL also re-addresses the endpoint's PENDING deliveries, so their
+ * retries go where the tenant now receives, rather than failing at the old
+ * address and disabling the endpoint again.
+ */
+const UPDATE_WEBHOOK = `
+  WITH w AS (
+    UPDATE webhooks SET
+      url = COALESCE($3::text, url),
+      events = COALESCE($4::text[], events),
+      enabled = COALESCE($5::boolean, enabled),
+      disabled_reason = CASE WHEN $5::boolean THEN NULL WHEN NOT $5::boolean AND enabled THEN $6::text ELSE disabled_reason END,
+      failure_streak = CASE WHEN $5::boolean AND NOT enabled THEN 0 ELSE failure_streak END
+    WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL
+    RETURNING *
+  ), readdressed AS (
+    UPDATE webhook_deliveries d SET url = w.url FROM w
+    WHERE $3::text IS NOT NULL AND d.webhook_id = w.id AND d.status = 'PENDING' AND d.url <> w.url
+  )
+  SELECT id, tenant_id, url, events, secret, enabled, disabled_reason, failure_streak, deleted_at, created_at FROM w`;
+
+interface WebhookSqlRow {
+  id: string;
+  tenant_id: string;
+  url: string;
+  events: string[];
+  secret: string;
+  enabled: boolean;
+  disabled_reason: string | null;
+  failure_streak: number;
+  deleted_at: Date | null;
+  created_at: Date;
+}
 
 export class WebhookService {
   constructor(
@@ -43,6 +87,43 @@ export class WebhookService {
       data: { id: newId(IdPrefix.webhook), tenantId, url: input.url, events: input.events, secret },
     });
     return { row, secret };
+  }
+
+  /**
+   * Changes what is given (url, events, enabled); see UPDATE_WEBHOOK. A new
+   * URL gets the same SSRF policy as in create. Absent, another tenant's and
+   * deleted are the same NOT_FOUND.
+   */
+  async update(tenantId: string, id: string, input: UpdateWebhookInput): Promise<WebhookRow> {
+    if (!isWellFormedId(IdPrefix.webhook, id)) throw new NotFoundError("Webhook", id);
+    if (input.url != null) {
+      await assertOutboundUrl(input.url, "input.url", {
+        allowPrivate: this.opts.allowPrivateTargets,
+        ...(this.opts.resolver ? { resolver: this.opts.resolver } : {}),
+      });
+    }
+    const { rows } = await this.db.pool.query<WebhookSqlRow>(UPDATE_WEBHOOK, [
+      id,
+      tenantId,
+      input.url ?? null,
+      input.events ?? null,
+      input.enabled ?? null,
+      DISABLED_BY_TENANT,
+    ]);
+    const row = rows[0];
+    if (row === undefined) throw new NotFoundError("Webhook", id);
+    return {
+      id: row.id,
+      tenantId: row.tenant_id,
+      url: row.url,
+      events: row.events,
+      secret: row.secret,
+      enabled: row.enabled,
+      disabledReason: row.disabled_reason,
+      failureStreak: row.failure_streak,
+      deletedAt: row.deleted_at,
+      createdAt: row.created_at,
+    };
   }
 
   /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createWebhookInputSchema, webhookDeliveriesFirstSchema } from "./webhook.js";
+import { createWebhookInputSchema, updateWebhookInputSchema, webhookDeliveriesFirstSchema } from "./webhook.js";
 
 describe("createWebhookInputSchema", () => {
   it("accepts known event types and '*', deduplicated and sorted", () => {
@@ -18,6 +18,17 @@ describe("createWebhookInputSchema", () => {
       { url: "not a url", events: ["*"] },
     ];
     for (const input of bad) expect(createWebhookInputSchema.safeParse(input).success).toBe(false);
+  });
+});
+
+describe("updateWebhookInputSchema", () => {
+  it("leaves out what is null or omitted, and checks what is given as createWebhook does", () => {
+    expect(updateWebhookInputSchema.parse({})).toEqual({});
+    expect(updateWebhookInputSchema.parse({ url: null, events: null, enabled: null })).toEqual({ url: null, events: null, enabled: null });
+    expect(updateWebhookInputSchema.parse({ enabled: true, events: ["task.succeeded", "*", "task.succeeded"] })).toEqual({ enabled: true, events: ["*", "task.succeeded"] });
+    for (const input of [{ events: [] }, { events: ["task.started"] }, { url: "ftp://example.com/h" }, { url: "" }, { enabled: "yes" }]) {
+      expect(updateWebhookInputSchema.safeParse(input).success, JSON.stringify(input)).toBe(false);
+    }
   });
 });
 

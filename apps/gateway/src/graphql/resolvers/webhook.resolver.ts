@@ -2,14 +2,14 @@
  * Webhook endpoints and their delivery log. Storage is behind
  * services/webhook-service.ts; this file validates, authorises and maps.
  */
-import { createWebhookInputSchema, parseInput, webhookDeliveriesFirstSchema } from "@tasklane/core";
+import { createWebhookInputSchema, parseInput, updateWebhookInputSchema, webhookDeliveriesFirstSchema } from "@tasklane/core";
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from "type-graphql";
 import { requireTenant } from "../../auth/guards.js";
 import { Permission } from "../../auth/scopes.js";
 import type { GatewayContext } from "../context.js";
 import { idArgSchema } from "../input-schemas.js";
 import { toWebhook, toWebhookDelivery } from "../mappers.js";
-import { CreateWebhookInput, Webhook, WebhookDelivery, WebhookWithSecret } from "../types/webhook.js";
+import { CreateWebhookInput, UpdateWebhookInput, Webhook, WebhookDelivery, WebhookWithSecret } from "../types/webhook.js";
 
 @Resolver(() => Webhook)
 export class WebhookResolver {
@@ -37,6 +37,18 @@ export class WebhookResolver {
     const { row, secret } = await ctx.services.webhooks.create(caller.tenantId, parseInput(createWebhookInputSchema, input));
     ctx.log.info({ tenantId: caller.tenantId, webhookId: row.id, events: row.events }, "webhook created");
     return { webhook: toWebhook(row), secret };
+  }
+
+  @Mutation(() => Webhook, { description: "changes what the input gives; enabled: true re-enables an endpoint the notifier disabled (410 Gone, too many failures) with the same secret" })
+  async updateWebhook(
+    @Arg("id", () => ID) id: string,
+    @Arg("input", () => UpdateWebhookInput) input: UpdateWebhookInput,
+    @Ctx() ctx: GatewayContext,
+  ): Promise<Webhook> {
+    const caller = requireTenant(ctx.principal, Permission.MANAGE);
+    const row = await ctx.services.webhooks.update(caller.tenantId, parseInput(idArgSchema, id), parseInput(updateWebhookInputSchema, input));
+    ctx.log.info({ tenantId: caller.tenantId, webhookId: row.id, enabled: row.enabled, changed: Object.keys(input).filter((k) => input[k as keyof UpdateWebhookInput] != null) }, "webhook updated");
+    return toWebhook(row);
   }
 
   @Mutation(() => Boolean, { description: "stops deliveries at once, including retries already queued" })

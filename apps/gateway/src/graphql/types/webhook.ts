@@ -1,4 +1,4 @@
-/** Webhook endpoints and deliveries (contract: CreateWebhookInput, Webhook, WebhookWithSecret, WebhookDelivery). */
+/** Webhook endpoints and deliveries (contract: CreateWebhookInput, Webhook, WebhookWithSecret, WebhookDelivery; added: UpdateWebhookInput). */
 import { Field, ID, InputType, Int, ObjectType } from "type-graphql";
 import { DateTimeScalar } from "./scalars.js";
 
@@ -9,6 +9,21 @@ export class CreateWebhookInput {
 
   @Field(() => [String], { description: 'e.g. task.succeeded, task.dead, task.cancelled, workflow.completed; "*" for all' })
   events!: string[];
+}
+
+@InputType("UpdateWebhookInput", { description: "null or omitted: left as it is" })
+export class UpdateWebhookInput {
+  @Field(() => String, { nullable: true, description: "checked like createWebhook's; deliveries still pending go to the new URL" })
+  url?: string | null;
+
+  @Field(() => [String], { nullable: true, description: 'e.g. task.succeeded, task.dead, task.cancelled, workflow.completed; "*" for all' })
+  events?: string[] | null;
+
+  @Field(() => Boolean, {
+    nullable: true,
+    description: "true re-enables a disabled endpoint, clearing disabledReason and failureStreak (events while it was disabled are not sent); false stops deliveries, including retries already queued",
+  })
+  enabled?: boolean | null;
 }
 
 @ObjectType("Webhook", { simpleResolvers: true })
