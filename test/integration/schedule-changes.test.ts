@@ -104,3 +104,58 @@ describe("schedule changes and the runs materialised ahead", () => {
     expect(notified.rows.every((r) => r.payload.status === "SKIPPED")).toBe(true);
   });
 });
+
+describe("occurrences already due when a schedule changes", () => {
+  const everySecond = (name: string, misfirePolicy: "CATCH_UP" | "SKIP", overlapPolicy: "CANCEL_RUNNING" | "ALLOW") =>
+    createSchedule(tdb.db, tenantId, { name, cron: "* * * * * *", timezone: "UTC", template, misfirePolicy, overlapPolicy, enabled: true });
+  /** The scheduler did not get to the schedule for nine seconds. */
+  const freeze = async (s: ScheduleRecord) =>
+    (await tdb.db.pool.query<{ at: Date }>(`UPDATE schedules SET next_run_at = date_trunc('second', now()) - interval '9 seconds' WHERE id = $1 RETURNING next_run_at AS at`, [s.id])).rows[0]!.at;
+  const runsAt = async (s: ScheduleRecord) =>
+    (await tdb.db.pool.query(`SELECT type, status, run_at FROM tasks WHERE schedule_id = $1 ORDER BY run_at`, [s.id])).rows as { type: string; status: string; run_at: Date }[];
+  const seconds = (from: Date, to: Date) => Array.from({ length: (to.getTime() - from.getTime()) / 1000 }, (_, i) => from.getTime() + i * 1000);
+
+  it("are materialised under the old version first: CATCH_UP runs each, SKIP records the missed ones SKIPPED; the new version starts after now", async () => {
+    const catchUp = await everySecond("due-catch-up", "CATCH_UP", "CANCEL_RUNNING");
+    const skip = await everySecond("due-skip", "SKIP", "ALLOW");
+    for (const s of [catchUp, skip]) {
+      const frozenAt = await freeze(s);
+      const { schedule } = await updateSchedule(tdb.db, tenantId, s.id, { template: { ...template, type: "tock" } }, { ...editor, graceMs: 5_000 });
+      const next = schedule.nextRunAt as Date;
+      expect(next.getTime()).toBeGreaterThan(frozenAt.getTime() + 9_000);
+      const runs = await runsAt(s);
+      // One run of the old definition per occurrence from the frozen next_run_at up to the change, none lost.
+      expect(runs.map((r) => r.run_at.getTime())).toEqual(seconds(frozenAt, next));
+      expect(runs.every((r) => r.type === "tick")).toBe(true);
+      // The change ran within the second before `next`: older than next - 7 s is surely past the 5 s grace, newer than next - 5 s surely not.
+      const late = (r: { run_at: Date }) => next.getTime() - r.run_at.getTime() > 7_000;
+      const onTime = (r: { run_at: Date }) => next.getTime() - r.run_at.getTime() <= 5_000;
+      if (s.id === catchUp.id) {
+        // Each fired; CANCEL_RUNNING cancelled each previous one.
+        expect(runs.slice(0, -1).map((r) => r.status)).toEqual(runs.slice(0, -1).map(() => "CANCELLED"));
+        expect(runs.at(-1)!.status).toBe("QUEUED");
+      } else {
+        expect(runs.filter(late).map((r) => r.status)).toEqual(runs.filter(late).map(() => "SKIPPED"));
+        expect(runs.filter(onTime).map((r) => r.status)).toEqual(runs.filter(onTime).map(() => "QUEUED"));
+        const statuses = runs.map((r) => r.status);
+        expect(statuses).toEqual([...statuses].sort((a, b) => (a === b ? 0 : a === "SKIPPED" ? -1 : 1)));
+      }
+    }
+  });
+
+  it("an update that changes nothing leaves the schedule alone, and the scheduler catches up every missed occurrence", async () => {
+    const s = await everySecond("due-unchanged", "CATCH_UP", "CANCEL_RUNNING");
+    const frozenAt = await freeze(s);
+    for (const changes of [{}, { cron: s.cron, enabled: true, template: { ...template } }]) {
+      const { schedule } = await updateSchedule(tdb.db, tenantId, s.id, changes, editor);
+      expect(schedule).toMatchObject({ version: 1, nextRunAt: frozenAt });
+    }
+    expect(await runsAt(s)).toEqual([]);
+    await fireDueSchedules(tdb.db, { lookaheadMs: 0, horizonMs: 60_000, limit: 100 });
+    const runs = await runsAt(s);
+    expect(runs.length).toBeGreaterThanOrEqual(10);
+    expect(runs.map((r) => r.run_at.getTime())).toEqual(seconds(frozenAt, new Date(runs.at(-1)!.run_at.getTime() + 1000)));
+    expect(runs.every((r) => r.status !== "SKIPPED")).toBe(true);
+  });
+});
+

@@ -67,7 +67,9 @@ export function createServices(deps: ServiceDeps): { services: GatewayServices; 
     });
   const services: Omit<GatewayServices, "webhooks" | "realtime"> = {
     leases: new LeaseService({ db: deps.db, doorbell, dispatch, horizonMs: deps.horizonMs, agingSeconds: deps.agingSeconds, limits: new FleetLimits(deps.redis, keys), queues: pullQueues }),
-    schedules: new ScheduleService(deps.db, dispatch, deps.horizonMs),
+    schedules: new ScheduleService(deps.db, dispatch, deps.horizonMs, async (taskId) => {
+      await deps.redis.publish(keys.cancelChannel, taskId);
+    }),
     workflows: new WorkflowService({
       db: deps.db,
       log: deps.log,

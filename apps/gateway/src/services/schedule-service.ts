@@ -19,6 +19,8 @@ import {
   updateSchedule,
   type Database,
   type DispatchIntent,
+  type ScheduleChangeEffects,
+  type ScheduleEditor,
   type ScheduleRecord,
   type ScheduleTemplate,
   type TaskRecord,
@@ -43,7 +45,23 @@ export class ScheduleService {
     private readonly db: Database,
     private readonly dispatch: (intents: DispatchIntent[]) => Promise<void>,
     private readonly horizonMs: number,
+    /** Tells a RUNNING run's executor it was cancelled (CANCEL_RUNNING, when a change fires an occurrence that was due). */
+    private readonly announceCancel: (taskId: string) => Promise<void>,
   ) {}
+
+  /**
+   * How a change materialises the occurrences due before it (updateSchedule):
+   * as the scheduler would, each run its own trace. The misfire grace is the
+   * default one; the scheduler's SCHEDULE_MISFIRE_GRACE_SECONDS is its own setting.
+   */
+  private editor(actor: string): ScheduleEditor {
+    return { actor, horizonMs: this.horizonMs, newTraceParent: () => newTaskTrace("task.scheduled", null, {}) };
+  }
+
+  private async publish(effects: ScheduleChangeEffects): Promise<void> {
+    await this.dispatch(effects.dispatch);
+    await Promise.all(effects.cancelledRunning.map((taskId) => this.announceCancel(taskId)));
+  }
 
   create(tenantId: string, input: CreateScheduleInput): Promise<ScheduleRecord> {
     validateCronPair(input.cron, input.timezone);
@@ -72,14 +90,13 @@ export class ScheduleService {
       ...(input.overlapPolicy != null ? { overlapPolicy: input.overlapPolicy } : {}),
       ...(input.enabled != null ? { enabled: input.enabled } : {}),
     };
-    const { schedule, dispatch } = await updateSchedule(this.db, tenantId, id, changes, { actor, horizonMs: this.horizonMs });
-    await this.dispatch(dispatch);
+    const { schedule, ...effects } = await updateSchedule(this.db, tenantId, id, changes, this.editor(actor));
+    await this.publish(effects);
     return schedule;
   }
 
   async delete(tenantId: string, id: string, actor: string): Promise<boolean> {
-    const { dispatch } = await deleteSchedule(this.db, tenantId, id, { actor, horizonMs: this.horizonMs });
-    await this.dispatch(dispatch);
+    await this.publish(await deleteSchedule(this.db, tenantId, id, this.editor(actor)));
     return true;
   }
 

@@ -137,3 +137,18 @@ export async function materialiseWindow(
   );
   return next;
 }
+
+/**
+ * Every occurrence of the schedule due by `now` (the caller's transaction
+ * time), window after window, under the schedule as it is: a change or a
+ * delete calls this first, so that occurrences the scheduler had not reached
+ * yet are fired or recorded as the schedule said when they fell due.
+ */
+export async function materialiseDue(client: pg.PoolClient, s: ScheduleRecord, now: Date, options: MaterialiseOptions): Promise<MaterialiseTally> {
+  const tally = emptyTally();
+  let nextRunAt = s.nextRunAt;
+  while (s.enabled && nextRunAt !== null && nextRunAt.getTime() <= now.getTime()) {
+    nextRunAt = await materialiseWindow(client, { ...s, nextRunAt }, now, now, options, tally);
+  }
+  return tally;
+}

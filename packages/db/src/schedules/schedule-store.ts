@@ -8,11 +8,13 @@ import {
   type MisfirePolicy,
   type OverlapPolicy,
 } from "@tasklane/core";
+import { isDeepStrictEqual } from "node:util";
 import pg from "pg";
 import { withTransaction, type Database } from "../database.js";
 import type { DispatchIntent } from "../outbox/dispatch-intent.js";
 import { TASK_COLUMNS, mapTaskRow, type TaskRecord } from "../tasks/task-record.js";
 import { skipPendingRuns } from "./cancel-runs.js";
+import { materialiseDue, type MaterialiseOptions } from "./materialise-occurrences.js";
 import { SCHEDULE_COLUMNS, mapScheduleRow, type ScheduleRecord, type ScheduleTemplate } from "./schedule-record.js";
 
 export interface ScheduleDefinition {
@@ -61,20 +63,57 @@ export async function createSchedule(db: Database, tenantId: string, def: Schedu
 }
 
 /**
- * Every update bumps the version: occurrence keys carry it, so runs of the new
- * definition never collide with runs of the old one, and next_run_at is
- * recomputed from now (disabling clears it, which stops new runs at once).
+ * Who changes a schedule (on its runs' events), the dispatch horizon for the
+ * tasks the change releases, and how occurrences that fell due before the
+ * change are materialised (MaterialiseOptions: misfire grace, run traces).
  */
-/** Who changes a schedule (on its runs' events), and the dispatch horizon for tasks its skipped runs release. */
-export interface ScheduleEditor {
+export interface ScheduleEditor extends MaterialiseOptions {
   actor: string;
-  horizonMs: number;
+}
+
+/** What a change or a delete did besides the schedule row. */
+export interface ScheduleChangeEffects {
+  /** Tasks to hand to Redis: runs it materialised, and tasks of an ordering key that skipped runs held back. */
+  dispatch: DispatchIntent[];
+  /** Runs it cancelled while RUNNING (a due occurrence of a CANCEL_RUNNING schedule): their executors must be told. */
+  cancelledRunning: string[];
+}
+
+/** The schedule locked for a change, with the transaction's clock. */
+async function lockSchedule(client: pg.PoolClient, tenantId: string, id: string): Promise<{ current: ScheduleRecord; now: Date }> {
+  const res = await client.query(
+    `SELECT ${SCHEDULE_COLUMNS}, now() AS db_now FROM schedules WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL FOR UPDATE`,
+    [id, tenantId],
+  );
+  if (!res.rows[0]) throw new NotFoundError("Schedule", id);
+  return { current: mapScheduleRow(res.rows[0]), now: res.rows[0].db_now as Date };
+}
+
+type ScheduleSettings = Omit<ScheduleDefinition, "name">;
+
+/** Stored JSON compares by content: key order and absent-vs-undefined do not make a change. */
+const sameJson = (a: unknown, b: unknown) => isDeepStrictEqual(JSON.parse(JSON.stringify(a)), JSON.parse(JSON.stringify(b)));
+
+function changesAnything(current: ScheduleRecord, merged: ScheduleSettings): boolean {
+  return (
+    merged.cron !== current.cron ||
+    merged.timezone !== current.timezone ||
+    merged.misfirePolicy !== current.misfirePolicy ||
+    merged.overlapPolicy !== current.overlapPolicy ||
+    merged.enabled !== current.enabled ||
+    !sameJson(merged.template, current.template)
+  );
 }
 
 /**
- * Every change makes a new version; runs materialised ahead under the old one
- * and not yet due are SKIPPED, and the scheduler materialises the new version's
- * from next_run_at. `dispatch`: tasks of an ordering key those runs held back.
+ * Every change makes a new version. Before it, in the same transaction and
+ * under the row lock the scheduler also takes, the occurrences already due
+ * are materialised under the old version (misfire and overlap policies as the
+ * scheduler applies them): a change never loses an occurrence the scheduler
+ * had not reached yet. Runs materialised ahead under the old version and not
+ * yet due are SKIPPED, and the scheduler materialises the new version's from
+ * next_run_at (disabling clears it, which stops new runs at once). An update
+ * that changes nothing is no change: no version, next_run_at untouched.
  */
 export async function updateSchedule(
   db: Database,
@@ -82,13 +121,11 @@ export async function updateSchedule(
   id: string,
   changes: ScheduleChanges,
   editor: ScheduleEditor,
-): Promise<{ schedule: ScheduleRecord; dispatch: DispatchIntent[] }> {
+): Promise<{ schedule: ScheduleRecord } & ScheduleChangeEffects> {
   if (!isWellFormedId(IdPrefix.schedule, id)) throw new NotFoundError("Schedule", id);
   return withTransaction(db.pool, async (client) => {
-    const cur = await client.query(`SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL FOR UPDATE`, [id, tenantId]);
-    if (!cur.rows[0]) throw new NotFoundError("Schedule", id);
-    const current = mapScheduleRow(cur.rows[0]);
-    const merged = {
+    const { current, now } = await lockSchedule(client, tenantId, id);
+    const merged: ScheduleSettings = {
       cron: changes.cron ?? current.cron,
       timezone: changes.timezone ?? current.timezone,
       template: changes.template ?? current.template,
@@ -96,8 +133,10 @@ export async function updateSchedule(
       overlapPolicy: changes.overlapPolicy ?? current.overlapPolicy,
       enabled: changes.enabled ?? current.enabled,
     };
+    if (!changesAnything(current, merged)) return { schedule: current, dispatch: [], cancelledRunning: [] };
     if (changes.template) await assertQueueExists(client, tenantId, merged.template.queue);
-    const next = merged.enabled ? await nextRunFromNow(client, merged.cron, merged.timezone) : null;
+    const due = await materialiseDue(client, current, now, editor);
+    const next = merged.enabled ? nextOccurrence(merged.cron, merged.timezone, now) : null;
     const res = await client.query(
       `UPDATE schedules SET cron = $3, timezone = $4, template = $5, misfire_policy = $6, overlap_policy = $7, enabled = $8,
          next_run_at = $9, version = version + 1, updated_at = now()
@@ -106,22 +145,24 @@ export async function updateSchedule(
     );
     const schedule = mapScheduleRow(res.rows[0]);
     const reason = merged.enabled ? `schedule changed (version ${schedule.version})` : "schedule disabled";
-    const { dispatch } = await skipPendingRuns(client, id, editor.actor, reason, editor.horizonMs);
-    return { schedule, dispatch };
+    const skipped = await skipPendingRuns(client, id, editor.actor, reason, editor.horizonMs);
+    return { schedule, dispatch: [...due.dispatch, ...skipped.dispatch], cancelledRunning: due.cancelledRunning };
   });
 }
 
-/** Soft delete: no new runs (those materialised ahead are SKIPPED), the name is free again, past runs stay queryable. */
-export async function deleteSchedule(db: Database, tenantId: string, id: string, editor: ScheduleEditor): Promise<{ dispatch: DispatchIntent[] }> {
+/**
+ * Soft delete: occurrences already due are materialised first (as for a
+ * change), then no new runs (those materialised ahead are SKIPPED), the name
+ * is free again, past runs stay queryable.
+ */
+export async function deleteSchedule(db: Database, tenantId: string, id: string, editor: ScheduleEditor): Promise<ScheduleChangeEffects> {
   if (!isWellFormedId(IdPrefix.schedule, id)) throw new NotFoundError("Schedule", id);
   return withTransaction(db.pool, async (client) => {
-    const res = await client.query(
-      `UPDATE schedules SET deleted_at = now(), enabled = false, next_run_at = NULL, updated_at = now()
-       WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL`,
-      [id, tenantId],
-    );
-    if (!res.rowCount) throw new NotFoundError("Schedule", id);
-    return { dispatch: (await skipPendingRuns(client, id, editor.actor, "schedule deleted", editor.horizonMs)).dispatch };
+    const { current, now } = await lockSchedule(client, tenantId, id);
+    const due = await materialiseDue(client, current, now, editor);
+    await client.query(`UPDATE schedules SET deleted_at = now(), enabled = false, next_run_at = NULL, updated_at = now() WHERE id = $1`, [id]);
+    const skipped = await skipPendingRuns(client, id, editor.actor, "schedule deleted", editor.horizonMs);
+    return { dispatch: [...due.dispatch, ...skipped.dispatch], cancelledRunning: due.cancelledRunning };
   });
 }
 
