@@ -110,6 +110,24 @@ describe("SDK client against the gateway", () => {
     expect(local.code).toBe("BAD_USER_INPUT");
   });
 
+  it("manages webhooks: create, disable, re-enable, update, delete", async () => {
+    const client = await tenantClient();
+    // A literal public address: no DNS, and nothing is delivered in this test.
+    const { webhook, secret } = await client.webhooks.create({ url: "https://93.184.216.34/hooks", events: ["task.dead"] });
+    expect(webhook).toEqual({ id: webhook.id, url: "https://93.184.216.34/hooks", events: ["task.dead"], enabled: true, disabledReason: null, failureStreak: 0 });
+    expect(await client.webhooks.update(webhook.id, { enabled: false })).toMatchObject({ enabled: false, disabledReason: "disabled by the tenant" });
+    const enabled = await client.webhooks.update(webhook.id, { enabled: true, events: ["*"], url: null });
+    expect(enabled).toEqual({ ...webhook, events: ["*"], enabled: true, disabledReason: null, failureStreak: 0 });
+    expect(await client.webhooks.list()).toEqual([enabled]);
+    expect(secret).toMatch(/^whsec_/);
+
+    const refused = await rejection(client.webhooks.update(webhook.id, { events: [] }));
+    expect(refused.code).toBe("BAD_USER_INPUT");
+    expect(refused.fieldErrors.map((f) => f.path)).toEqual(["events"]);
+    expect(await client.webhooks.delete(webhook.id)).toBe(true);
+    expect((await rejection(client.webhooks.update(webhook.id, { enabled: true }))).code).toBe("NOT_FOUND");
+  });
+
   it("reads the caller's tenant; the operator creates tenants with the admin token", async () => {
     const operator = new TasklaneClient({ url: platform.gateway.url, apiKey: platform.gateway.adminToken });
     const created = await operator.operator.createTenant({ name: "Sdk Co", limits: { maxPendingTasks: 100 } });

@@ -314,11 +314,23 @@ export interface CreateWebhookInput {
   events: string[];
 }
 
+/** Omitted or null: left as it is. */
+export interface UpdateWebhookInput {
+  url?: string | null;
+  events?: string[] | null;
+  /** true re-enables a disabled endpoint (same secret; disabledReason and failureStreak cleared); false stops deliveries. */
+  enabled?: boolean | null;
+}
+
 export interface Webhook {
   id: string;
   url: string;
   events: string[];
   enabled: boolean;
+  /** Why the endpoint is disabled (e.g. "endpoint answered 410 Gone"); null while enabled. */
+  disabledReason: string | null;
+  /** Consecutive failed delivery attempts; reset by a success or by re-enabling. */
+  failureStreak: number;
 }
 
 export interface WebhookWithSecret {

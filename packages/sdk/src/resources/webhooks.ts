@@ -1,12 +1,14 @@
 /**
  * Webhook endpoints and their deliveries (contract: createWebhook,
- * deleteWebhook, webhooks, webhookDeliveries).
+ * deleteWebhook, webhooks, webhookDeliveries; gateway addition: updateWebhook).
  */
 import { WEBHOOK_FIELDS } from "../graphql/fragments.js";
 import type { CallOptions, GraphQLTransport } from "../transport.js";
-import type { CreateWebhookInput, Webhook, WebhookDelivery, WebhookWithSecret } from "../types.js";
+import type { CreateWebhookInput, UpdateWebhookInput, Webhook, WebhookDelivery, WebhookWithSecret } from "../types.js";
 
 const CREATE = `mutation CreateWebhook($input: CreateWebhookInput!) { createWebhook(input: $input) { webhook { ...WebhookFields } secret } }
+${WEBHOOK_FIELDS}`;
+const UPDATE = `mutation UpdateWebhook($id: ID!, $input: UpdateWebhookInput!) { updateWebhook(id: $id, input: $input) { ...WebhookFields } }
 ${WEBHOOK_FIELDS}`;
 const DELETE = `mutation DeleteWebhook($id: ID!) { deleteWebhook(id: $id) }`;
 const LIST = `query Webhooks { webhooks { ...WebhookFields } }
@@ -32,6 +34,16 @@ export class WebhooksResource {
       opts,
     );
     return data.createWebhook;
+  }
+
+  /**
+   * Omitted or null fields are left as they are. `enabled: true` re-enables an
+   * endpoint the platform disabled (410 Gone, too many failures), keeping its
+   * secret and clearing `disabledReason` and `failureStreak`.
+   */
+  async update(id: string, input: UpdateWebhookInput, opts?: CallOptions): Promise<Webhook> {
+    const data = await this.#transport.execute<{ updateWebhook: Webhook }>({ operation: "updateWebhook", document: UPDATE, idempotent: true }, { id, input }, opts);
+    return data.updateWebhook;
   }
 
   async delete(id: string, opts?: CallOptions): Promise<boolean> {
