@@ -10,7 +10,7 @@ import type { WorkerContext } from "./context.js";
 import { FairFetcher } from "./fetch/fair-fetcher.js";
 import { QueueDirectory } from "./fetch/queue-directory.js";
 import { createWorkerMetrics } from "./metrics.js";
-import { AttemptAbort } from "./push/attempt-abort.js";
+import { AttemptAbort, WORKER_STOPPING } from "./push/attempt-abort.js";
 import { CancelMemory } from "./push/cancel-memory.js";
 import { createOutboundAgent } from "@tasklane/outbound";
 import { runAttempt } from "./task-runner.js";
@@ -109,6 +109,13 @@ const GRACE_MS = WORKER_DRAIN_GRACE_MS;
  * Postgres would otherwise hang until SIGKILL. Nothing is lost: unrecorded attempts keep leases that expire.
  */
 const SHUTDOWN_TIMEOUT_MS = SHUTDOWN_DEADLINE_MS.worker;
+/** After the grace, how long the attempts cut off get to be handed back: one statement each, well inside the deadline. */
+const HAND_BACK_MS = 5_000;
+
+async function untilIdle(deadline: number): Promise<void> {
+  while (fetcher.running > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+}
+
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
@@ -122,10 +129,17 @@ async function shutdown(signal: string): Promise<void> {
   // on without it (in-flight attempts still get their grace). A take whose reply is lost started nothing
   // in Postgres: its tasks are still QUEUED there and the reconciler's sweep puts them back.
   await Promise.race([fetcher.stop(), untilUnreachable(redis)]);
-  // In-flight attempts get a grace period; whatever is still running after it
-  // keeps its lease, which expires and lets another worker retry the task.
-  const deadline = Date.now() + GRACE_MS;
-  while (fetcher.running > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  // In-flight attempts get a grace period. What still runs after it was cut off by this stop, not failed
+  // by its endpoint: each request is aborted as WORKER_STOPPING and its task handed back uncharged and
+  // dispatched again (runAttempt), for another worker to run at once. Cut off without that, the request
+  // failed as a network error and used up an attempt of a healthy endpoint (DEAD with maxAttempts 1) on
+  // every deploy. An attempt whose hand-back cannot be recorded (Postgres gone) keeps its lease, which expires.
+  await untilIdle(Date.now() + GRACE_MS);
+  if (fetcher.running > 0) {
+    log.info({ inFlight: fetcher.running }, "drain grace over: handing back the attempts still in flight");
+    for (const attempt of inFlight.values()) attempt.abort(WORKER_STOPPING);
+    await untilIdle(Date.now() + HAND_BACK_MS);
+  }
   await ctx.completions.flush();
   directory.stop();
   subscriber.disconnect();

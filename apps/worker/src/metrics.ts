@@ -1,6 +1,6 @@
 /**
  * The worker's Prometheus metrics, on its own registry. Labels are bounded:
- * `outcome` has six values; no tenant or queue labels (a fleet serves every
+ * `outcome` has seven values; no tenant or queue labels (a fleet serves every
  * tenant, so those would multiply series by customers — docs/operations.md).
  */
 import type { FailureDecision } from "@tasklane/core";
@@ -11,9 +11,10 @@ import { collectProcessMetrics } from "@tasklane/observability";
  * What an attempt ended as, once recorded. `failed`/`timed_out`: a retry was
  * scheduled; `dead`: the failure ended the task (permanent error or budget
  * spent); `stale`: the outcome was refused because the lease moved on;
- * `cancelled`: the tenant cancelled the task mid-request.
+ * `cancelled`: the tenant cancelled the task mid-request; `handed_back`: the
+ * worker stopped mid-request and returned the task uncharged.
  */
-export type AttemptOutcomeLabel = "succeeded" | "failed" | "timed_out" | "dead" | "stale" | "cancelled";
+export type AttemptOutcomeLabel = "succeeded" | "failed" | "timed_out" | "dead" | "stale" | "cancelled" | "handed_back";
 
 export interface WorkerMetrics {
   readonly registry: Registry;
@@ -37,7 +38,7 @@ export function createWorkerMetrics(): WorkerMetrics {
     starts: new Counter({ name: "tasklane_task_starts_total", help: "PUSH attempts started by this worker", registers: [registry] }),
     outcomes: new Counter({
       name: "tasklane_task_outcomes_total",
-      help: "PUSH attempts by recorded outcome (succeeded, failed, timed_out, dead, stale, cancelled)",
+      help: "PUSH attempts by recorded outcome (succeeded, failed, timed_out, dead, stale, cancelled, handed_back)",
       labelNames: ["outcome"] as const,
       registers: [registry],
     }),

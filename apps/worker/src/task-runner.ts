@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { decideAfterFailure, type BackoffPolicy } from "@tasklane/core";
-import { failAttempt, type PushTaskRecord, type StartedAttempt } from "@tasklane/db";
+import { assertNever, decideAfterFailure, type BackoffPolicy } from "@tasklane/core";
+import { failAttempt, returnInterruptedAttempts, type PushTaskRecord, type StartedAttempt } from "@tasklane/db";
 import { SpanKind, TaskAttr, endSpan, outboundTraceParent, startTaskSpan, withTaskSpans } from "@tasklane/observability";
 import { dispatchAfterCommit } from "@tasklane/queue";
 import type { WorkerContext } from "./context.js";
@@ -80,6 +80,15 @@ export async function runAttempt(ctx: WorkerContext, started: StartedAttempt<Pus
       ctx.metrics.outcomes.inc({ outcome: "cancelled" });
       log().info("attempt aborted by cancellation");
       return;
+    case "interrupted": {
+      const { returned, dispatch } = await returnInterruptedAttempts(ctx.db, [{ taskId: task.id, leaseGeneration: task.leaseGeneration }], `worker:${ctx.workerId}`, ctx.horizonMs);
+      ctx.metrics.outcomes.inc({ outcome: returned.length > 0 ? "handed_back" : "stale" });
+      log().info({ handedBack: returned.length > 0 }, "attempt cut off by the worker stopping; handed back uncharged");
+      await dispatchAfterCommit(ctx.db, ctx.dispatcher, dispatch, (error) => ctx.log.warn({ err: error, taskId: task.id }, "fast dispatch failed; outbox will retry"));
+      return;
+    }
+    default:
+      return assertNever(outcome);
   }
 }
 

@@ -18,3 +18,9 @@ export class AttemptAbort extends EventEmitter {
     this.emit("abort");
   }
 }
+
+/**
+ * The abort reason of attempts a stopping worker cuts off after its drain
+ * grace: handed back uncharged, not failed (the endpoint was only slower than the drain).
+ */
+export const WORKER_STOPPING = Symbol("worker stopping");

@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { generateSigningSecret } from "@tasklane/core";
 import { createOutboundAgent } from "@tasklane/outbound";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AttemptAbort } from "./attempt-abort.js";
+import { AttemptAbort, WORKER_STOPPING } from "./attempt-abort.js";
 import { executePush, type PushTarget } from "./execute-push.js";
 
 /** 300 KiB: over the result limit (256 KiB). */
@@ -106,6 +106,20 @@ describe("executePush", () => {
     while (requests.filter((r) => r === "/hang").length === hangsBefore) await new Promise((r) => setTimeout(r, 10));
     abort.abort(new Error("cancelled"));
     expect(await pending).toEqual({ kind: "aborted" });
+  });
+
+  it("is interrupted, neither failed nor cancelled, when the worker stopping cuts it off, before or during the request", async () => {
+    const hangsBefore = requests.filter((r) => r === "/hang").length;
+    const abort = new AttemptAbort();
+    const pending = executePush(target("/hang"), agent, true, abort);
+    while (requests.filter((r) => r === "/hang").length === hangsBefore) await new Promise((r) => setTimeout(r, 10));
+    abort.abort(WORKER_STOPPING);
+    expect(await pending).toEqual({ kind: "interrupted" });
+    const before = requests.length;
+    const early = new AttemptAbort();
+    early.abort(WORKER_STOPPING);
+    expect(await executePush(target("/ok"), agent, true, early)).toEqual({ kind: "interrupted" });
+    expect(requests.length).toBe(before);
   });
 
   it("sends nothing for an attempt aborted before it began", async () => {

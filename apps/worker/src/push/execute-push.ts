@@ -2,7 +2,7 @@ import { MAX_JSON_DEPTH, MAX_RESULT_BYTES, buildPushBody, checkOutboundUrl, clas
 import type { Agent } from "undici";
 import { hasUnpairedSurrogate } from "@tasklane/db/pg-text";
 import { PrivateTargetError, postText } from "@tasklane/outbound";
-import type { AttemptAbort } from "./attempt-abort.js";
+import { WORKER_STOPPING, type AttemptAbort } from "./attempt-abort.js";
 
 export interface PushTarget {
   taskId: string;
@@ -28,7 +28,10 @@ export type PushOutcome =
   /** `note`: the answer is not kept (result null), and why; for the attempt's error and the event's reason. */
   | { kind: "succeeded"; result: unknown; status: number; note?: string }
   | { kind: "failed"; retryable: boolean; timedOut: boolean; error: string; retryAfterSeconds?: number; status?: number }
-  | { kind: "aborted" };
+  /** Cancelled: the cancel transition recorded the task's state. */
+  | { kind: "aborted" }
+  /** Cut off by the worker stopping (WORKER_STOPPING), before or during the request: not the endpoint's doing. */
+  | { kind: "interrupted" };
 
 /**
  * A surrogate escape (`\ud800`-`\udfff`, either case) in an answer's text:
@@ -68,6 +71,10 @@ function oversizedSuccess(status: number): PushOutcome {
   return { kind: "succeeded", result: null, status, note: `Result not kept: the answer exceeds ${MAX_RESULT_BYTES} bytes (HTTP ${status})` };
 }
 
+function abortedOutcome(abort: AttemptAbort): PushOutcome {
+  return abort.reason === WORKER_STOPPING ? { kind: "interrupted" } : { kind: "aborted" };
+}
+
 /** The abort reason of an attempt that ran out of time (any other abort is a cancellation). */
 const TIMED_OUT = Symbol("timed out");
 
@@ -99,7 +106,7 @@ export async function executePush(target: PushTarget, agent: Agent, allowPrivate
     ...signatureHeaders(target.signingSecrets, `${target.taskId}_${target.leaseGeneration}`, timestamp, body),
     ...(target.traceParent !== undefined ? { traceparent: target.traceParent } : {}),
   };
-  if (abort.aborted) return { kind: "aborted" };
+  if (abort.aborted) return abortedOutcome(abort);
   const timer = setTimeout(() => abort.abort(TIMED_OUT), target.timeoutSeconds * 1000);
   try {
     // Over the limit, the body is cut short whatever the status: the status decides the outcome, not the size.
@@ -117,7 +124,7 @@ export async function executePush(target: PushTarget, agent: Agent, allowPrivate
     };
   } catch (error) {
     if (abort.reason === TIMED_OUT) return { kind: "failed", retryable: true, timedOut: true, error: `Timed out after ${target.timeoutSeconds} s` };
-    if (abort.aborted) return { kind: "aborted" };
+    if (abort.aborted) return abortedOutcome(abort);
     const cause = error instanceof Error && error.cause instanceof PrivateTargetError ? error.cause : error;
     if (cause instanceof PrivateTargetError) return { kind: "failed", retryable: false, timedOut: false, error: cause.message };
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
