@@ -162,6 +162,13 @@ describe("PUSH execution", () => {
     expect(history[0]!.error).toMatch(/^HTTP 503: <html>x+$/);
   });
 
+  it("sends an endpoint answering 101 straight to DEAD, saying so", async () => {
+    routes.set("switching", () => ({ status: 101 }));
+    const task = await submit({ type: "switching", maxAttempts: 3 });
+    const done = await settled(task.id);
+    expect(done).toMatchObject({ status: "DEAD", attempts: 1, lastError: "Endpoint answered 101, not a final status" });
+  });
+
   it("sends a permanent 4xx straight to DEAD", async () => {
     routes.set("bad", () => ({ status: 422, body: "nope" }));
     const task = await submit({ type: "bad", maxAttempts: 5 });

@@ -3,7 +3,7 @@
  * early, by its timeout or by its AttemptAbort (a cancellation).
  */
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer as createNetServer, type AddressInfo } from "node:net";
 import { generateSigningSecret } from "@tasklane/core";
 import { createOutboundAgent } from "@tasklane/outbound";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -33,6 +33,7 @@ describe("executePush", () => {
       if (req.url === "/deep") return res.writeHead(200, { "content-type": "application/json" }).end(DEEP);
       if (req.url === "/big-ok") return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ blob: BIG }));
       if (req.url === "/big-503") return res.writeHead(503, { "content-type": "text/html" }).end(`<html>${BIG}</html>`);
+      if (req.url === "/switching") return res.writeHead(101).end();
       if (req.url === "/lone") return res.writeHead(200, { "content-type": "application/json" }).end(LONE);
       if (req.url === "/paired") return res.writeHead(200, { "content-type": "application/json" }).end('{"a":"\\uD83D\\ude00","b":"\\\\ud800"}');
       res.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}');
@@ -82,6 +83,25 @@ describe("executePush", () => {
     const outcome = await executePush(target("/big-503"), agent, true, new AttemptAbort());
     expect(outcome).toMatchObject({ kind: "failed", retryable: true, timedOut: false, status: 503 });
     expect((outcome as { error: string }).error).toBe(`HTTP 503: <html>${"x".repeat(494)}`);
+  });
+
+  it("fails permanently, naming the status, when a 1xx ends the request (undici's errors for it, held here)", async () => {
+    // Node's own server (101 without an Upgrade header), then raw answers: 101 with one, and a 100 nobody asked for.
+    const answers = [
+      "HTTP/1.1 101 Switching Protocols\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n",
+      "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+    ];
+    const raw = createNetServer((socket) => socket.once("data", () => socket.write(answers.shift() ?? "")));
+    await new Promise<void>((resolve) => raw.listen(0, "127.0.0.1", resolve));
+    const rawUrl = `http://127.0.0.1:${(raw.address() as AddressInfo).port}`;
+    try {
+      const failed = (status: number) => ({ kind: "failed", retryable: false, timedOut: false, status, error: `Endpoint answered ${status}, not a final status` });
+      expect(await executePush(target("/switching"), agent, true, new AttemptAbort())).toEqual(failed(101));
+      expect(await executePush({ ...target(""), endpointUrl: `${rawUrl}/a` }, agent, true, new AttemptAbort())).toEqual(failed(101));
+      expect(await executePush({ ...target(""), endpointUrl: `${rawUrl}/b` }, agent, true, new AttemptAbort())).toEqual(failed(100));
+    } finally {
+      raw.close();
+    }
   });
 
   it("succeeds with the endpoint's JSON answer", async () => {

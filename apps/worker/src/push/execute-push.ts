@@ -3,6 +3,7 @@ import type { Agent } from "undici";
 import { hasUnpairedSurrogate } from "@tasklane/db/pg-text";
 import { PrivateTargetError, postText } from "@tasklane/outbound";
 import { WORKER_STOPPING, type AttemptAbort } from "./attempt-abort.js";
+import { interimAnswerStatus } from "./interim-answer.js";
 
 export interface PushTarget {
   taskId: string;
@@ -83,8 +84,9 @@ const TIMED_OUT = Symbol("timed out");
  * The outcome classification is the contract's, by status whatever the
  * body's size: 2xx success (over the result limit, without its result);
  * 408/429/5xx, timeouts and network errors retryable (Retry-After honoured);
- * other 4xx and redirects permanent. A failure's error quotes the start of its body. `abort` is the attempt's own: the task's cancellation
- * aborts it, and so does its timeout, armed here. One timer per request:
+ * other 4xx, redirects and a 1xx that ends the request (101) permanent. A
+ * failure's error quotes the start of its body. `abort` is the attempt's own:
+ * the task's cancellation aborts it, and so does its timeout, armed here. One timer per request:
  * `AbortSignal.timeout` plus `AbortSignal.any` cost ~30 µs of CPU per
  * request (a local no-op endpoint, undici), over half again the request itself.
  */
@@ -127,6 +129,12 @@ export async function executePush(target: PushTarget, agent: Agent, allowPrivate
     if (abort.aborted) return abortedOutcome(abort);
     const cause = error instanceof Error && error.cause instanceof PrivateTargetError ? error.cause : error;
     if (cause instanceof PrivateTargetError) return { kind: "failed", retryable: false, timedOut: false, error: cause.message };
+    const interim = interimAnswerStatus(error);
+    if (interim !== undefined) {
+      // Judged like any status: 1xx is not in the contract's success or retry lists, so permanent, like a redirect.
+      const retryable = classifyHttpStatus(interim) === "retryable";
+      return { kind: "failed", retryable, timedOut: false, status: interim, error: `Endpoint answered ${interim}, not a final status` };
+    }
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     return { kind: "failed", retryable: true, timedOut: false, error: `Network error: ${message}` };
   } finally {
