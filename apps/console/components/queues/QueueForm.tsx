@@ -47,7 +47,7 @@ export function QueueForm({ queue }: { queue?: Queue }) {
         </div>
       </fieldset>
       {mode === "PUSH" ? (
-        <Field id="endpointUrl" label="Endpoint URL" hint="HTTPS endpoint receiving {taskId, type, payload, attempt}, signed like webhooks." error={errors.endpointUrl}>
+        <Field id="endpointUrl" label="Endpoint URL" hint="HTTPS endpoint receiving {taskId, type, payload, attempt} (and parents for a workflow's task), signed like webhooks." error={errors.endpointUrl}>
           {(p) => <input {...p} name="endpointUrl" type="url" required defaultValue={queue?.endpointUrl ?? ""} placeholder="https://example.com/tasks" />}
         </Field>
       ) : null}
