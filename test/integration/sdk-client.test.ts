@@ -97,6 +97,19 @@ describe("SDK client against the gateway", () => {
     expect(isTasklaneError(await rejection(client.operator.createTenant({ name: "x" })), "FORBIDDEN")).toBe(true);
   });
 
+  it("lists workflows newest first a page at a time, the last id as the cursor, and iterates them all", async () => {
+    const client = await tenantClient();
+    const names = ["w1", "w2", "w3", "w4", "w5"];
+    for (const name of names) await client.workflows.submit({ name, tasks: [{ key: "only", type: "sdk.wf" }] });
+    const first = await client.workflows.list({ first: 2 });
+    expect(first.map((w) => w.name)).toEqual(["w5", "w4"]);
+    const second = await client.workflows.list({ first: 2, after: first.at(-1)!.id });
+    expect(second.map((w) => w.name)).toEqual(["w3", "w2"]);
+    const all: string[] = [];
+    for await (const w of client.workflows.iterate({ pageSize: 2 })) all.push(w.name);
+    expect(all).toEqual([...names].reverse());
+  });
+
   it("manages queues: upsert, get, list, pause, resume", async () => {
     const client = await tenantClient();
     const created = await client.queues.upsert({ name: "reports", mode: "PULL", concurrency: 3, rateLimit: { perSecond: 5 } });

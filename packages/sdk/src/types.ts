@@ -137,7 +137,7 @@ export interface TaskFilter {
 export interface PageOptions {
   /** @defaultValue 50 (at most 500) */
   first?: number;
-  /** `pageInfo.endCursor` of the previous page. */
+  /** `pageInfo.endCursor` of the previous page (for `workflows.list`, the id of its last workflow). */
   after?: string | null;
 }
 

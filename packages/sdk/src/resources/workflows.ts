@@ -42,6 +42,10 @@ export class WorkflowsResource {
     return data.workflow;
   }
 
+  /**
+   * Newest first. The API answers a plain list, so the cursor is an id:
+   * `after` is the id of the previous page's last workflow (see `iterate`).
+   */
   async list(page: PageOptions = {}, opts?: CallOptions): Promise<Workflow[]> {
     const data = await this.#transport.execute<{ workflows: Workflow[] }>(
       { operation: "workflows", document: LIST, idempotent: true },
@@ -49,5 +53,18 @@ export class WorkflowsResource {
       opts,
     );
     return data.workflows;
+  }
+
+  /** Every workflow, newest first, page by page. */
+  async *iterate(options: { pageSize?: number } & CallOptions = {}): AsyncGenerator<Workflow, void, undefined> {
+    const { pageSize = 50, ...opts } = options;
+    let after: string | null = null;
+    for (;;) {
+      const page: Workflow[] = await this.list({ first: pageSize, after }, opts);
+      yield* page;
+      const last = page.at(-1);
+      if (page.length < pageSize || last === undefined) return;
+      after = last.id;
+    }
   }
 }
