@@ -19,14 +19,15 @@ const editor = { actor: "test", horizonMs: 60_000 };
 interface Run {
   id: string;
   status: string;
-  occurrence_key: string;
+  occurrence_key: string | null;
+  run_at: Date;
   due: boolean;
   reason: string | null;
 }
 
 async function runsOf(s: ScheduleRecord): Promise<Run[]> {
   const res = await tdb.db.pool.query(
-    `SELECT t.id, t.status, t.occurrence_key, t.run_at <= now() AS due,
+    `SELECT t.id, t.status, t.occurrence_key, t.run_at, t.run_at <= now() AS due,
        (SELECT e.reason FROM task_events e WHERE e.task_id = t.id ORDER BY e.id DESC LIMIT 1) AS reason
      FROM tasks t WHERE t.schedule_id = $1 ORDER BY t.run_at, t.id`,
     [s.id],
@@ -34,7 +35,9 @@ async function runsOf(s: ScheduleRecord): Promise<Run[]> {
   return res.rows as Run[];
 }
 
-const version = (run: Run) => run.occurrence_key.split(":")[1];
+/** The runs materialised since `before` was read: those of the version in force since. */
+const newSince = (runs: Run[], before: Run[]) => runs.filter((r) => !before.some((b) => b.id === r.id));
+const instants = (runs: Run[]) => runs.map((r) => r.run_at.getTime());
 
 beforeAll(async () => {
   tdb = await createTestDatabase("schedchg");
@@ -56,37 +59,37 @@ describe("schedule changes and the runs materialised ahead", () => {
     await fire();
     const first = await runsOf(s);
     expect(first.length).toBeGreaterThanOrEqual(2);
-    expect(first.map((r) => [r.status, version(r), r.due])).toEqual(first.map(() => ["SCHEDULED", "1", false]));
+    expect(first.map((r) => [r.status, r.due])).toEqual(first.map(() => ["SCHEDULED", false]));
 
     const changed = await updateSchedule(tdb.db, tenantId, s.id, { template: { ...template, type: "tock" } }, editor);
     expect(changed.schedule.version).toBe(2);
-    expect((await runsOf(s)).map((r) => [r.status, r.reason])).toEqual(first.map(() => ["SKIPPED", "schedule changed (version 2)"]));
+    const skipped = await runsOf(s);
+    expect(skipped.map((r) => [r.status, r.reason])).toEqual(first.map(() => ["SKIPPED", "schedule changed (version 2)"]));
+    // Their occurrence keys are released for the new version's runs.
+    expect(skipped.map((r) => r.occurrence_key)).toEqual(first.map(() => null));
 
     await fire();
-    const second = (await runsOf(s)).filter((r) => version(r) === "2");
+    const second = newSince(await runsOf(s), skipped);
     expect(second.length).toBeGreaterThanOrEqual(1);
     expect(second.every((r) => r.status === "SCHEDULED" && !r.due)).toBe(true);
     // The same occurrences as the skipped ones: nothing lost, nothing doubled.
-    expect(second.map((r) => r.occurrence_key.split(":").slice(2).join(":"))).toEqual(
-      first.slice(0, second.length).map((r) => r.occurrence_key.split(":").slice(2).join(":")),
-    );
+    expect(instants(second)).toEqual(instants(first.slice(0, second.length)));
 
     await updateSchedule(tdb.db, tenantId, s.id, { enabled: false }, editor);
-    expect((await runsOf(s)).filter((r) => version(r) === "2").map((r) => [r.status, r.reason])).toEqual(
-      second.map(() => ["SKIPPED", "schedule disabled"]),
-    );
+    expect(newSince(await runsOf(s), skipped).map((r) => [r.status, r.reason])).toEqual(second.map(() => ["SKIPPED", "schedule disabled"]));
     await fire();
     expect((await runsOf(s)).filter((r) => r.status === "SCHEDULED" && !r.due)).toEqual([]);
 
+    const beforeEnable = await runsOf(s);
     await updateSchedule(tdb.db, tenantId, s.id, { enabled: true }, editor);
     await fire();
-    const fourth = (await runsOf(s)).filter((r) => version(r) === "4");
+    const fourth = newSince(await runsOf(s), beforeEnable);
     expect(fourth.length).toBeGreaterThanOrEqual(2);
     // One of them falls due (its promotion to QUEUED has not happened yet): it is the schedule's past, and runs.
     const [due, ...ahead] = fourth;
     await tdb.db.pool.query(`UPDATE tasks SET run_at = now() - interval '1 second' WHERE id = $1`, [due!.id]);
     await deleteSchedule(tdb.db, tenantId, s.id, editor);
-    const last = (await runsOf(s)).filter((r) => version(r) === "4");
+    const last = newSince(await runsOf(s), beforeEnable);
     expect(last.find((r) => r.id === due!.id)).toMatchObject({ status: "SCHEDULED", due: true });
     expect(last.filter((r) => r.id !== due!.id).map((r) => [r.status, r.reason])).toEqual(ahead.map(() => ["SKIPPED", "schedule deleted"]));
   });
@@ -140,6 +143,7 @@ describe("occurrences already due when a schedule changes", () => {
         const statuses = runs.map((r) => r.status);
         expect(statuses).toEqual([...statuses].sort((a, b) => (a === b ? 0 : a === "SKIPPED" ? -1 : 1)));
       }
+      await deleteSchedule(tdb.db, tenantId, s.id, editor);
     }
   });
 
@@ -156,6 +160,30 @@ describe("occurrences already due when a schedule changes", () => {
     expect(runs.length).toBeGreaterThanOrEqual(10);
     expect(runs.map((r) => r.run_at.getTime())).toEqual(seconds(frozenAt, new Date(runs.at(-1)!.run_at.getTime() + 1000)));
     expect(runs.every((r) => r.status !== "SKIPPED")).toBe(true);
+    await deleteSchedule(tdb.db, tenantId, s.id, editor);
   });
 });
 
+
+describe("a run a worker started ahead of its occurrence", () => {
+  it("is not materialised again by a changed schedule, whatever the changes: the new version starts at the next occurrence", async () => {
+    const s = await createSchedule(tdb.db, tenantId, { name: "started-ahead", cron: "*/30 * * * *", timezone: "UTC", template, misfirePolicy: "SKIP", overlapPolicy: "ALLOW", enabled: true });
+    await fire();
+    const [started, ahead] = await runsOf(s);
+    expect(ahead).toBeDefined();
+    // A PUSH worker took it before its instant (WORKER_START_AHEAD_MS); it is not due yet.
+    await tdb.db.pool.query(`UPDATE tasks SET status = 'RUNNING', started_at = now(), attempts = 1 WHERE id = $1`, [started!.id]);
+    const changes = [{ template: { ...template, type: "tock" } }, { overlapPolicy: "CANCEL_RUNNING" as const }, { enabled: false }, { enabled: true }, { overlapPolicy: "ALLOW" as const }];
+    for (const change of changes) {
+      const { schedule } = await updateSchedule(tdb.db, tenantId, s.id, change, editor);
+      expect(schedule.nextRunAt).toEqual(change.enabled === false ? null : ahead!.run_at);
+    }
+    await fire();
+    const runs = await runsOf(s);
+    const live = runs.filter((r) => r.status !== "SKIPPED");
+    // One run per occurrence: the started one stands for its instant, the skipped one ahead is replaced once.
+    expect(new Set(instants(live)).size).toBe(live.length);
+    expect(live.filter((r) => r.run_at.getTime() === started!.run_at.getTime()).map((r) => [r.id, r.status])).toEqual([[started!.id, "RUNNING"]]);
+    expect(live.filter((r) => r.run_at.getTime() === ahead!.run_at.getTime())).toHaveLength(1);
+  });
+});

@@ -1,11 +1,13 @@
 /**
- * The identity of one scheduled run. Stored in a unique column, it makes
- * materialising an occurrence idempotent: two scheduler instances that both
- * pass the CAS race, or a retry after a crash, insert the same key and the
- * second insert is refused. The version is part of it so that editing a
- * schedule (which bumps the version) never collides with runs of the old
- * definition at the same instant.
+ * The identity of one scheduled run: the schedule and the instant. Stored in
+ * a unique column, it makes materialising an occurrence idempotent: two
+ * scheduler instances that both pass the CAS race, or a retry after a crash,
+ * insert the same key and the second insert is refused. The schedule's
+ * version is not part of it: an occurrence runs once whatever versions the
+ * schedule goes through. A change that skips a run materialised ahead
+ * releases its key (skipPendingRuns), so the new version can materialise
+ * that instant again.
  */
-export function occurrenceKey(scheduleId: string, version: number, scheduledAt: Date): string {
-  return `${scheduleId}:${version}:${scheduledAt.toISOString()}`;
+export function occurrenceKey(scheduleId: string, scheduledAt: Date): string {
+  return `${scheduleId}:${scheduledAt.toISOString()}`;
 }

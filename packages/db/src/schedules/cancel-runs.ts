@@ -29,8 +29,11 @@ export async function cancelUnfinishedRuns(
  * A schedule that is changed, disabled or deleted has its future runs
  * (materialised ahead of their occurrence, SCHEDULED) SKIPPED in the same
  * transaction, with `reason` on their event: they would otherwise run as the
- * schedule no longer says. The scheduler materialises the changed schedule's
- * occurrences again from its new next_run_at. Runs already due are left to run.
+ * schedule no longer says. Their occurrence keys are released (set to null;
+ * run_at still tells the instant), so the scheduler can materialise the changed
+ * schedule's runs for the same instants from its new next_run_at. Runs already
+ * due, and runs a worker has already started ahead of their instant, are left
+ * to run.
  */
 export async function skipPendingRuns(
   client: pg.PoolClient,
@@ -46,7 +49,7 @@ export async function skipPendingRuns(
        ORDER BY t.id FOR UPDATE OF t
      ),
      upd AS (
-       UPDATE tasks t SET status = 'SKIPPED', completed_at = now(), updated_at = now()
+       UPDATE tasks t SET status = 'SKIPPED', completed_at = now(), updated_at = now(), occurrence_key = NULL
        FROM cand WHERE ${sameId("t", "cand")}
        RETURNING ${RETURNING_FOR_CTES}, cand.from_status
      ),

@@ -40,9 +40,9 @@ const NEXT_DUE = `SELECT CASE WHEN d IS NOT NULL THEN GREATEST(0, d) END AS due_
 /**
  * Fires every due schedule once per occurrence. Schedules are claimed with
  * FOR UPDATE SKIP LOCKED and next_run_at only moves forward under that lock,
- * and every run carries the unique occurrence key (schedule, version,
- * instant): any number of schedulers can run this at once and an occurrence
- * still materialises exactly once.
+ * and every run carries the unique occurrence key (schedule, instant): any
+ * number of schedulers can run this at once and an occurrence still
+ * materialises exactly once.
  */
 export async function fireDueSchedules(db: Database, options: FireOptions): Promise<FireResult> {
   const probe = await db.pool.query<{ due_in_ms: number | null }>(prepared(NEXT_DUE, [options.lookaheadMs]));

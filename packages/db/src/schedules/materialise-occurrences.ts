@@ -64,7 +64,7 @@ function runInsert(s: ScheduleRecord, at: Date, extra: Partial<TaskInsert>): Tas
     callbackUrl: null,
     metadata: null,
     scheduleId: s.id,
-    occurrenceKey: occurrenceKey(s.id, s.version, at),
+    occurrenceKey: occurrenceKey(s.id, at),
     ...extra,
   };
 }

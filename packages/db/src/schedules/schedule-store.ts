@@ -5,6 +5,8 @@ import {
   isWellFormedId,
   newId,
   nextOccurrence,
+  occurrenceKey,
+  occurrencesBetween,
   type MisfirePolicy,
   type OverlapPolicy,
 } from "@tasklane/core";
@@ -105,6 +107,36 @@ function changesAnything(current: ScheduleRecord, merged: ScheduleSettings): boo
   );
 }
 
+/** More instants than a schedule ever has materialised ahead (2 s for ALLOW schedules in the scheduler). */
+const MAX_AHEAD_CHECKED = 1000;
+
+/**
+ * Where a changed schedule's runs start: at its first occurrence after now
+ * and after every instant that already has a run. Runs ahead of now outlive a
+ * change only when a worker started them before it (a PUSH worker starts a
+ * run up to WORKER_START_AHEAD_MS early): that occurrence is running under
+ * the old version and must not run a second time under the new one. Such runs
+ * were materialised by the scheduler, so their instants are at most
+ * last_run_at; the instants are looked up by occurrence key (the unique index).
+ * Call after skipPendingRuns, which releases the keys of the runs it skips.
+ */
+async function firstFreeOccurrence(
+  client: pg.PoolClient,
+  s: Pick<ScheduleRecord, "id" | "cron" | "timezone" | "lastRunAt">,
+  now: Date,
+): Promise<Date | null> {
+  const ahead = s.lastRunAt && s.lastRunAt > now ? occurrencesBetween(s.cron, s.timezone, now, s.lastRunAt, MAX_AHEAD_CHECKED) : [];
+  let after = now;
+  if (ahead.length > 0) {
+    const res = await client.query<{ occurrence_key: string }>(`SELECT occurrence_key FROM tasks WHERE occurrence_key = ANY($1::text[])`, [
+      ahead.map((at) => occurrenceKey(s.id, at)),
+    ]);
+    const taken = new Set(res.rows.map((r) => r.occurrence_key));
+    after = ahead.filter((at) => taken.has(occurrenceKey(s.id, at))).at(-1) ?? now;
+  }
+  return nextOccurrence(s.cron, s.timezone, after);
+}
+
 /**
  * Every change makes a new version. Before it, in the same transaction and
  * under the row lock the scheduler also takes, the occurrences already due
@@ -112,7 +144,8 @@ function changesAnything(current: ScheduleRecord, merged: ScheduleSettings): boo
  * scheduler applies them): a change never loses an occurrence the scheduler
  * had not reached yet. Runs materialised ahead under the old version and not
  * yet due are SKIPPED, and the scheduler materialises the new version's from
- * next_run_at (disabling clears it, which stops new runs at once). An update
+ * next_run_at (firstFreeOccurrence; disabling clears it, which stops new runs
+ * at once). An update
  * that changes nothing is no change: no version, next_run_at untouched.
  */
 export async function updateSchedule(
@@ -136,16 +169,17 @@ export async function updateSchedule(
     if (!changesAnything(current, merged)) return { schedule: current, dispatch: [], cancelledRunning: [] };
     if (changes.template) await assertQueueExists(client, tenantId, merged.template.queue);
     const due = await materialiseDue(client, current, now, editor);
-    const next = merged.enabled ? nextOccurrence(merged.cron, merged.timezone, now) : null;
+    const version = current.version + 1;
+    const reason = merged.enabled ? `schedule changed (version ${version})` : "schedule disabled";
+    const skipped = await skipPendingRuns(client, id, editor.actor, reason, editor.horizonMs);
+    const next = merged.enabled ? await firstFreeOccurrence(client, { ...current, ...merged }, now) : null;
     const res = await client.query(
       `UPDATE schedules SET cron = $3, timezone = $4, template = $5, misfire_policy = $6, overlap_policy = $7, enabled = $8,
-         next_run_at = $9, version = version + 1, updated_at = now()
+         next_run_at = $9, version = $10, updated_at = now()
        WHERE id = $1 AND tenant_id = $2 RETURNING ${SCHEDULE_COLUMNS}`,
-      [id, tenantId, merged.cron, merged.timezone, JSON.stringify(merged.template), merged.misfirePolicy, merged.overlapPolicy, merged.enabled, next],
+      [id, tenantId, merged.cron, merged.timezone, JSON.stringify(merged.template), merged.misfirePolicy, merged.overlapPolicy, merged.enabled, next, version],
     );
     const schedule = mapScheduleRow(res.rows[0]);
-    const reason = merged.enabled ? `schedule changed (version ${schedule.version})` : "schedule disabled";
-    const skipped = await skipPendingRuns(client, id, editor.actor, reason, editor.horizonMs);
     return { schedule, dispatch: [...due.dispatch, ...skipped.dispatch], cancelledRunning: due.cancelledRunning };
   });
 }
