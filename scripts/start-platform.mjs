@@ -36,6 +36,17 @@ const env = { ...process.env };
 const generatedToken = !env.ADMIN_TOKEN;
 if (generatedToken) env.ADMIN_TOKEN = randomBytes(32).toString("base64url");
 
+// Under one command the background apps share one environment, so one
+// METRICS_PORT would be claimed by whichever app listened first and the others
+// would fail to start: here it is the first of three consecutive ports.
+const OPS_APPS = ["scheduler", "worker", "notifier"];
+const metricsBase = env.METRICS_PORT?.trim() ? Number(env.METRICS_PORT) : undefined;
+const envFor = (name) => {
+  const index = OPS_APPS.indexOf(name);
+  if (metricsBase === undefined || !Number.isInteger(metricsBase) || index < 0) return env;
+  return { ...env, METRICS_PORT: String(metricsBase + index) };
+};
+
 const running = new Set();
 let stopping = false;
 let exitCode = 0;
@@ -48,7 +59,7 @@ function launch(name, cwd, args, { longRunning }) {
   // reaches only this script, which then sends exactly one SIGTERM per app.
   const child = spawn(process.execPath, args, {
     cwd: path.join(root, cwd),
-    env,
+    env: envFor(name),
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
@@ -137,4 +148,5 @@ if (!stopping) {
   }
   for (const app of APPS) launch(app.name, app.cwd, app.args, { longRunning: true });
   log(`started ${APPS.map((app) => app.name).join(", ")}`);
+  if (envFor("scheduler") !== env) log(`metrics: ${OPS_APPS.map((name) => `${name} on ${envFor(name).METRICS_PORT}`).join(", ")}`);
 }

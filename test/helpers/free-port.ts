@@ -27,3 +27,14 @@ export async function freePort(): Promise<number> {
   }
   throw new Error(`no free port in ${FIRST}-${FIRST + SPAN - 1} after 100 tries`);
 }
+
+/** The first of `count` consecutive ports nobody listens on right now. */
+export async function freePorts(count: number): Promise<number> {
+  for (let tries = 0; tries < 100; tries++) {
+    const first = FIRST + Math.floor(Math.random() * (SPAN - count));
+    let all = true;
+    for (let i = 0; i < count && all; i++) all = await bindable(first + i);
+    if (all) return first;
+  }
+  throw new Error(`no ${count} consecutive free ports in ${FIRST}-${FIRST + SPAN - 1} after 100 tries`);
+}

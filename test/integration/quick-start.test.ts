@@ -15,7 +15,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifySignature } from "@tasklane/core";
 import { repoRoot, waitFor } from "../helpers/app-process.js";
-import { freePort } from "../helpers/free-port.js";
+import { freePort, freePorts } from "../helpers/free-port.js";
 import { startReceiver, type HttpReceiver } from "../helpers/http-receiver.js";
 import { createTestRedis, gql, type TestRedis } from "../helpers/platform.js";
 import { databaseExists, databaseUrl, dropDatabase } from "../helpers/test-database.js";
@@ -41,6 +41,7 @@ let redis: TestRedis;
 let databaseName = "";
 let gatewayPort = 0;
 let consolePort = 0;
+let metricsPort = 0;
 
 /** One GraphQL call to the platform's gateway; GraphQL errors fail the test with their message. */
 async function call<T>(query: string, token: string): Promise<T> {
@@ -57,6 +58,7 @@ beforeAll(async () => {
   databaseName = `tl_test_quickstart_${randomBytes(4).toString("hex")}`;
   gatewayPort = await freePort();
   consolePort = await freePort();
+  metricsPort = await freePorts(3);
 
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -68,10 +70,12 @@ beforeAll(async () => {
     // The README: loopback targets need this.
     ALLOW_PRIVATE_TARGETS: "1",
     LOG_LEVEL: "warn",
+    // As the README's table offers it: one variable, and every background app serves its metrics.
+    METRICS_PORT: String(metricsPort),
   };
   // As on a fresh machine: the token is generated and printed once.
   delete env.ADMIN_TOKEN;
-  for (const name of ["METRICS_PORT", "TASKLANE_API_URL", "NEXTAUTH_SECRET", "NEXTAUTH_URL", "OTEL_EXPORTER_OTLP_ENDPOINT"]) delete env[name];
+  for (const name of ["TASKLANE_API_URL", "NEXTAUTH_SECRET", "NEXTAUTH_URL", "OTEL_EXPORTER_OTLP_ENDPOINT"]) delete env[name];
   platform = spawn(process.execPath, [path.join(repoRoot, "scripts", "start-platform.mjs")], { cwd: repoRoot, env, stdio: ["ignore", "pipe", "pipe"] });
   const append = (chunk: Buffer) => {
     output += chunk.toString();
@@ -105,6 +109,14 @@ describe("the README's quick start", () => {
     adminToken = await waitFor("the generated ADMIN_TOKEN line", () => /ADMIN_TOKEN=(\S+) \(generated; set ADMIN_TOKEN to choose your own\)/.exec(output)?.[1], 90_000, 100);
     await waitFor("the gateway's /healthz", async () => (await fetch(`http://127.0.0.1:${gatewayPort}/healthz`).catch(() => null))?.ok === true, 90_000, 100);
     expect(output).toContain("[platform] started gateway, scheduler, worker, notifier, console");
+    expect(output).toContain(`[platform] metrics: scheduler on ${metricsPort}, worker on ${metricsPort + 1}, notifier on ${metricsPort + 2}`);
+    for (const [i, app] of ["scheduler", "worker", "notifier"].entries()) {
+      const metrics = await waitFor(`the ${app}'s /metrics`, async () => {
+        const res = await fetch(`http://127.0.0.1:${metricsPort + i}/metrics`).catch(() => null);
+        return res?.ok ? res.text() : null;
+      }, 30_000, 100);
+      expect({ app, labelled: metrics.includes(`app="${app}"`) }).toEqual({ app, labelled: true });
+    }
     expect(output.match(/ADMIN_TOKEN=/g)).toHaveLength(1);
     expect(await databaseExists(databaseName)).toBe(true);
   }, 120_000);
