@@ -1,4 +1,4 @@
-import { deleteWebhookAction } from "@/app/(console)/webhooks/actions";
+import { deleteWebhookAction, toggleWebhookAction } from "@/app/(console)/webhooks/actions";
 import type { Webhook } from "@/lib/api/types";
 import { ConfirmButton } from "../ui/ConfirmButton";
 import { StatusBadge } from "../ui/StatusBadge";
@@ -20,23 +20,48 @@ export function WebhookTable({ webhooks }: { webhooks: Webhook[] }) {
         </thead>
         <tbody>
           {webhooks.map((w) => (
-            <tr key={w.id}>
+            <tr key={w.id} data-webhook={w.id}>
               <td className="mono" style={{ wordBreak: "break-all" }}>
                 {w.url}
               </td>
               <td>{w.events.join(", ")}</td>
-              <td>{w.enabled ? <StatusBadge status="SUCCEEDED" label="Enabled" /> : <StatusBadge status="DEAD" label="Disabled" />}</td>
               <td>
-                <ConfirmButton
-                  small
-                  label="Delete"
-                  title="Delete this endpoint?"
-                  description="No further events are sent to it. Its delivery log stays."
-                  confirmLabel="Delete endpoint"
-                  variant="danger"
-                  action={deleteWebhookAction}
-                  fields={{ id: w.id }}
-                />
+                {w.enabled ? (
+                  <StatusBadge status="SUCCEEDED" label="Enabled" />
+                ) : (
+                  <>
+                    <StatusBadge status="DEAD" label="Disabled" />
+                    {w.disabledReason ? <div className="muted small">{w.disabledReason}</div> : null}
+                  </>
+                )}
+              </td>
+              <td>
+                <span className="row" style={{ flexWrap: "nowrap" }}>
+                  <ConfirmButton
+                    small
+                    label={w.enabled ? "Disable" : "Enable"}
+                    title={w.enabled ? "Disable this endpoint?" : "Enable this endpoint?"}
+                    description={
+                      w.enabled
+                        ? "No further events are sent to it, and retries already queued are dropped, until you enable it again."
+                        : "Events from now on are sent to it again, signed with the same secret. Events while it was disabled are not sent."
+                    }
+                    confirmLabel={w.enabled ? "Disable" : "Enable"}
+                    variant={w.enabled ? "danger" : "primary"}
+                    action={toggleWebhookAction}
+                    fields={{ id: w.id, enabled: w.enabled ? "false" : "true" }}
+                  />
+                  <ConfirmButton
+                    small
+                    label="Delete"
+                    title="Delete this endpoint?"
+                    description="No further events are sent to it. Its delivery log stays."
+                    confirmLabel="Delete endpoint"
+                    variant="danger"
+                    action={deleteWebhookAction}
+                    fields={{ id: w.id }}
+                  />
+                </span>
               </td>
             </tr>
           ))}

@@ -110,6 +110,8 @@ export interface Webhook {
   url: string;
   events: string[];
   enabled: boolean;
+  /** Why it is disabled (410 Gone, repeated failures, the tenant); null while enabled. */
+  disabledReason: string | null;
 }
 
 export interface WebhookDelivery {

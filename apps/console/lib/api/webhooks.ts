@@ -5,7 +5,7 @@ import type { ApiResult } from "../graphql-error";
 import type { Webhook, WebhookDelivery } from "./types";
 
 export async function listWebhooks(): Promise<ApiResult<Webhook[]>> {
-  const result = await gql<{ webhooks: Webhook[] }>(`query ConsoleWebhooks { webhooks { id url events enabled } }`);
+  const result = await gql<{ webhooks: Webhook[] }>(`query ConsoleWebhooks { webhooks { id url events enabled disabledReason } }`);
   return result.ok ? { ok: true, data: result.data.webhooks } : result;
 }
 
@@ -21,10 +21,19 @@ export async function listDeliveries(webhookId: string | undefined, first: numbe
 
 export async function createWebhook(url: string, events: string[]): Promise<ApiResult<{ webhook: Webhook; secret: string }>> {
   const result = await gql<{ createWebhook: { webhook: Webhook; secret: string } }>(
-    `mutation ConsoleCreateWebhook($input: CreateWebhookInput!) { createWebhook(input: $input) { webhook { id url events enabled } secret } }`,
+    `mutation ConsoleCreateWebhook($input: CreateWebhookInput!) { createWebhook(input: $input) { webhook { id url events enabled disabledReason } secret } }`,
     { input: { url, events } },
   );
   return result.ok ? { ok: true, data: result.data.createWebhook } : result;
+}
+
+/** Re-enabling keeps the endpoint's secret and clears why it was disabled. */
+export async function setWebhookEnabled(id: string, enabled: boolean): Promise<ApiResult<Webhook>> {
+  const result = await gql<{ updateWebhook: Webhook }>(
+    `mutation ConsoleSetWebhookEnabled($id: ID!, $input: UpdateWebhookInput!) { updateWebhook(id: $id, input: $input) { id url events enabled disabledReason } }`,
+    { id, input: { enabled } },
+  );
+  return result.ok ? { ok: true, data: result.data.updateWebhook } : result;
 }
 
 export async function deleteWebhook(id: string): Promise<ApiResult<boolean>> {

@@ -2,7 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { errorState, type ActionState } from "@/lib/action-state";
-import { createWebhook, deleteWebhook } from "@/lib/api/webhooks";
+import { createWebhook, deleteWebhook, setWebhookEnabled } from "@/lib/api/webhooks";
 import { all, text } from "@/lib/form-data";
 
 /** Answers the endpoint's signing secret once, in the action's state; it is not kept anywhere else. */
@@ -14,6 +14,16 @@ export async function createWebhookAction(_state: ActionState, form: FormData): 
   if (!result.ok) return errorState(result.error, { url: "url", events: "events" });
   revalidatePath("/webhooks");
   return { status: "success", message: `Endpoint added: ${result.data.webhook.url}`, secret: result.data.secret };
+}
+
+export async function toggleWebhookAction(_state: ActionState, form: FormData): Promise<ActionState> {
+  const id = text(form, "id");
+  if (!id) return { status: "error", message: "No endpoint given." };
+  const enabled = text(form, "enabled") === "true";
+  const result = await setWebhookEnabled(id, enabled);
+  revalidatePath("/webhooks");
+  if (!result.ok) return errorState(result.error);
+  return { status: "success", message: enabled ? "Enabled." : "Disabled." };
 }
 
 export async function deleteWebhookAction(_state: ActionState, form: FormData): Promise<ActionState> {
