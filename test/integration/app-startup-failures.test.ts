@@ -5,6 +5,7 @@
  * and a clean SIGTERM for a worker and scheduler whose Redis is unreachable.
  */
 import { spawnSync } from "node:child_process";
+import { createServer } from "node:net";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { repoRoot, startApp, waitFor, type AppName, type AppProcess } from "../helpers/app-process.js";
@@ -67,6 +68,20 @@ describe("invalid configuration", () => {
     expect(stderr.startsWith(`tasklane-gateway: invalid configuration: ${variable}: ${reason}`)).toBe(true);
     expect(stderr).toContain(`, got ${JSON.stringify(value)}\n`);
     expect(stderr.split("\n").filter(Boolean)).toHaveLength(1);
+  });
+
+  it.each(["scheduler", "worker", "notifier"] as const)("%s: one line and exit 1 when METRICS_PORT is taken", async (app) => {
+    const port = await freePort();
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(port, resolve));
+    try {
+      // Redis nowhere: the apps start without it, and no test's Redis is touched.
+      const { status, stderr } = runToExit(`apps/${app}/dist/main.js`, { DATABASE_URL: tdb.url, REDIS_URL: "redis://127.0.0.1:1/0", METRICS_PORT: String(port), LOG_LEVEL: "silent" });
+      expect(status).toBe(1);
+      expect(stderr).toMatch(new RegExp(`^tasklane-${app}: cannot serve METRICS_PORT ${port}: listen EADDRINUSE[^\n]*\n$`));
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 
   it("notifier refuses an empty step in WEBHOOK_RETRY_SCHEDULE", () => {

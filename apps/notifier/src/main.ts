@@ -1,4 +1,4 @@
-import { createLogger, loadEnvOrExit, notifierEnvSchema, startPeriodic } from "@tasklane/config";
+import { createLogger, errorChain, exitWithMessage, loadEnvOrExit, notifierEnvSchema, startPeriodic } from "@tasklane/config";
 import { NOTIFIER_DRAIN_GRACE_MS, SHUTDOWN_DEADLINE_MS } from "@tasklane/config/shutdown-deadlines";
 import { createDatabase, fanOutNotifications, listenForWakeups, NOTIFY_BATCH_SIZE, OUTBOX_WAKEUPS, prepareDatabaseOrExit } from "@tasklane/db";
 import { dependencyProbe, startOpsServer, startTracing, tracingRequested } from "@tasklane/observability";
@@ -68,7 +68,9 @@ const relay = startRelay(env, log, metrics.registry);
 const ops =
   env.METRICS_PORT === undefined
     ? undefined
-    : await startOpsServer({ port: env.METRICS_PORT, registry: metrics.registry, ready: dependencyProbe({ postgres: () => db.pool.query("SELECT 1") }) });
+    : await startOpsServer({ port: env.METRICS_PORT, registry: metrics.registry, ready: dependencyProbe({ postgres: () => db.pool.query("SELECT 1") }) }).catch(
+        (error: unknown) => exitWithMessage("tasklane-notifier", `cannot serve METRICS_PORT ${env.METRICS_PORT}: ${errorChain(error)}`),
+      );
 log.info(
   { concurrency: env.NOTIFIER_CONCURRENCY, retrySchedule: env.WEBHOOK_RETRY_SCHEDULE, metricsPort: env.METRICS_PORT },
   "notifier started",

@@ -1,4 +1,4 @@
-import { createLogger, loadEnvOrExit, schedulerEnvSchema, startPeriodic } from "@tasklane/config";
+import { createLogger, errorChain, exitWithMessage, loadEnvOrExit, schedulerEnvSchema, startPeriodic } from "@tasklane/config";
 import { SHUTDOWN_DEADLINE_MS } from "@tasklane/config/shutdown-deadlines";
 import { SCHEDULE_WAKEUPS, createDatabase, listenForWakeups, prepareDatabaseOrExit } from "@tasklane/db";
 import { dependencyProbe, startOpsServer, startTracing, tracingRequested } from "@tasklane/observability";
@@ -69,7 +69,7 @@ const ops =
         port: env.METRICS_PORT,
         registry: ctx.metrics.registry,
         ready: dependencyProbe({ postgres: () => db.pool.query("SELECT 1"), redis: () => redis.ping() }),
-      });
+      }).catch((error: unknown) => exitWithMessage("tasklane-scheduler", `cannot serve METRICS_PORT ${env.METRICS_PORT}: ${errorChain(error)}`));
 log.info({ horizonSeconds: env.DISPATCH_HORIZON_SECONDS, retentionDays: env.TASK_RETENTION_DAYS, metricsPort: ops?.port, tracing: tracing.enabled }, "scheduler started");
 
 /**

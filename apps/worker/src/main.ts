@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import { createLogger, loadEnvOrExit, workerEnvSchema } from "@tasklane/config";
+import { createLogger, errorChain, exitWithMessage, loadEnvOrExit, workerEnvSchema } from "@tasklane/config";
 import { SHUTDOWN_DEADLINE_MS, WORKER_DRAIN_GRACE_MS } from "@tasklane/config/shutdown-deadlines";
 import { ServerClock } from "@tasklane/core/server-clock";
 import { createDatabase, prepareDatabaseOrExit, type DispatchIntent } from "@tasklane/db";
@@ -100,7 +100,7 @@ const ops =
         port: env.METRICS_PORT,
         registry: ctx.metrics.registry,
         ready: dependencyProbe({ postgres: () => db.pool.query("SELECT 1"), redis: () => redis.ping() }),
-      });
+      }).catch((error: unknown) => exitWithMessage("tasklane-worker", `cannot serve METRICS_PORT ${env.METRICS_PORT}: ${errorChain(error)}`));
 log.info({ concurrency: env.WORKER_CONCURRENCY, metricsPort: ops?.port, tracing: tracing.enabled }, "worker started");
 
 const GRACE_MS = WORKER_DRAIN_GRACE_MS;
