@@ -22,13 +22,34 @@ export interface ScheduleRecord {
   misfirePolicy: MisfirePolicy;
   overlapPolicy: OverlapPolicy;
   template: ScheduleTemplate;
+  /** Stored: where the scheduler materialises next. Read for the API (SCHEDULE_VIEW_COLUMNS): the next occurrence not started yet. */
   nextRunAt: Date | null;
+  /** Stored: the last occurrence fired. Read for the API (SCHEDULE_VIEW_COLUMNS): the last one fired whose instant has passed. */
   lastRunAt: Date | null;
   createdAt: Date;
 }
 
 export const SCHEDULE_COLUMNS = `id, tenant_id, name, cron, timezone, enabled, version, misfire_policy, overlap_policy,
   template, next_run_at, last_run_at, created_at`;
+
+/**
+ * The schedule as the API shows it (mapScheduleRow reads it), from `schedules s`.
+ * ALLOW runs are materialised ahead (FireOptions.lookaheadMs), which moves
+ * next_run_at and last_run_at ahead of the runs themselves: while last_run_at
+ * is in the future, nextRunAt is the earliest run still SCHEDULED ahead (else
+ * next_run_at), and lastRunAt the latest fired run whose instant has passed.
+ * Each is one read of the (schedule_id, run_at) index, made only then.
+ */
+export const SCHEDULE_VIEW_COLUMNS = `s.id, s.tenant_id, s.name, s.cron, s.timezone, s.enabled, s.version, s.misfire_policy, s.overlap_policy,
+  s.template, s.created_at,
+  CASE WHEN s.last_run_at > now() THEN COALESCE(
+    (SELECT t.run_at FROM tasks t WHERE t.schedule_id = s.id AND t.run_at > now() AND t.status = 'SCHEDULED' AND t.occurrence_key IS NOT NULL
+     ORDER BY t.run_at LIMIT 1),
+    s.next_run_at) ELSE s.next_run_at END AS next_run_at,
+  CASE WHEN s.last_run_at > now() THEN
+    (SELECT t.run_at FROM tasks t WHERE t.schedule_id = s.id AND t.run_at <= now() AND t.status <> 'SKIPPED' AND t.occurrence_key IS NOT NULL
+     ORDER BY t.run_at DESC LIMIT 1)
+    ELSE s.last_run_at END AS last_run_at`;
 
 export function mapScheduleRow(r: Record<string, unknown>): ScheduleRecord {
   return {

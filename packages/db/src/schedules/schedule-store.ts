@@ -17,7 +17,7 @@ import type { DispatchIntent } from "../outbox/dispatch-intent.js";
 import { TASK_COLUMNS, mapTaskRow, type TaskRecord } from "../tasks/task-record.js";
 import { skipPendingRuns } from "./cancel-runs.js";
 import { materialiseDue, type MaterialiseOptions } from "./materialise-occurrences.js";
-import { SCHEDULE_COLUMNS, mapScheduleRow, type ScheduleRecord, type ScheduleTemplate } from "./schedule-record.js";
+import { SCHEDULE_COLUMNS, SCHEDULE_VIEW_COLUMNS, mapScheduleRow, type ScheduleRecord, type ScheduleTemplate } from "./schedule-record.js";
 
 export interface ScheduleDefinition {
   name: string;
@@ -166,21 +166,20 @@ export async function updateSchedule(
       overlapPolicy: changes.overlapPolicy ?? current.overlapPolicy,
       enabled: changes.enabled ?? current.enabled,
     };
-    if (!changesAnything(current, merged)) return { schedule: current, dispatch: [], cancelledRunning: [] };
+    if (!changesAnything(current, merged)) return { schedule: await viewSchedule(client, id), dispatch: [], cancelledRunning: [] };
     if (changes.template) await assertQueueExists(client, tenantId, merged.template.queue);
     const due = await materialiseDue(client, current, now, editor);
     const version = current.version + 1;
     const reason = merged.enabled ? `schedule changed (version ${version})` : "schedule disabled";
     const skipped = await skipPendingRuns(client, id, editor.actor, reason, editor.horizonMs);
     const next = merged.enabled ? await firstFreeOccurrence(client, { ...current, ...merged }, now) : null;
-    const res = await client.query(
+    await client.query(
       `UPDATE schedules SET cron = $3, timezone = $4, template = $5, misfire_policy = $6, overlap_policy = $7, enabled = $8,
          next_run_at = $9, version = $10, updated_at = now()
-       WHERE id = $1 AND tenant_id = $2 RETURNING ${SCHEDULE_COLUMNS}`,
+       WHERE id = $1 AND tenant_id = $2`,
       [id, tenantId, merged.cron, merged.timezone, JSON.stringify(merged.template), merged.misfirePolicy, merged.overlapPolicy, merged.enabled, next, version],
     );
-    const schedule = mapScheduleRow(res.rows[0]);
-    return { schedule, dispatch: [...due.dispatch, ...skipped.dispatch], cancelledRunning: due.cancelledRunning };
+    return { schedule: await viewSchedule(client, id), dispatch: [...due.dispatch, ...skipped.dispatch], cancelledRunning: due.cancelledRunning };
   });
 }
 
@@ -200,15 +199,21 @@ export async function deleteSchedule(db: Database, tenantId: string, id: string,
   });
 }
 
+/** A schedule just written, as the API shows it (SCHEDULE_VIEW_COLUMNS), read in the writing transaction. */
+async function viewSchedule(client: pg.PoolClient, id: string): Promise<ScheduleRecord> {
+  const res = await client.query(`SELECT ${SCHEDULE_VIEW_COLUMNS} FROM schedules s WHERE s.id = $1`, [id]);
+  return mapScheduleRow(res.rows[0]);
+}
+
 export async function getSchedule(db: Database, tenantId: string, id: string): Promise<ScheduleRecord | null> {
   if (!isWellFormedId(IdPrefix.schedule, id)) return null;
-  const res = await db.pool.query(`SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL`, [id, tenantId]);
+  const res = await db.pool.query(`SELECT ${SCHEDULE_VIEW_COLUMNS} FROM schedules s WHERE s.id = $1 AND s.tenant_id = $2 AND s.deleted_at IS NULL`, [id, tenantId]);
   return res.rows[0] ? mapScheduleRow(res.rows[0]) : null;
 }
 
 export async function listSchedules(db: Database, tenantId: string, limit = 500): Promise<ScheduleRecord[]> {
   const res = await db.pool.query(
-    `SELECT ${SCHEDULE_COLUMNS} FROM schedules WHERE tenant_id = $1 AND deleted_at IS NULL ORDER BY name LIMIT $2`,
+    `SELECT ${SCHEDULE_VIEW_COLUMNS} FROM schedules s WHERE s.tenant_id = $1 AND s.deleted_at IS NULL ORDER BY s.name LIMIT $2`,
     [tenantId, limit],
   );
   return res.rows.map(mapScheduleRow);
