@@ -81,4 +81,19 @@ describe("lease arguments in BAD_USER_INPUT", () => {
     expect(codeOf(huge)).toBe("BAD_USER_INPUT");
     expect(pathsOf(huge)).toEqual(["error"]);
   });
+
+  it("single arguments outside leases name themselves too: id, webhookId, name, queue, first", async () => {
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      [`query ($v: ID!) { task(id: $v) { id } }`, { v: "" }, "id"],
+      [`mutation ($v: ID!) { cancelTask(id: $v) { id } }`, { v: "x".repeat(201) }, "id"],
+      [`query ($v: ID) { webhookDeliveries(webhookId: $v) { id } }`, { v: "" }, "webhookId"],
+      [`query ($v: Int) { webhookDeliveries(first: $v) { id } }`, { v: 0 }, "first"],
+      [`mutation ($v: String!) { pauseQueue(name: $v) { name } }`, { v: "no spaces allowed" }, "name"],
+      [`query ($v: String) { deadLetterTasks(queue: $v) { totalCount } }`, { v: "no spaces allowed" }, "queue"],
+    ];
+    for (const [query, variables, path] of cases) {
+      const res = await api(query, variables);
+      expect({ query, code: codeOf(res), paths: pathsOf(res) }).toEqual({ query, code: "BAD_USER_INPUT", paths: [path] });
+    }
+  });
 });

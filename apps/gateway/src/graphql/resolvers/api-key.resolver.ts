@@ -1,5 +1,5 @@
 /** A tenant's API keys. */
-import { parseInput } from "@tasklane/core";
+import { parseArg, parseInput } from "@tasklane/core";
 import { Arg, Ctx, ID, Mutation, Query, Resolver } from "type-graphql";
 import { requireTenant } from "../../auth/guards.js";
 import { Permission } from "../../auth/scopes.js";
@@ -32,7 +32,7 @@ export class ApiKeyResolver {
   @Mutation(() => ApiKey)
   async revokeApiKey(@Arg("id", () => ID) id: string, @Ctx() ctx: GatewayContext): Promise<ApiKey> {
     const caller = requireTenant(ctx.principal, Permission.MANAGE);
-    const row = await ctx.services.apiKeys.revoke(caller.tenantId, parseInput(idArgSchema, id));
+    const row = await ctx.services.apiKeys.revoke(caller.tenantId, parseArg(idArgSchema, "id", id));
     ctx.log.info({ tenantId: caller.tenantId, apiKeyId: row.id }, "api key revoked");
     return toApiKey(row);
   }

@@ -1,5 +1,5 @@
 /** discardTask: the dead-letter queue's counterpart of redriveTask. Not in the contract: an addition. */
-import { parseInput } from "@tasklane/core";
+import { parseArg } from "@tasklane/core";
 import { Arg, Ctx, ID, Mutation, Resolver } from "type-graphql";
 import { requireTenant } from "../../auth/guards.js";
 import { Permission } from "../../auth/scopes.js";
@@ -13,7 +13,7 @@ export class DeadLetterResolver {
   @Mutation(() => Task, { description: "DEAD -> CANCELLED: removes a dead task from the dead-letter queue, history kept; not DEAD: CONFLICT" })
   async discardTask(@Arg("id", () => ID) id: string, @Ctx() ctx: GatewayContext): Promise<Task> {
     const caller = requireTenant(ctx.principal, Permission.SUBMIT);
-    const task = await ctx.services.deadLetters.discard(caller.tenantId, parseInput(idArgSchema, id), `api-key:${caller.apiKeyId}`);
+    const task = await ctx.services.deadLetters.discard(caller.tenantId, parseArg(idArgSchema, "id", id), `api-key:${caller.apiKeyId}`);
     ctx.log.info({ tenantId: caller.tenantId, taskId: task.id }, "dead task discarded");
     return toTask(task);
   }

@@ -1,5 +1,5 @@
 /** Queues, addressed by name within the caller's tenant. */
-import { parseInput, upsertQueueInputSchema } from "@tasklane/core";
+import { parseArg, parseInput, upsertQueueInputSchema } from "@tasklane/core";
 import { Arg, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from "type-graphql";
 import { requireTenant } from "../../auth/guards.js";
 import { Permission } from "../../auth/scopes.js";
@@ -50,5 +50,5 @@ export class QueueResolver {
 
 async function setPaused(ctx: GatewayContext, name: string, paused: boolean): Promise<Queue> {
   const caller = requireTenant(ctx.principal, Permission.MANAGE);
-  return toQueue(await ctx.services.queues.setPaused(caller.tenantId, parseInput(queueNameArgSchema, name), paused));
+  return toQueue(await ctx.services.queues.setPaused(caller.tenantId, parseArg(queueNameArgSchema, "name", name), paused));
 }

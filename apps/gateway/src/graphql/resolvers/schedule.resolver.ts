@@ -1,5 +1,5 @@
 /** Cron schedules: CRUD, manual trigger and run history. Firing happens in the scheduler. */
-import { createScheduleInputSchema, parseInput, updateScheduleInputSchema } from "@tasklane/core";
+import { createScheduleInputSchema, parseArg, parseInput, updateScheduleInputSchema } from "@tasklane/core";
 import type { ScheduleRecord } from "@tasklane/db";
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from "type-graphql";
 import { requireTenant } from "../../auth/guards.js";
@@ -30,7 +30,7 @@ export class ScheduleResolver {
   @Query(() => Schedule, { nullable: true })
   async schedule(@Arg("id", () => ID) id: string, @Ctx() ctx: GatewayContext): Promise<Schedule | null> {
     const caller = requireTenant(ctx.principal, Permission.READ);
-    const record = await ctx.services.schedules.get(caller.tenantId, parseInput(idArgSchema, id));
+    const record = await ctx.services.schedules.get(caller.tenantId, parseArg(idArgSchema, "id", id));
     return record ? toSchedule(record) : null;
   }
 
@@ -43,7 +43,7 @@ export class ScheduleResolver {
   @FieldResolver(() => [Task], { description: "materialised runs, newest scheduled time first" })
   async runs(@Root() schedule: Schedule, @Arg("first", () => Int, { nullable: true }) first: number | null, @Ctx() ctx: GatewayContext): Promise<Task[]> {
     const caller = requireTenant(ctx.principal, Permission.READ);
-    const runs = await ctx.services.schedules.runs(caller.tenantId, [schedule.id], parseInput(runsFirstSchema, first));
+    const runs = await ctx.services.schedules.runs(caller.tenantId, [schedule.id], parseArg(runsFirstSchema, "first", first));
     return (runs.get(schedule.id) ?? []).map(toTask);
   }
 
@@ -61,18 +61,18 @@ export class ScheduleResolver {
   ): Promise<Schedule> {
     const caller = requireTenant(ctx.principal, Permission.MANAGE);
     const changes = parseInput(updateScheduleInputSchema, input);
-    return toSchedule(await ctx.services.schedules.update(caller.tenantId, parseInput(idArgSchema, id), changes, `api-key:${caller.apiKeyId}`));
+    return toSchedule(await ctx.services.schedules.update(caller.tenantId, parseArg(idArgSchema, "id", id), changes, `api-key:${caller.apiKeyId}`));
   }
 
   @Mutation(() => Boolean)
   async deleteSchedule(@Arg("id", () => ID) id: string, @Ctx() ctx: GatewayContext): Promise<boolean> {
     const caller = requireTenant(ctx.principal, Permission.MANAGE);
-    return ctx.services.schedules.delete(caller.tenantId, parseInput(idArgSchema, id), `api-key:${caller.apiKeyId}`);
+    return ctx.services.schedules.delete(caller.tenantId, parseArg(idArgSchema, "id", id), `api-key:${caller.apiKeyId}`);
   }
 
   @Mutation(() => Task, { description: "run now, outside the cron" })
   async triggerSchedule(@Arg("id", () => ID) id: string, @Ctx() ctx: GatewayContext): Promise<Task> {
     const caller = requireTenant(ctx.principal, Permission.SUBMIT);
-    return toTask(await ctx.services.schedules.trigger(caller.tenantId, parseInput(idArgSchema, id), `api-key:${caller.apiKeyId}`, ctx.traceParent));
+    return toTask(await ctx.services.schedules.trigger(caller.tenantId, parseArg(idArgSchema, "id", id), `api-key:${caller.apiKeyId}`, ctx.traceParent));
   }
 }

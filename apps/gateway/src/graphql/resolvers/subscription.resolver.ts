@@ -3,7 +3,7 @@
  * process's event hub (realtime/). The tenant is the caller's, from the
  * connection's key; arguments only narrow that tenant's feed.
  */
-import { parseInput } from "@tasklane/core";
+import { parseArg } from "@tasklane/core";
 import type { WorkflowRecord } from "@tasklane/db";
 import { Arg, Ctx, ID, Resolver, Root, Subscription, type SubscribeResolverData } from "type-graphql";
 import { requireTenant } from "../../auth/guards.js";
@@ -33,8 +33,8 @@ export class SubscriptionResolver {
     description: "no arguments: every task of the caller's tenant; a taskId or queue the tenant does not have: NOT_FOUND",
     subscribe: async ({ args, context }: SubscribeData) => {
       const caller = requireTenant(context.principal, Permission.READ);
-      const taskId = args.taskId == null ? null : parseInput(idArgSchema, args.taskId);
-      const queueName = args.queue == null ? null : parseInput(queueNameArgSchema, args.queue);
+      const taskId = args.taskId == null ? null : parseArg(idArgSchema, "taskId", args.taskId);
+      const queueName = args.queue == null ? null : parseArg(queueNameArgSchema, "queue", args.queue);
       return context.services.realtime.taskUpdates(caller.tenantId, { taskId, queueName });
     },
   })
@@ -58,7 +58,7 @@ export class SubscriptionResolver {
     description: "the workflow each time one of its tasks changes status; another tenant's id: NOT_FOUND",
     subscribe: async ({ args, context }: SubscribeData) => {
       const caller = requireTenant(context.principal, Permission.READ);
-      return context.services.realtime.workflowUpdates(caller.tenantId, parseInput(idArgSchema, args.workflowId));
+      return context.services.realtime.workflowUpdates(caller.tenantId, parseArg(idArgSchema, "workflowId", args.workflowId));
     },
   })
   workflowUpdated(@Root() workflow: WorkflowRecord, @Ctx() ctx: GatewayContext, @Arg("workflowId", () => ID) _workflowId: string): Workflow {

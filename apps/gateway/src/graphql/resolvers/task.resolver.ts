@@ -7,13 +7,14 @@ import {
   BadUserInputError,
   checkOutboundUrl,
   normalizeTaskSpec,
+  parseArg,
   parseInput,
   submitTaskInputSchema,
   submitTasksInputSchema,
   taskFilterSchema,
   taskPageSchema,
-  TaskStatus,
   type TaskSpec,
+  TaskStatus,
 } from "@tasklane/core";
 import type { GraphQLResolveInfo } from "graphql";
 import { Arg, Ctx, FieldResolver, ID, Info, Int, Mutation, Query, Resolver, Root } from "type-graphql";
@@ -34,7 +35,7 @@ export class TaskResolver {
   @Query(() => Task, { nullable: true, description: "null when absent or another tenant's" })
   async task(@Arg("id", () => ID) id: string, @Ctx() ctx: GatewayContext): Promise<Task | null> {
     const caller = requireTenant(ctx.principal, Permission.READ);
-    const record = await ctx.services.tasks.get(caller.tenantId, parseInput(idArgSchema, id));
+    const record = await ctx.services.tasks.get(caller.tenantId, parseArg(idArgSchema, "id", id));
     return record === null ? null : toTask(record);
   }
 
@@ -58,7 +59,7 @@ export class TaskResolver {
     @Ctx() ctx: GatewayContext,
   ): Promise<TaskConnection> {
     const caller = requireTenant(ctx.principal, Permission.READ);
-    const queueName = queue == null ? null : parseInput(queueNameArgSchema, queue);
+    const queueName = queue == null ? null : parseArg(queueNameArgSchema, "queue", queue);
     return listPage(ctx, caller, { status: [TaskStatus.DEAD], queue: queueName }, { first, after });
   }
 
@@ -107,13 +108,13 @@ export class TaskResolver {
   @Mutation(() => Task, { description: "terminal task: CONFLICT" })
   async cancelTask(@Arg("id", () => ID) id: string, @Ctx() ctx: GatewayContext): Promise<Task> {
     const caller = requireTenant(ctx.principal, Permission.SUBMIT);
-    return toTask(await ctx.services.tasks.cancel(caller.tenantId, parseInput(idArgSchema, id), actorOf(caller)));
+    return toTask(await ctx.services.tasks.cancel(caller.tenantId, parseArg(idArgSchema, "id", id), actorOf(caller)));
   }
 
   @Mutation(() => Task, { description: "DEAD -> QUEUED with a fresh attempt budget" })
   async redriveTask(@Arg("id", () => ID) id: string, @Ctx() ctx: GatewayContext): Promise<Task> {
     const caller = requireTenant(ctx.principal, Permission.SUBMIT);
-    return toTask(await ctx.services.tasks.redrive(caller.tenantId, parseInput(idArgSchema, id), actorOf(caller)));
+    return toTask(await ctx.services.tasks.redrive(caller.tenantId, parseArg(idArgSchema, "id", id), actorOf(caller)));
   }
 }
 

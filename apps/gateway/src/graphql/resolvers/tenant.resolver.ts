@@ -1,5 +1,5 @@
 /** Operator calls (createTenant, updateTenant) and the caller's own tenant. */
-import { createTenantInputSchema, parseInput, tenantLimitsInputSchema } from "@tasklane/core";
+import { createTenantInputSchema, parseArg, parseInput, tenantLimitsInputSchema } from "@tasklane/core";
 import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from "type-graphql";
 import { requireOperator, requireTenant } from "../../auth/guards.js";
 import { Permission } from "../../auth/scopes.js";
@@ -38,7 +38,7 @@ export class TenantResolver {
     @Ctx() ctx: GatewayContext,
   ): Promise<Tenant> {
     requireOperator(ctx.principal);
-    const tenantId = parseInput(idArgSchema, id);
+    const tenantId = parseArg(idArgSchema, "id", id);
     const parsed = parseInput(tenantLimitsInputSchema, limits);
     return toTenant(await ctx.services.tenants.updateLimits(tenantId, parsed));
   }

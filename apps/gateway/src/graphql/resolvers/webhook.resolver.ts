@@ -2,7 +2,7 @@
  * Webhook endpoints and their delivery log. Storage is behind
  * services/webhook-service.ts; this file validates, authorises and maps.
  */
-import { createWebhookInputSchema, parseInput, updateWebhookInputSchema, webhookDeliveriesFirstSchema } from "@tasklane/core";
+import { createWebhookInputSchema, parseArg, parseInput, updateWebhookInputSchema, webhookDeliveriesFirstSchema } from "@tasklane/core";
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from "type-graphql";
 import { requireTenant } from "../../auth/guards.js";
 import { Permission } from "../../auth/scopes.js";
@@ -26,8 +26,8 @@ export class WebhookResolver {
     @Ctx() ctx: GatewayContext,
   ): Promise<WebhookDelivery[]> {
     const caller = requireTenant(ctx.principal, Permission.READ);
-    const id = webhookId == null ? null : parseInput(idArgSchema, webhookId);
-    const rows = await ctx.services.webhooks.deliveries(caller.tenantId, id, parseInput(webhookDeliveriesFirstSchema, first));
+    const id = webhookId == null ? null : parseArg(idArgSchema, "webhookId", webhookId);
+    const rows = await ctx.services.webhooks.deliveries(caller.tenantId, id, parseArg(webhookDeliveriesFirstSchema, "first", first));
     return rows.map(toWebhookDelivery);
   }
 
@@ -46,7 +46,7 @@ export class WebhookResolver {
     @Ctx() ctx: GatewayContext,
   ): Promise<Webhook> {
     const caller = requireTenant(ctx.principal, Permission.MANAGE);
-    const row = await ctx.services.webhooks.update(caller.tenantId, parseInput(idArgSchema, id), parseInput(updateWebhookInputSchema, input));
+    const row = await ctx.services.webhooks.update(caller.tenantId, parseArg(idArgSchema, "id", id), parseInput(updateWebhookInputSchema, input));
     ctx.log.info({ tenantId: caller.tenantId, webhookId: row.id, enabled: row.enabled, changed: Object.keys(input).filter((k) => input[k as keyof UpdateWebhookInput] != null) }, "webhook updated");
     return toWebhook(row);
   }
@@ -54,7 +54,7 @@ export class WebhookResolver {
   @Mutation(() => Boolean, { description: "stops deliveries at once, including retries already queued" })
   async deleteWebhook(@Arg("id", () => ID) id: string, @Ctx() ctx: GatewayContext): Promise<boolean> {
     const caller = requireTenant(ctx.principal, Permission.MANAGE);
-    const deleted = await ctx.services.webhooks.delete(caller.tenantId, parseInput(idArgSchema, id));
+    const deleted = await ctx.services.webhooks.delete(caller.tenantId, parseArg(idArgSchema, "id", id));
     ctx.log.info({ tenantId: caller.tenantId, webhookId: id }, "webhook deleted");
     return deleted;
   }

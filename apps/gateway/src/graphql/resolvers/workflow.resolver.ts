@@ -3,7 +3,7 @@
  * core's schema and its graph checked (unique keys, known dependencies, no
  * cycles) before anything is written; storage is behind services/workflow-service.ts.
  */
-import { normalizeWorkflowSpec, workflowPageSchema, parseInput, submitWorkflowInputSchema, validateWorkflowGraph } from "@tasklane/core";
+import { normalizeWorkflowSpec, parseArg, parseInput, submitWorkflowInputSchema, validateWorkflowGraph, workflowPageSchema } from "@tasklane/core";
 import type { WorkflowRecord } from "@tasklane/db";
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from "type-graphql";
 import type { TenantPrincipal } from "../../auth/principal.js";
@@ -25,7 +25,7 @@ export class WorkflowResolver {
   @Query(() => Workflow, { nullable: true, description: "null when absent or another tenant's" })
   async workflow(@Arg("id", () => ID) id: string, @Ctx() ctx: GatewayContext): Promise<Workflow | null> {
     const caller = requireTenant(ctx.principal, Permission.READ);
-    const record = await ctx.services.workflows.get(caller.tenantId, parseInput(idArgSchema, id));
+    const record = await ctx.services.workflows.get(caller.tenantId, parseArg(idArgSchema, "id", id));
     return record === null ? null : toWorkflow(record);
   }
 
@@ -60,6 +60,6 @@ export class WorkflowResolver {
   @Mutation(() => Workflow, { description: "cancels every unfinished task; a finished workflow: CONFLICT" })
   async cancelWorkflow(@Arg("id", () => ID) id: string, @Ctx() ctx: GatewayContext): Promise<Workflow> {
     const caller = requireTenant(ctx.principal, Permission.SUBMIT);
-    return toWorkflow(await ctx.services.workflows.cancel(caller.tenantId, parseInput(idArgSchema, id), actorOf(caller)));
+    return toWorkflow(await ctx.services.workflows.cancel(caller.tenantId, parseArg(idArgSchema, "id", id), actorOf(caller)));
   }
 }
