@@ -167,4 +167,36 @@ describe("FairFetcher", () => {
     expect(Math.max(...sharedSizes)).toBeLessThanOrEqual(50);
     expect(sharedSizes.filter((n) => n > 25).length).toBeLessThanOrEqual(1);
   });
+
+  it("sleeps while its only ready queue is paused, rather than looking again every millisecond", async () => {
+    openGate();
+    const dispatcher = createTaskDispatcher(redis, keys);
+    const { tenantId } = await seedTenant(t.db);
+    const { queueName } = await queueTasks(tenantId, "paused", 1, dispatcher);
+    await t.db.pool.query("UPDATE queues SET paused = true WHERE tenant_id = $1 AND name = 'paused'", [tenantId]);
+    await directory.refresh();
+
+    const ready = ActiveQueues.prototype.ready;
+    let looks = 0;
+    ActiveQueues.prototype.ready = function (this: ActiveQueues, ...args: Parameters<typeof ready>) {
+      looks++;
+      return ready.apply(this, args);
+    };
+    const started: string[] = [];
+    const fetcher = new FairFetcher(workerContext(dispatcher), async (attempt, executed) => {
+      started.push(attempt.task.id);
+      executed();
+    });
+    try {
+      fetcher.start();
+      fetcher.ring(queueName);
+      await new Promise((r) => setTimeout(r, 1_500));
+    } finally {
+      await fetcher.stop();
+      ActiveQueues.prototype.ready = ready;
+    }
+    expect(started).toEqual([]);
+    // Once at the ring, then about once a second: a paused queue is looked at again after IDLE_POLL_MS.
+    expect(looks).toBeLessThanOrEqual(10);
+  });
 });

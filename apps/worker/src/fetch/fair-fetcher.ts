@@ -236,7 +236,12 @@ export class FairFetcher {
       if (this.settling.has(name)) continue;
       const parsed = this.ctx.keys.parseBullQueueName(name);
       const info = parsed && this.ctx.directory.get(parsed.queueId);
-      if (!parsed || !info || info.paused) continue;
+      if (!parsed || !info || info.paused) {
+        // Its jobs stay until it is resumed (or the directory learns of it): looked at again in a while, not
+        // on every turn of the loop (it counted as due now, and the loop spun: ~900 looks a second).
+        this.active.defer(name, now + IDLE_POLL_MS);
+        continue;
+      }
       const entry = byTenant.get(info.tenantId) ?? { weight: info.tenantWeight, queues: [] };
       entry.queues.push(name);
       byTenant.set(info.tenantId, entry);
