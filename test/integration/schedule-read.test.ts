@@ -38,13 +38,26 @@ describe("a schedule's nextRunAt and lastRunAt", () => {
     await tdb.db.pool.query(`UPDATE tasks SET status = 'RUNNING', started_at = now(), attempts = 1 WHERE id = $1`, [first.id]);
     expect(await read()).toEqual({ nextRunAt: second.run_at, lastRunAt: null });
 
-    // Its instant passed.
-    const passed = (await tdb.db.pool.query<{ run_at: Date }>(`UPDATE tasks SET run_at = now() - interval '1 second' WHERE id = $1 RETURNING run_at`, [first.id])).rows[0]!.run_at;
+    // Its instant passed (the occurrence key holds the instant, as materialising wrote it).
+    const passed = (
+      await tdb.db.pool.query<{ run_at: Date }>(
+        `UPDATE tasks SET run_at = date_trunc('milliseconds', now() - interval '1 second'),
+           occurrence_key = schedule_id || ':' || to_char(date_trunc('milliseconds', now() - interval '1 second') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+         WHERE id = $1 RETURNING run_at`,
+        [first.id],
+      )
+    ).rows[0]!.run_at;
     expect(await read()).toEqual({ nextRunAt: second.run_at, lastRunAt: passed });
 
-    // A change skips the second (materialised ahead): next is the new version's first occurrence; the skipped one never ran.
-    const { schedule } = await updateSchedule(tdb.db, tenantId, s.id, { template: { ...template, type: "tock" } }, { actor: "test", horizonMs: 60_000 });
-    expect({ nextRunAt: schedule.nextRunAt, lastRunAt: schedule.lastRunAt }).toEqual({ nextRunAt: second.run_at, lastRunAt: passed });
+    // It failed and waits for its retry: lastRunAt is still its occurrence, not the retry's time.
+    await tdb.db.pool.query(`UPDATE tasks SET status = 'RETRYING', run_at = now() + interval '40 minutes' WHERE id = $1`, [first.id]);
     expect(await read()).toEqual({ nextRunAt: second.run_at, lastRunAt: passed });
+    await tdb.db.pool.query(`UPDATE tasks SET status = 'RUNNING', run_at = now() - interval '10 milliseconds' WHERE id = $1`, [first.id]);
+
+    // A change skips the second (materialised ahead): next is the new version's first occurrence with no run.
+    // The first run stands for an instant a second ago here, so its original instant has none: that one.
+    const { schedule } = await updateSchedule(tdb.db, tenantId, s.id, { template: { ...template, type: "tock" } }, { actor: "test", horizonMs: 60_000 });
+    expect({ nextRunAt: schedule.nextRunAt, lastRunAt: schedule.lastRunAt }).toEqual({ nextRunAt: first.run_at, lastRunAt: passed });
+    expect(await read()).toEqual({ nextRunAt: first.run_at, lastRunAt: passed });
   });
 });
