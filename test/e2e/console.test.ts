@@ -231,7 +231,7 @@ describe("tenant console", () => {
     await expect.poll(() => page.locator("h1").textContent(), { timeout: 15_000 }).toContain("SUCCEEDED");
   });
 
-  it("adds a webhook endpoint (secret shown once) and shows its deliveries with response codes", async () => {
+  it("adds a webhook endpoint (secret shown once) and shows its deliveries with response codes, and a callback's error", async () => {
     await open("/webhooks");
     await page.getByLabel("Endpoint URL").fill(`${receiver.url}/hooks`);
     await page.getByLabel("task.succeeded").check();
@@ -240,6 +240,15 @@ describe("tenant console", () => {
     await submit({ type: "notify-me" });
     await page.locator('tr[data-delivery-event="task.succeeded"][data-delivery-status="DELIVERED"]').first().waitFor({ timeout: 45_000 });
     expect(await page.locator('tr[data-delivery-event="task.succeeded"]').first().textContent()).toContain("200");
+
+    // A task's callback to an address nobody listens on: the log says it is a callback, and why no response came.
+    await submit({ type: "call-me-back", callbackUrl: "http://127.0.0.1:1/callback" });
+    const failed = page.locator('tr[data-delivery-event="task.succeeded"][data-delivery-status="PENDING"]', { hasText: "task callback" }).first();
+    await expect.poll(async () => {
+      await page.reload();
+      return (await failed.count()) > 0 ? failed.locator("td.delivery-error").textContent() : null;
+    }, { timeout: 45_000, interval: 1_000 }).toMatch(/^network error: /);
+    expect(await page.locator('tr[data-delivery-event="task.succeeded"][data-delivery-status="DELIVERED"]').first().textContent()).toContain("endpoint");
   });
 
   it("creates an API key (secret shown once) and revokes it", async () => {

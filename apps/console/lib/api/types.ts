@@ -122,6 +122,7 @@ export interface WebhookDelivery {
   status: string;
   attempts: number;
   lastResponseCode: number | null;
+  lastError: string | null;
   createdAt: string;
   deliveredAt: string | null;
 }

@@ -12,7 +12,7 @@ export async function listWebhooks(): Promise<ApiResult<Webhook[]>> {
 export async function listDeliveries(webhookId: string | undefined, first: number): Promise<ApiResult<WebhookDelivery[]>> {
   const result = await gql<{ webhookDeliveries: WebhookDelivery[] }>(
     `query ConsoleDeliveries($webhookId: ID, $first: Int) {
-      webhookDeliveries(webhookId: $webhookId, first: $first) { id webhookId event taskId status attempts lastResponseCode createdAt deliveredAt }
+      webhookDeliveries(webhookId: $webhookId, first: $first) { id webhookId event taskId status attempts lastResponseCode lastError createdAt deliveredAt }
     }`,
     { webhookId: webhookId ?? null, first },
   );
