@@ -167,6 +167,21 @@ describe("gateway HTTP surface", () => {
     }
   });
 
+  it("refuses an operationName the document does not hold (BAD_USER_INPUT) and runs nothing", async () => {
+    const { apiKey } = await createTenant(platform.gateway);
+    const submitted = async () => (await gql<{ tasks: { totalCount: number } }>(platform.gateway.url, `{ tasks { totalCount } }`, {}, apiKey)).data!.tasks.totalCount;
+    const body = { query: 'mutation A { submitTask(input: { type: "named" }) { id } }', operationName: "DoesNotExist" };
+    for (let i = 0; i < 2; i++) {
+      const res = await post(platform.gateway.url, body, apiKey);
+      expect(res.body).toMatchObject({ errors: [{ message: 'Unknown operation named "DoesNotExist".', extensions: { code: "BAD_USER_INPUT" } }] });
+      expect(res.status).toBe(400);
+    }
+    // It had run the document's only operation and answered 500: a client retrying on that submitted twice.
+    expect(await submitted()).toBe(0);
+    expect((await post(platform.gateway.url, { ...body, operationName: "A" }, apiKey)).status).toBe(200);
+    expect(await submitted()).toBe(1);
+  });
+
   it("answers every request envelope on its JSON fast path exactly as through Express", async () => {
     // A JSON POST to /graphql skips Express (http/graphql-endpoint.ts); an extra media-type
     // parameter, which body-parser ignores, sends the same bytes down the Express path.

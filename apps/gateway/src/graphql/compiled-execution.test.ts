@@ -1,5 +1,5 @@
 import type { GatewayExecutor, GatewayGraphQLRequestContext } from "@apollo/server-gateway-interface";
-import { GraphQLError, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString, execute, parse } from "graphql";
+import { GraphQLError, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString, execute, getOperationAST, parse } from "graphql";
 import { compileQuery } from "graphql-jit";
 import { describe, expect, it, vi } from "vitest";
 import { compiledExecutionGateway } from "./compiled-execution.js";
@@ -46,8 +46,17 @@ async function executorOf(compile = compileQuery): Promise<GatewayExecutor> {
   return executor!;
 }
 
-function requestFor(query: string, variables: Record<string, unknown>): GatewayGraphQLRequestContext {
-  return { document: parse(query), operationName: null, context: { prefix: "i" }, request: { variables } } as unknown as GatewayGraphQLRequestContext;
+/** As Apollo hands a request over: the operation it resolved from the client's name (here: none given). */
+function requestFor(query: string, variables: Record<string, unknown>, clientOperationName?: string): GatewayGraphQLRequestContext {
+  const document = parse(query);
+  const operation = getOperationAST(document, clientOperationName ?? null) ?? undefined;
+  return {
+    document,
+    operation,
+    operationName: operation?.name?.value ?? null,
+    context: { prefix: "i" },
+    request: { variables, operationName: clientOperationName },
+  } as unknown as GatewayGraphQLRequestContext;
 }
 
 describe("compiledExecutionGateway", () => {
@@ -106,5 +115,15 @@ describe("compiledExecutionGateway", () => {
     const result = await executor(request);
     expect(result.errors![0]!.extensions).toEqual({ code: "NOT_FOUND" });
     expect(result.data).toEqual({ refused: null });
+  });
+
+  it("refuses an operation name the document does not hold, running nothing", async () => {
+    const executor = await executorOf();
+    const request = requestFor("query A { refused }", {}, "B");
+    for (let i = 0; i < 2; i++) {
+      const result = await executor(request);
+      expect(result.data).toBeUndefined();
+      expect(result.errors!.map((e) => ({ message: e.message, code: e.extensions.code }))).toEqual([{ message: 'Unknown operation named "B".', code: "BAD_USER_INPUT" }]);
+    }
   });
 });

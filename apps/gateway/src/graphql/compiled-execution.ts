@@ -82,11 +82,21 @@ function asGraphQLError(error: GraphQLError): GraphQLError {
   return error.locations ? Object.assign(rebuilt, { locations: error.locations }) : rebuilt;
 }
 
+/** graphql-js's own refusal of an operation name, typed as the contract's bad input. */
+function unknownOperation(name: string | null | undefined): GatewayExecutionResult {
+  const message = name ? `Unknown operation named "${name}".` : "Must provide operation name if query contains multiple operations.";
+  return { errors: [new GraphQLError(message, { extensions: { code: "BAD_USER_INPUT", http: { status: 400 } } })] };
+}
+
 /** Apollo's `gateway` option, executing our schema's operations compiled; `compile` is a seam for tests. */
 export function compiledExecutionGateway(schema: GraphQLSchema, compile: Compile = compileQuery): GatewayInterface {
   const operations = new CompiledOperations(schema, compile);
   const listeners = new Set<GatewaySchemaLoadOrUpdateCallback>();
   const executor = async (request: GatewayGraphQLRequestContext): Promise<GatewayExecutionResult> => {
+    // Apollo passes the name it resolved, null when the client's named none of the document's
+    // operations: graphql-js then ran the document's only one (a mutation committed, the cost
+    // guard, which looks at the resolved operation, skipped) and Apollo answered 500.
+    if (request.operation === undefined) return unknownOperation(request.request.operationName);
     const { document, operationName, context } = request;
     const variableValues = request.request.variables ?? {};
     const interpreted = (): Promise<GatewayExecutionResult> | GatewayExecutionResult =>
