@@ -88,6 +88,20 @@ describe("gateway HTTP surface", () => {
     expect(text).toContain("process_cpu_user_seconds_total");
   });
 
+  it("counts the tasks submissions create: a repeat of an idempotency key creates none", async () => {
+    const { apiKey } = await createTenant(platform.gateway);
+    const submitted = async () => {
+      const text = await (await fetch(platform.gateway.url.replace("/graphql", "/metrics"))).text();
+      return Number(/^tasklane_tasks_submitted_total(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1]);
+    };
+    const before = await submitted();
+    const SUBMIT = `mutation ($i: [SubmitTaskInput!]!) { submitTasks(inputs: $i) { id } }`;
+    for (let i = 0; i < 3; i++) expect((await gql(platform.gateway.url, SUBMIT, { i: [{ type: "once", idempotencyKey: "k-1" }] }, apiKey)).errors).toBeUndefined();
+    expect((await gql(platform.gateway.url, SUBMIT, { i: [{ type: "once", idempotencyKey: "k-1" }, { type: "new" }] }, apiKey)).errors).toBeUndefined();
+    // Five asked for, two created: the first "k-1" and "new".
+    expect((await submitted()) - before).toBe(2);
+  });
+
   it("masks unexpected errors as INTERNAL_SERVER_ERROR with a requestId and no details", async () => {
     const broken = await platform.startAnother({
       deps: { taskService: failingTasks(() => new Error('relation "tasks" does not exist: SELECT secret_hash FROM api_keys')) },

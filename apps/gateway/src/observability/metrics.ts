@@ -9,7 +9,7 @@ export interface GatewayMetrics {
   readonly registry: Registry;
   /** One increment per root field of each GraphQL operation; `code` is OK or the contract error code. */
   readonly apiRequests: Counter<"operation" | "code">;
-  /** Tasks accepted by submitTask/submitTasks (idempotent replays included). */
+  /** Tasks created through the API (submitTask(s), submitWorkflow); an idempotent repeat creates none. */
   readonly tasksSubmitted: Counter<string>;
   /**
    * Requests refused by a rate limit; `kind` names the limit (a small fixed
@@ -32,7 +32,7 @@ export function createMetrics(): GatewayMetrics {
     }),
     tasksSubmitted: new Counter({
       name: "tasklane_tasks_submitted_total",
-      help: "Tasks accepted through submitTask and submitTasks",
+      help: "Tasks created through submitTask, submitTasks and submitWorkflow (idempotent repeats not counted)",
       registers: [registry],
     }),
     rateLimited: new Counter({

@@ -64,6 +64,7 @@ export function createServices(deps: ServiceDeps): { services: GatewayServices; 
         await deps.redis.publish(keys.cancelChannel, taskId);
       },
       ...(deps.backlog ? { backlog: deps.backlog } : {}),
+      onCreated: (n) => deps.metrics.tasksSubmitted.inc(n),
     });
   const services: Omit<GatewayServices, "webhooks" | "realtime"> = {
     leases: new LeaseService({ db: deps.db, doorbell, dispatch, horizonMs: deps.horizonMs, agingSeconds: deps.agingSeconds, limits: new FleetLimits(deps.redis, keys), queues: pullQueues }),

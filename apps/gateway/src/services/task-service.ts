@@ -59,9 +59,11 @@ export interface TaskServiceDeps {
   announceCancel(taskId: string): Promise<void>;
   /** Platform protection: refuses submissions (OVERLOADED) while the global backlog is at its cap. */
   backlog?: { assertAccepting(newTasks: number): void };
+  /** Told how many tasks each submission statement created (an idempotent repeat creates none). */
+  onCreated?: (tasks: number) => void;
 }
 
-export function createTaskService({ db, dispatcher, log, announceCancel, horizonMs, ringPullQueues, backlog }: TaskServiceDeps): TaskService {
+export function createTaskService({ db, dispatcher, log, announceCancel, horizonMs, ringPullQueues, backlog, onCreated }: TaskServiceDeps): TaskService {
   const dispatch = (intents: DispatchIntent[]) =>
     withTaskSpans("task.dispatch", intents, () =>
       dispatchAfterCommit(db, dispatcher, intents, (error: unknown) =>
@@ -72,6 +74,8 @@ export function createTaskService({ db, dispatcher, log, announceCancel, horizon
   const coalescing = <T extends SubmittedTaskRef>(insert: (tenantId: string, specs: TaskSpec[], actor: string) => Promise<SubmitResult<T>>) =>
     new SubmitCoalescer<T>(async (tenantId, specs, actor) => {
       const result = await insert(tenantId, specs, actor);
+      // Counted here, per statement: a merged batch's share of its waiters is not known.
+      onCreated?.(result.created ?? result.tasks.length);
       await dispatch(result.dispatch);
       return result;
     });

@@ -44,6 +44,8 @@ export interface SubmitResult<T = TaskRecord> {
   tasks: T[];
   /** Dispatch intents of newly created PUSH tasks, for the post-commit fast path. */
   dispatch: DispatchIntent[];
+  /** How many of `tasks` this call created, the rest being repeats of a key (absent for a share of a merged batch). */
+  created?: number;
 }
 
 /** What a submitter acts on when it does not read the tasks back: which task each spec became, where, in which state. */
@@ -89,7 +91,7 @@ export async function submitTaskRefs(db: Database, tenantId: string, specs: Task
 }
 
 async function submitShaped<T>(db: Database, tenantId: string, specs: TaskInsert[], options: SubmitOptions, shape: AnswerShape<T>): Promise<SubmitResult<T>> {
-  if (specs.length === 0) return { tasks: [], dispatch: [] };
+  if (specs.length === 0) return { tasks: [], dispatch: [], created: 0 };
   if (options.quotas ?? true) {
     const done = await insertTasksIfUncapped(db, tenantId, specs, options, shape);
     if (done) return done;
@@ -134,7 +136,7 @@ async function insertShaped<T>(
   const { tasks, dispatch, insertedCount } = await resolveSubmitted(client, tenantId, specs, ids, inserted.rows, shape);
   // Charged last, so the daily usage row stays locked for as short a time as possible.
   if (enforceQuotas && !countUsageInline) await chargeQuotas(client, tenantId, insertedCount, quotas);
-  return { tasks, dispatch };
+  return { tasks, dispatch, created: insertedCount };
 }
 
 /** submitTasks' one-statement path; null when the tenant has quotas or names a queue it lacks (nothing was written). */
@@ -148,8 +150,8 @@ async function insertTasksIfUncapped<T>(
   const ids = specs.map(() => newId("task"));
   const inserted = await db.pool.query(prepared(shape.byQueueNames, insertParams(tenantId, ids, specs.map((s) => s.queue), specs, options, true)));
   if (inserted.rows[0]?.go !== true) return null;
-  const { tasks, dispatch } = await resolveSubmitted(db.pool, tenantId, specs, ids, inserted.rows.filter((r) => r.task_id != null), shape);
-  return { tasks, dispatch };
+  const { tasks, dispatch, insertedCount } = await resolveSubmitted(db.pool, tenantId, specs, ids, inserted.rows.filter((r) => r.task_id != null), shape);
+  return { tasks, dispatch, created: insertedCount };
 }
 
 /**
