@@ -7,9 +7,12 @@
 import { spawnSync } from "node:child_process";
 import { createServer } from "node:net";
 import path from "node:path";
+import { normalizeTaskSpec, parseInput, submitTaskInputSchema } from "@tasklane/core";
+import { submitTasks } from "@tasklane/db";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { repoRoot, startApp, waitFor, type AppName, type AppProcess } from "../helpers/app-process.js";
 import { freePort } from "../helpers/free-port.js";
+import { seedPushQueue, seedTenant } from "../helpers/seed.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
 
 let tdb: TestDatabase;
@@ -153,10 +156,15 @@ describe("Redis unreachable at start", () => {
     expect(output).toContain('"msg":"worker stopped"');
   }, 60_000);
 
-  it("scheduler: logs the refused connection as JSON, not ioredis's plain-text dump", async () => {
+  it("scheduler: logs the refused connection as JSON, not ioredis's plain-text dump, and leaves the outbox alone meanwhile", async () => {
+    // PUSH tasks whose outbox row waits for a scheduler: without Redis it must not claim them only to fail each second.
+    const { tenantId } = await seedTenant(tdb.db);
+    await seedPushQueue(tdb.db, tenantId, "hooks", "http://127.0.0.1:9/never");
+    const spec = normalizeTaskSpec(parseInput(submitTaskInputSchema, { type: "waits", queue: "hooks" }), Date.now());
+    await submitTasks(tdb.db, tenantId, [spec, spec], { horizonMs: 60_000 });
     const { app, ops } = await startWithoutRedis("scheduler");
     expect((await fetch(`${ops}/readyz`)).status).toBe(503);
-    await new Promise((r) => setTimeout(r, 2_000));
+    await new Promise((r) => setTimeout(r, 3_000));
     // Its SIGTERM with Redis gone ends at the shutdown deadline (app-lifecycle.test.ts); only the log matters here.
     running.splice(running.indexOf(app), 1);
     app.kill("SIGKILL");
@@ -164,5 +172,7 @@ describe("Redis unreachable at start", () => {
     const output = app.output();
     expectJsonLinesOnly(output, "scheduler");
     expect(output.match(/"msg":"redis connection error"/g)).toHaveLength(1);
+    expect(output).not.toContain('"loop":"outbox"');
+    expect((await tdb.db.pool.query("SELECT count(*)::int AS n FROM outbox WHERE kind = 'DISPATCH_TASK'")).rows[0].n).toBeGreaterThan(0);
   }, 60_000);
 });
