@@ -105,6 +105,18 @@ describe("gateway queues", () => {
     expect(missing.data?.queue).toBeNull();
   });
 
+  it("refuses a name no queue could have with BAD_USER_INPUT naming the argument, as task(id: \"\") does", async () => {
+    const { apiKey } = await createTenant(platform.gateway);
+    const task = await gql(platform.gateway.url, `{ task(id: "") { id } }`, {}, apiKey);
+    expect(codeOf(task)).toBe("BAD_USER_INPUT");
+    for (const name of ["", "has space", "x".repeat(65)]) {
+      const res = await gql<{ queue: unknown }>(platform.gateway.url, `query ($n: String!) { queue(name: $n) { name } }`, { n: name }, apiKey);
+      expect(codeOf(res), JSON.stringify(name)).toBe("BAD_USER_INPUT");
+      const fieldErrors = (res.errors?.[0]?.extensions?.fieldErrors ?? []) as Array<{ path: string }>;
+      expect(fieldErrors.map((f) => f.path), JSON.stringify(name)).toEqual(["name"]);
+    }
+  });
+
   it("does not show or touch another tenant's queues", async () => {
     const a = await createTenant(platform.gateway);
     const b = await createTenant(platform.gateway);

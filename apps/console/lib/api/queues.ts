@@ -18,9 +18,11 @@ export async function listQueueNames(): Promise<ApiResult<string[]>> {
   return result.ok ? { ok: true, data: result.data.queues.map((q) => q.name) } : result;
 }
 
+/** null for a name no queue has, and for one no queue could have (the API refuses that: BAD_USER_INPUT). */
 export async function getQueue(name: string): Promise<ApiResult<Queue | null>> {
   const result = await gql<{ queue: Queue | null }>(`query ConsoleQueue($name: String!) { queue(name: $name) { ${QUEUE} } }`, { name });
-  return result.ok ? { ok: true, data: result.data.queue } : result;
+  if (result.ok) return { ok: true, data: result.data.queue };
+  return result.error.code === "BAD_USER_INPUT" ? { ok: true, data: null } : result;
 }
 
 /** The overview's one round trip: every queue's counts and its last hour in 2-minute buckets. */

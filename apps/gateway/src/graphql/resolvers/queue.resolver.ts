@@ -10,12 +10,11 @@ import { Queue, QueueStats, UpsertQueueInput } from "../types/queue.js";
 
 @Resolver(() => Queue)
 export class QueueResolver {
-  @Query(() => Queue, { nullable: true, description: "null when the caller has no queue of that name" })
+  @Query(() => Queue, { nullable: true, description: "null when the caller has no queue of that name; a name no queue could have is BAD_USER_INPUT" })
   async queue(@Arg("name", () => String) name: string, @Ctx() ctx: GatewayContext): Promise<Queue | null> {
     const caller = requireTenant(ctx.principal, Permission.READ);
-    // A name no queue could have is simply absent, like any other unknown name.
-    if (!queueNameArgSchema.safeParse(name).success) return null;
-    const row = await ctx.services.queues.find(caller.tenantId, name);
+    // Refused like every other argument (task(id: ""), pauseQueue(name: "")), not answered null.
+    const row = await ctx.services.queues.find(caller.tenantId, parseArg(queueNameArgSchema, "name", name));
     return row === null ? null : toQueue(row);
   }
 
