@@ -32,6 +32,13 @@ export interface FinishResult {
 }
 
 /**
+ * What every success writes. last_error is cleared: it tells why the task's
+ * latest attempt failed, and after a success (a retry's, or a redriven run's)
+ * nothing has; each failed attempt keeps its own error in the attempt history.
+ */
+const SUCCEEDED_SET = "status = 'SUCCEEDED', result = cand.result::jsonb, last_error = NULL, completed_at = now()";
+
+/**
  * `releasesOrder` false leaves out the ordering-key release (releaseNextInOrder):
  * only for candidates that cannot have an ordering key. Those CTEs cost about
  * half the statement's planning, and their UPDATE fires the tasks counter
@@ -144,7 +151,7 @@ function completionSql(scope: string, releasesOrder = true, answersWithTasks = t
      FROM (SELECT u.id, u.gen, u.result FROM unnest($1::text[], $2::int[], $3::text[]) AS u(id, gen, result) ORDER BY u.id) i
      CROSS JOIN LATERAL ${lockById("i.id", "l.id, l.status, l.lease_generation, l.lease_token, l.workflow_id, l.ordering_key")} t
      WHERE t.status = 'RUNNING' AND t.lease_generation = i.gen AND ${scope}`,
-    `status = 'SUCCEEDED', result = cand.result::jsonb, completed_at = now()`,
+    SUCCEEDED_SET,
     `'SUCCEEDED'`,
     noted ? "$6::text" : "NULL",
     "$5::float8",
@@ -213,7 +220,7 @@ function leasedCompletionSql(answersWithTasks: boolean): string {
      FROM (SELECT u.id, u.token, u.result FROM unnest($1::text[], $2::text[], $3::text[]) AS u(id, token, result) ORDER BY u.id) i
      CROSS JOIN LATERAL ${lockById("i.id", "l.id, l.status, l.lease_token, l.workflow_id, l.ordering_key", "l.tenant_id = $4")} t
      WHERE t.status = 'RUNNING' AND t.lease_token = i.token AND t.workflow_id IS NULL AND t.ordering_key IS NULL`,
-    `status = 'SUCCEEDED', result = cand.result::jsonb, completed_at = now()`,
+    SUCCEEDED_SET,
     `'SUCCEEDED'`,
     "NULL",
     "NULL",
