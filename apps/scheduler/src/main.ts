@@ -1,4 +1,4 @@
-import { createLogger, errorChain, exitWithMessage, loadEnvOrExit, schedulerEnvSchema, startPeriodic } from "@tasklane/config";
+import { createFailureLog, createLogger, errorChain, exitWithMessage, loadEnvOrExit, schedulerEnvSchema } from "@tasklane/config";
 import { SHUTDOWN_DEADLINE_MS } from "@tasklane/config/shutdown-deadlines";
 import { SCHEDULE_WAKEUPS, createDatabase, listenForWakeups, prepareDatabaseOrExit } from "@tasklane/db";
 import { dependencyProbe, startOpsServer, startTracing, tracingRequested } from "@tasklane/observability";
@@ -14,6 +14,7 @@ import { promoteDueStatuses } from "./loops/status-promotion.js";
 import { QUEUE_DEPTH_INTERVAL_MS, measureQueueDepth } from "./loops/queue-depth.js";
 import { pruneExpiredTasks } from "./loops/retention.js";
 import { createSchedulerMetrics } from "./metrics.js";
+import { startLoop } from "./loop-runner.js";
 
 const env = loadEnvOrExit(schedulerEnvSchema, "tasklane-scheduler");
 const log = createLogger("scheduler", env.LOG_LEVEL);
@@ -34,33 +35,41 @@ const ctx: SchedulerContext = {
 };
 
 const aging = createPriorityAging(ctx);
-const onError = (loop: string) => (error: unknown) => log.error({ err: error, loop }, "scheduler loop failed; retrying");
 // A commit that wrote schedules (migration schedule_notify_wakeup) wakes the schedule loop, which
 // otherwise sleeps until the next occurrence falls due (it looked ten times a second).
+// It retries every second while Postgres is down: throttled like the loops.
+const wakeupFailures = createFailureLog(log, {
+  fields: { session: "schedule-wakeups" },
+  level: "warn",
+  failed: "schedule wake-up session lost; polling until it is back",
+  recovered: "schedule wake-up session restored",
+});
 const scheduleWakeups = listenForWakeups({
   url: env.DATABASE_URL,
   channel: SCHEDULE_WAKEUPS,
-  onWake: () => schedules.poke(),
-  onError: (error: unknown) => log.warn({ err: error }, "schedule wake-up session lost; polling until it is back"),
+  // Also called once each time the session (re)connects.
+  onWake: () => {
+    wakeupFailures.succeeded();
+    schedules.poke();
+  },
+  onError: wakeupFailures.failed,
 });
-const schedules = startPeriodic(
-  SCHEDULE_IDLE_MAX_MS,
-  () => fireSchedules(ctx, scheduleWakeups.listening ? SCHEDULE_IDLE_MAX_MS : SCHEDULE_POLL_MS),
-  onError("schedules"),
+const schedules = startLoop(log, "schedules", SCHEDULE_IDLE_MAX_MS, () =>
+  fireSchedules(ctx, scheduleWakeups.listening ? SCHEDULE_IDLE_MAX_MS : SCHEDULE_POLL_MS),
 );
 const loops = [
   schedules,
   // The outbox is a safety net (rows younger than its 2 s grace are the fast path's): once a second
   // brings what a fast path lost to Redis 2-3 s after its commit.
-  startPeriodic(1000, () => dispatchOutbox(ctx), onError("outbox")),
-  startPeriodic(1000, () => promoteIntoHorizon(ctx), onError("horizon")),
+  startLoop(log, "outbox", 1000, () => dispatchOutbox(ctx)),
+  startLoop(log, "horizon", 1000, () => promoteIntoHorizon(ctx)),
   // Reporting only (workers start due tasks without it): a second after the 1 s grace is soon enough.
-  startPeriodic(1000, () => promoteDueStatuses(ctx), onError("status")),
-  startPeriodic(500, () => expireStaleLeases(ctx), onError("leases")),
-  startPeriodic(1000, createReconciler(ctx), onError("reconciler")),
-  startPeriodic(1000, () => aging.tick(), onError("aging")),
-  startPeriodic(QUEUE_DEPTH_INTERVAL_MS, () => measureQueueDepth(ctx), onError("queue-depth")),
-  startPeriodic(env.RETENTION_PRUNE_INTERVAL_SECONDS * 1000, () => pruneExpiredTasks(ctx), onError("retention")),
+  startLoop(log, "status", 1000, () => promoteDueStatuses(ctx)),
+  startLoop(log, "leases", 500, () => expireStaleLeases(ctx)),
+  startLoop(log, "reconciler", 1000, createReconciler(ctx)),
+  startLoop(log, "aging", 1000, () => aging.tick()),
+  startLoop(log, "queue-depth", QUEUE_DEPTH_INTERVAL_MS, () => measureQueueDepth(ctx)),
+  startLoop(log, "retention", env.RETENTION_PRUNE_INTERVAL_SECONDS * 1000, () => pruneExpiredTasks(ctx)),
 ];
 const ops =
   env.METRICS_PORT === undefined

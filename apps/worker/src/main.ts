@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import { createLogger, errorChain, exitWithMessage, loadEnvOrExit, workerEnvSchema } from "@tasklane/config";
+import { createFailureLog, createLogger, errorChain, exitWithMessage, loadEnvOrExit, workerEnvSchema } from "@tasklane/config";
 import { SHUTDOWN_DEADLINE_MS, WORKER_DRAIN_GRACE_MS } from "@tasklane/config/shutdown-deadlines";
 import { ServerClock } from "@tasklane/core/server-clock";
 import { createDatabase, prepareDatabaseOrExit, type DispatchIntent } from "@tasklane/db";
@@ -24,7 +24,9 @@ const db = createDatabase({ url: env.DATABASE_URL, max: 10, applicationName: "ta
 const redis = createRedis(redisTargetOf(env), "tasklane-worker", { log });
 const subscriber = createRedis(redisTargetOf(env), "tasklane-worker-sub", { log });
 const keys = createKeySpace(env.REDIS_KEY_PREFIX);
-const directory = new QueueDirectory(db, (error) => log.warn({ err: error }, "queue directory refresh failed"));
+// Refreshed every second: while Postgres is down, one line per interval rather than one a second.
+const directoryFailures = createFailureLog(log, { fields: { loop: "queue-directory" }, level: "warn", failed: "queue directory refresh failed", recovered: "queue directory refresh recovered" });
+const directory = new QueueDirectory(db, directoryFailures.failed, directoryFailures.succeeded);
 await directory.start();
 
 const dispatcher = createTaskDispatcher(redis, keys);

@@ -2,3 +2,4 @@ export * from "./env.js";
 export * from "./redis-url.js";
 export * from "./logger.js";
 export * from "./periodic.js";
+export * from "./repeat-throttle.js";

@@ -1,4 +1,4 @@
-import { redisOptionsFromUrl, type Logger } from "@tasklane/config";
+import { REPEAT_LOG_INTERVAL_MS, createRepeatThrottle, redisOptionsFromUrl, type Logger } from "@tasklane/config";
 import { Cluster, Redis, type ChainableCommander, type RedisOptions } from "ioredis";
 
 /** A standalone Redis or a Redis Cluster: every module takes either (keys are hash-tagged for the cluster). */
@@ -69,7 +69,7 @@ function connect(target: string | RedisTarget, name: string, extra: RedisOptions
 }
 
 /** While Redis stays unreachable, one line per connection this often, counting the errors in between. */
-export const REDIS_ERROR_LOG_INTERVAL_MS = 30_000;
+export const REDIS_ERROR_LOG_INTERVAL_MS = REPEAT_LOG_INTERVAL_MS;
 
 /**
  * Logs a client's connection errors through `log`: the first at once, then at
@@ -78,27 +78,16 @@ export const REDIS_ERROR_LOG_INTERVAL_MS = 30_000;
  * The message and code only: a stack per failed reconnect tells nothing more.
  */
 export function logRedisErrors(client: RedisClient, connection: string, log: RedisErrorLog): void {
-  let lastLoggedAt = Number.NEGATIVE_INFINITY;
-  let suppressed = 0;
-  let failing = false;
+  const throttle = createRepeatThrottle(REDIS_ERROR_LOG_INTERVAL_MS);
   client.on("error", (error: unknown) => {
-    failing = true;
-    const now = Date.now();
-    if (now - lastLoggedAt < REDIS_ERROR_LOG_INTERVAL_MS) {
-      suppressed++;
-      return;
-    }
-    lastLoggedAt = now;
+    const line = throttle.failed();
+    if (!line) return;
     const detail = error instanceof Error ? { error: error.message, ...("code" in error && typeof error.code === "string" ? { code: error.code } : {}) } : { error: String(error) };
-    log.warn({ connection, ...detail, ...(suppressed > 0 ? { suppressed } : {}) }, "redis connection error");
-    suppressed = 0;
+    log.warn({ connection, ...detail, ...(line.suppressed > 0 ? { suppressed: line.suppressed } : {}) }, "redis connection error");
   });
   client.on("ready", () => {
-    if (!failing) return;
-    failing = false;
-    lastLoggedAt = Number.NEGATIVE_INFINITY;
-    log.info({ connection, ...(suppressed > 0 ? { suppressed } : {}) }, "redis connection restored");
-    suppressed = 0;
+    const line = throttle.recovered();
+    if (line) log.info({ connection, ...(line.suppressed > 0 ? { suppressed: line.suppressed } : {}) }, "redis connection restored");
   });
 }
 

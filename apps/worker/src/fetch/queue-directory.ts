@@ -26,11 +26,12 @@ export class QueueDirectory {
   constructor(
     private readonly db: Database,
     private readonly onError: (error: unknown) => void,
+    private readonly onRefreshed: () => void = () => undefined,
   ) {}
 
   async start(refreshMs = 1000): Promise<void> {
     await this.refresh();
-    this.timer = setInterval(() => void this.refresh().catch(this.onError), refreshMs);
+    this.timer = setInterval(() => void this.refresh().then(this.onRefreshed, this.onError), refreshMs);
     this.timer.unref();
   }
 

@@ -1,0 +1,71 @@
+import { createServer, connect, type Server, type Socket } from "node:net";
+import type { AddressInfo } from "node:net";
+
+/**
+ * A loopback TCP proxy in front of a real server (the shared Postgres), so a
+ * test can take that server away from the processes it starts without
+ * stopping it for everyone else on the machine: `cut()` drops every
+ * connection and refuses new ones (ECONNREFUSED, as a Postgres that is down),
+ * `restore()` listens again on the same port.
+ */
+export interface TcpProxy {
+  readonly port: number;
+  /** `url` with its host and port replaced by the proxy's. */
+  rewrite(url: string): string;
+  cut(): Promise<void>;
+  restore(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
+  const sockets = new Set<Socket>();
+  const track = (socket: Socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  };
+  const makeServer = () =>
+    createServer((client) => {
+      const upstream = connect(targetPort, targetHost);
+      track(client);
+      track(upstream);
+      client.on("error", () => upstream.destroy());
+      upstream.on("error", () => client.destroy());
+      client.pipe(upstream).pipe(client);
+    });
+  const listen = (server: Server, port: number) =>
+    new Promise<number>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, "127.0.0.1", () => resolve((server.address() as AddressInfo).port));
+    });
+  const shut = (server: Server) =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      for (const socket of sockets) socket.destroy();
+    });
+  let server: Server | undefined = makeServer();
+  const port = await listen(server, 0);
+  return {
+    port,
+    rewrite(url) {
+      const u = new URL(url);
+      u.hostname = "127.0.0.1";
+      u.port = String(port);
+      return u.toString();
+    },
+    async cut() {
+      if (!server) return;
+      const s = server;
+      server = undefined;
+      await shut(s);
+    },
+    async restore() {
+      if (server) return;
+      server = makeServer();
+      await listen(server, port);
+    },
+    async close() {
+      if (server) await shut(server);
+      server = undefined;
+    },
+  };
+}
