@@ -7,8 +7,25 @@ import { advanceWorkflows } from "./workflow-progress.js";
 const LEASE_EXPIRED = "t.status = 'RUNNING' AND t.lease_expires_at < now()";
 const ANY_LEASE_EXPIRED = `SELECT 1 FROM tasks t WHERE ${LEASE_EXPIRED} LIMIT 1`;
 
+/**
+ * A PULL lease is granted, and extended by heartbeats, never past the
+ * attempt's time budget (its start plus the task's timeoutSeconds), so one
+ * that ran out at that end was held to the last: the task's timeout elapsed
+ * (TIMED_OUT). One that ran out sooner was not renewed: the worker stopped
+ * heartbeating (LEASE_EXPIRED). The SDK Worker tells its handler the same
+ * two apart. A PUSH lease is the timeout plus a grace and the PUSH worker
+ * records its own timeouts, so a PUSH lease running out means the worker
+ * stopped (LEASE_EXPIRED).
+ */
+const TIMED_OUT = `(SELECT q.mode FROM queues q WHERE q.id = t.queue_id) = 'PULL'
+     AND t.lease_expires_at >= (SELECT a.started_at FROM task_attempts a WHERE a.task_id = t.id ORDER BY a.id DESC LIMIT 1)
+       + t.timeout_seconds * interval '1 second'`;
+
+/** The error a timed-out attempt records, as the PUSH worker words it (the task's last_error and the event's reason too). */
+const timedOutError = (task: string) => `'Timed out after ' || ${task}.timeout_seconds || ' s'`;
+
 const EXPIRE_LEASES = `WITH cand AS (
-     SELECT t.id, t.status AS from_status, t.lease_token AS old_token FROM tasks t
+     SELECT t.id, t.status AS from_status, t.lease_token AS old_token, COALESCE(${TIMED_OUT}, FALSE) AS timed_out FROM tasks t
      WHERE ${LEASE_EXPIRED}
      ORDER BY t.lease_expires_at LIMIT $1 FOR UPDATE OF t SKIP LOCKED
    ),
@@ -17,14 +34,20 @@ const EXPIRE_LEASES = `WITH cand AS (
        status = (CASE WHEN t.attempts < t.max_attempts THEN 'QUEUED' ELSE 'DEAD' END)::"TaskStatus",
        run_at = CASE WHEN t.attempts < t.max_attempts THEN now() ELSE t.run_at END,
        completed_at = CASE WHEN t.attempts < t.max_attempts THEN NULL ELSE now() END,
-       last_error = 'lease expired', lease_token = NULL, lease_expires_at = NULL,
+       last_error = CASE WHEN cand.timed_out THEN ${timedOutError("t")} ELSE 'lease expired' END,
+       lease_token = NULL, lease_expires_at = NULL,
        dispatch_generation = t.dispatch_generation + 1, updated_at = now(),
        enqueued_generation = ${enqueuedGenerationExpr("t.dispatch_generation + 1", "now()", "$2::float8")}
      FROM cand WHERE ${sameId("t", "cand")}
-     RETURNING ${RETURNING_FOR_CTES}, cand.from_status, cand.old_token
+     RETURNING ${RETURNING_FOR_CTES}, cand.from_status, cand.old_token, cand.timed_out
    ),
-   att AS (${endAttempts("upd", "finished_at = now(), outcome = 'LEASE_EXPIRED', error = 'lease expired'")}),
-   ev AS (${eventInsert("upd", "'scheduler:lease-expiry'", "'lease expired'")}),
+   att AS (${endAttempts("upd", "finished_at = now(), outcome = 'LEASE_EXPIRED', error = 'lease expired'", "NOT s.timed_out")}),
+   att_timed_out AS (${endAttempts(
+     "upd",
+     `finished_at = now(), outcome = 'TIMED_OUT', error = (SELECT ${timedOutError("x")} FROM tasks x WHERE x.id = a.task_id)`,
+     "s.timed_out",
+   )}),
+   ev AS (${eventInsert("upd", "'scheduler:lease-expiry'", "last_error")}),
    nt AS (${notifyOutboxInsert("upd")}),
    ${dispatchOutboxCtes("ob", "upd", "$2::float8")},
    ${releaseNextInOrder("upd", "$2::float8")}
@@ -33,8 +56,9 @@ const EXPIRE_LEASES = `WITH cand AS (
    FROM upd LEFT JOIN ob ON ob.task_id = upd.id ${RELEASED_JOIN}`;
 
 /**
- * Leases that ran out: the executor died or stalled. The attempt counts
- * (outcome LEASE_EXPIRED); the task runs again at once while budget remains,
+ * Leases that ran out: the executor died or stalled, or a PULL attempt used up
+ * its timeout. The attempt counts (outcome LEASE_EXPIRED, or TIMED_OUT: see
+ * TIMED_OUT above); the task runs again at once while budget remains,
  * otherwise it is DEAD. The old token can never match again because the next
  * lease bumps the generation. A workflow task that ends DEAD here skips its
  * dependants in the same transaction.
