@@ -28,7 +28,14 @@ export const TaskAttr = {
   taskId: "tasklane.task_id",
   tenantId: "tasklane.tenant_id",
   queueId: "tasklane.queue_id",
+  /** The task's attempt number (tasks.attempts), never a webhook delivery's. */
   attempt: "tasklane.attempt",
+  /** A webhook delivery's own attempt number (1 for its first request). */
+  deliveryAttempt: "tasklane.delivery.attempt",
+  /** On a `task.submit` span whose idempotency key named a task submitted before: no task was created. */
+  idempotentRepeat: "tasklane.idempotent_repeat",
+  /** "outbox" on a `task.dispatch` span whose post-commit fast path failed: the scheduler's outbox loop delivers the task. */
+  dispatchFallback: "tasklane.dispatch.fallback",
   workerId: "tasklane.worker_id",
   deliveryId: "tasklane.delivery_id",
   outcome: "tasklane.outcome",
@@ -81,14 +88,27 @@ export function outboundTraceParent(span: Span | undefined, stored: string | nul
   return stored ?? undefined;
 }
 
-/** Ends a span, marking it failed when `error` is given. */
-export function endSpan(span: Span | undefined, error?: unknown, attributes?: Attributes): void {
+/**
+ * Ends a span, marking it failed when `error` is given. `endTime` (epoch ms):
+ * when the step ended before its outcome was known (a request whose outcome
+ * is named once it is recorded).
+ */
+export function endSpan(span: Span | undefined, error?: unknown, attributes?: Attributes, endTime?: number): void {
   if (span === undefined) return;
   if (attributes) span.setAttributes(attributes);
   if (error !== undefined) {
     span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
   }
-  span.end();
+  span.end(endTime);
+}
+
+type TracedItem = { taskId: string; tenantId: string; traceParent?: string | null };
+
+function itemSpans(name: string, items: readonly TracedItem[]): Span[] {
+  return items.flatMap((i) => {
+    const span = i.traceParent ? startTaskSpan(name, i.traceParent, { [TaskAttr.taskId]: i.taskId, [TaskAttr.tenantId]: i.tenantId }, SpanKind.PRODUCER) : undefined;
+    return span ? [span] : [];
+  });
 }
 
 /**
@@ -97,13 +117,11 @@ export function endSpan(span: Span | undefined, error?: unknown, attributes?: At
  */
 export async function withTaskSpans<T>(
   name: string,
-  items: readonly { taskId: string; tenantId: string; traceParent?: string | null }[],
+  items: readonly TracedItem[],
   run: () => Promise<T>,
 ): Promise<T> {
   if (!active) return run();
-  const spans = items.flatMap((i) =>
-    i.traceParent ? [startTaskSpan(name, i.traceParent, { [TaskAttr.taskId]: i.taskId, [TaskAttr.tenantId]: i.tenantId }, SpanKind.PRODUCER)] : [],
-  );
+  const spans = itemSpans(name, items);
   try {
     const result = await run();
     for (const span of spans) endSpan(span);
@@ -111,6 +129,41 @@ export async function withTaskSpans<T>(
   } catch (error) {
     for (const span of spans) endSpan(span, error);
     throw error;
+  }
+}
+
+/**
+ * withTaskSpans for the post-commit fast path (dispatchAfterCommit), which
+ * reports a failure to `onError` instead of throwing because the tasks'
+ * outbox rows deliver them anyway. `run` is handed the `onError` to pass on;
+ * a failure it reports before it returns ends the spans with ERROR and
+ * `tasklane.dispatch.fallback: outbox`. A failure reported later (the outbox
+ * rows' deferred delete) only reaches `onError`: the tasks were dispatched.
+ */
+export async function withFastPathSpans(
+  name: string,
+  items: readonly TracedItem[],
+  run: (onError: (error: unknown) => void) => Promise<void>,
+  onError: (error: unknown) => void,
+): Promise<void> {
+  if (!active) return run(onError);
+  const spans = itemSpans(name, items);
+  let failure: { error: unknown } | undefined;
+  let over = false;
+  try {
+    await run((error) => {
+      if (!over) failure ??= { error };
+      onError(error);
+    });
+  } catch (error) {
+    failure ??= { error };
+    throw error;
+  } finally {
+    over = true;
+    for (const span of spans) {
+      if (failure === undefined) endSpan(span);
+      else endSpan(span, failure.error ?? "dispatch failed", { [TaskAttr.dispatchFallback]: "outbox" });
+    }
   }
 }
 
@@ -131,8 +184,15 @@ export function newTaskTrace(name: string, parent: string | null, attributes: At
 export interface SubmitTrace {
   /** Per input, the traceparent to store on its task (null: none). */
   readonly traceParents: (string | null)[];
-  /** Names each span's task and ends them all. */
-  finish(taskIds: readonly (string | undefined)[], error?: unknown): void;
+  /**
+   * Names each span's task and ends them all. `stored`: per input, the
+   * traceparent its task holds (tasks.trace_parent). One that is not this
+   * span's own means the idempotency key named a task submitted before: the
+   * span is marked `tasklane.idempotent_repeat` and linked to that task's
+   * trace, so the repeat reads as a request about an existing task, not as
+   * the start of a second one.
+   */
+  finish(taskIds: readonly (string | undefined)[], error?: unknown, stored?: readonly (string | null | undefined)[]): void;
 }
 
 /**
@@ -149,10 +209,16 @@ export function startSubmitTrace(count: number, tenantId: string, incoming: stri
   );
   return {
     traceParents: spans.map(traceParentOf),
-    finish(taskIds, error) {
+    finish(taskIds, error, stored) {
       spans.forEach((span, i) => {
         const id = taskIds[i];
         if (id !== undefined) span.setAttribute(TaskAttr.taskId, id);
+        const held = stored?.[i];
+        if (held !== undefined && held !== traceParentOf(span)) {
+          span.setAttribute(TaskAttr.idempotentRepeat, true);
+          const original = held === null ? null : parseTraceParent(held);
+          if (original !== null) span.addLink({ context: { ...original, isRemote: true } });
+        }
         endSpan(span, error);
       });
     },

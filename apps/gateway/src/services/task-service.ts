@@ -28,7 +28,7 @@ import {
   type TaskAuditEventRecord,
   type TaskRecord,
 } from "@tasklane/db";
-import { startSubmitTrace, withTaskSpans } from "@tasklane/observability";
+import { startSubmitTrace, tracingActive, withFastPathSpans } from "@tasklane/observability";
 import { dispatchAfterCommit, type TaskDispatcher } from "@tasklane/queue";
 import type { Logger } from "../observability/logger.js";
 import { SubmitCoalescer } from "./submit-coalescer.js";
@@ -65,11 +65,32 @@ export interface TaskServiceDeps {
 
 export function createTaskService({ db, dispatcher, log, announceCancel, horizonMs, ringPullQueues, backlog, onCreated }: TaskServiceDeps): TaskService {
   const dispatch = (intents: DispatchIntent[]) =>
-    withTaskSpans("task.dispatch", intents, () =>
-      dispatchAfterCommit(db, dispatcher, intents, (error: unknown) =>
-        log.warn({ err: error, count: intents.length }, "post-commit dispatch failed; the outbox will deliver"),
-      ),
+    withFastPathSpans(
+      "task.dispatch",
+      intents,
+      (onError) => dispatchAfterCommit(db, dispatcher, intents, onError),
+      (error: unknown) => log.warn({ err: error, count: intents.length }, "post-commit dispatch failed; the outbox will deliver"),
     );
+  /**
+   * Each task's stored traceparent, where a submit span may have met a repeat
+   * of an idempotency key (its task holds another trace); undefined where it
+   * cannot have. Read back only with tracing on and only for keyed specs the
+   * submission did not create: a ref does not carry the traceparent.
+   */
+  async function storedTraceParents(tenantId: string, specs: TaskSpec[], tasks: SubmittedTaskRef[], created: number | undefined) {
+    if (!tracingActive() || created === specs.length) return undefined;
+    const keyed = tasks.filter((t, i) => specs[i]?.idempotencyKey != null && !("traceParent" in t));
+    const read = new Map<string, string | null>();
+    if (keyed.length > 0) {
+      const ids = [...new Set(keyed.map((t) => t.id))];
+      const found = await withTenantScope(db.pool, tenantId, (client) => Promise.all(ids.map((id) => getTask({ pool: client }, tenantId, id))));
+      for (const task of found) if (task !== null) read.set(task.id, task.traceParent);
+    }
+    return tasks.map((t, i) => {
+      if (specs[i]?.idempotencyKey == null) return undefined;
+      return "traceParent" in t ? (t.traceParent as string | null) : read.get(t.id);
+    });
+  }
   // Insert and post-commit dispatch together: merged submissions share the dispatch call as well.
   const coalescing = <T extends SubmittedTaskRef>(insert: (tenantId: string, specs: TaskSpec[], actor: string) => Promise<SubmitResult<T>>) =>
     new SubmitCoalescer<T>(async (tenantId, specs, actor) => {
@@ -95,13 +116,19 @@ export function createTaskService({ db, dispatcher, log, announceCancel, horizon
     const traced = trace.traceParents.some((p) => p !== null) ? specs.map((s, i) => ({ ...s, traceParent: trace.traceParents[i] ?? null })) : specs;
     let tasks: T[];
     let intents: DispatchIntent[];
+    let created: number | undefined;
     try {
-      ({ tasks, dispatch: intents } = await coalescer.submit(tenantId, traced, actor));
+      ({ tasks, dispatch: intents, created } = await coalescer.submit(tenantId, traced, actor));
     } catch (error) {
       trace.finish([], error);
       throw error;
     }
-    trace.finish(tasks.map((t) => t.id));
+    // Reading them back must not fail a submission that committed: without them no span is marked a repeat.
+    const stored = await storedTraceParents(tenantId, specs, tasks, created).catch((error: unknown) => {
+      log.warn({ err: error }, "could not read submitted tasks' trace context");
+      return undefined;
+    });
+    trace.finish(tasks.map((t) => t.id), undefined, stored);
     const pushed = new Set(intents.map((i) => i.queueId));
     const pullQueues = tasks.filter((t) => t.status === "QUEUED" && !pushed.has(t.queueId)).map((t) => t.queueId);
     await ringPullQueues(pullQueues).catch((error: unknown) => log.warn({ err: error }, "could not ring pull workers"));

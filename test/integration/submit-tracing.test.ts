@@ -1,0 +1,115 @@
+import { trace } from "@opentelemetry/api";
+import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { normalizeTaskSpec, parseInput, submitTaskInputSchema, type SubmitTaskInput } from "@tasklane/core";
+import { createLogger } from "@tasklane/config";
+import { createTaskService, type TaskService } from "@tasklane/gateway/services/task-service";
+import { setTracingActive } from "@tasklane/observability";
+import { createKeySpace, createRedis, createTaskDispatcher } from "@tasklane/queue";
+import type { Redis } from "ioredis";
+import { seedPushQueue, seedTenant } from "../helpers/seed.js";
+import { createTestDatabase, uniqueRedisPrefix, type TestDatabase } from "../helpers/test-database.js";
+
+/**
+ * The gateway's submit path with tracing on, in process, against real
+ * Postgres and Redis; spans are read from an in-memory exporter. Covers what
+ * the cross-process tracing test cannot arrange: Redis refusing the
+ * post-commit dispatch, and a repeat of an idempotency key.
+ */
+const REDIS_URL = "redis://127.0.0.1:6379/0";
+const exporter = new InMemorySpanExporter();
+const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+
+let tdb: TestDatabase;
+let tenantId: string;
+let live: Redis;
+let dead: Redis;
+const prefix = uniqueRedisPrefix("subtrace");
+
+function service(redis: Redis): TaskService {
+  return createTaskService({
+    db: tdb.db,
+    dispatcher: createTaskDispatcher(redis, createKeySpace(prefix)),
+    log: createLogger("test", "silent"),
+    horizonMs: 60_000,
+    ringPullQueues: async () => undefined,
+    announceCancel: async () => undefined,
+  });
+}
+
+const spec = (input: Partial<SubmitTaskInput>) => normalizeTaskSpec(parseInput(submitTaskInputSchema, { type: "traced", queue: "push", ...input }), Date.now());
+const spansOf = (name: string, taskId: string): ReadableSpan[] =>
+  exporter.getFinishedSpans().filter((s) => s.name === name && s.attributes["tasklane.task_id"] === taskId);
+
+beforeAll(async () => {
+  trace.setGlobalTracerProvider(provider);
+  setTracingActive(true);
+  tdb = await createTestDatabase("subtrace");
+  ({ tenantId } = await seedTenant(tdb.db));
+  await seedPushQueue(tdb.db, tenantId, "push", "http://127.0.0.1:9/never-called");
+  live = createRedis(REDIS_URL, "test");
+  // A client whose connection is closed: every dispatch through it is refused, as when Redis is unreachable.
+  dead = createRedis(REDIS_URL, "test-dead");
+  await dead.ping();
+  dead.disconnect();
+});
+
+afterAll(async () => {
+  setTracingActive(false);
+  await provider.shutdown();
+  if (live) {
+    const keys = await live.keys(`${prefix}:*`);
+    if (keys.length > 0) await live.del(...keys);
+    live.disconnect();
+  }
+  await tdb?.drop();
+});
+
+describe("task.dispatch after commit", () => {
+  it("ends with ERROR and says the outbox delivers the task when Redis refuses the fast path", async () => {
+    const [task] = await service(dead).submit(tenantId, [spec({})], "test");
+    const [dispatch] = spansOf("task.dispatch", task!.id);
+    expect(dispatch?.status.code).toBe(2); // SpanStatusCode.ERROR
+    expect(dispatch?.attributes["tasklane.dispatch.fallback"]).toBe("outbox");
+    // The submission itself succeeded: its tasks are durable and in the outbox.
+    expect(spansOf("task.submit", task!.id)[0]?.status.code).toBe(0);
+    const { rows } = await tdb.db.pool.query("SELECT count(*)::int AS n FROM outbox WHERE task_id = $1 OR $1 = ANY(task_ids)", [task!.id]);
+    expect(rows[0].n).toBe(1);
+  });
+
+  it("ends unset (OK) with no fallback when Redis takes the dispatch", async () => {
+    const [task] = await service(live).submit(tenantId, [spec({})], "test");
+    const [dispatch] = spansOf("task.dispatch", task!.id);
+    expect(dispatch?.status.code).toBe(0);
+    expect(dispatch?.attributes["tasklane.dispatch.fallback"]).toBeUndefined();
+  });
+});
+
+describe("an idempotent repeat of a submission", () => {
+  for (const shape of ["submit", "submitRefs"] as const) {
+    it(`is marked as a repeat and linked to the task's trace (${shape})`, async () => {
+      const tasks = service(live);
+      const key = `key-${shape}-${Date.now()}`;
+      const [first] = await tasks[shape](tenantId, [spec({ idempotencyKey: key })], "test");
+      const [again] = await tasks[shape](tenantId, [spec({ idempotencyKey: key })], "test");
+      expect(again!.id).toBe(first!.id);
+      const submits = spansOf("task.submit", first!.id);
+      expect(submits).toHaveLength(2);
+      const [original, repeat] = submits as [ReadableSpan, ReadableSpan];
+      expect(original.attributes["tasklane.idempotent_repeat"]).toBeUndefined();
+      expect(repeat.attributes["tasklane.idempotent_repeat"]).toBe(true);
+      expect(repeat.links.map((l) => [l.context.traceId, l.context.spanId])).toEqual([[original.spanContext().traceId, original.spanContext().spanId]]);
+      // The task keeps the trace it was created in.
+      const { rows } = await tdb.db.pool.query("SELECT trace_parent FROM tasks WHERE id = $1", [first!.id]);
+      expect(rows[0].trace_parent).toBe(`00-${original.spanContext().traceId}-${original.spanContext().spanId}-01`);
+    });
+  }
+
+  it("marks the second of two specs with one key in a single batch, not the first", async () => {
+    const key = `key-batch-${Date.now()}`;
+    const [a, b] = await service(live).submitRefs(tenantId, [spec({ idempotencyKey: key }), spec({ idempotencyKey: key })], "test");
+    expect(b!.id).toBe(a!.id);
+    const submits = spansOf("task.submit", a!.id);
+    expect(submits.map((s) => s.attributes["tasklane.idempotent_repeat"])).toEqual([undefined, true]);
+  });
+});
