@@ -68,6 +68,7 @@ let collector: HttpReceiver;
 let endpoint: HttpReceiver;
 let apps: AppProcess[] = [];
 let gatewayUrl: string;
+let hangClosed = false;
 
 async function call<T>(query: string, variables: Record<string, unknown>, token: string, headers: Record<string, string> = {}): Promise<T> {
   const res = await fetch(gatewayUrl, {
@@ -113,9 +114,14 @@ beforeAll(async () => {
   collector = await startReceiver((_req, res) => {
     res.writeHead(200, { "content-type": "application/json" }).end("{}");
   });
-  // The tenant's PUSH endpoint: the first attempt of a "flaky" task fails (retryable), every other one succeeds.
+  // The tenant's PUSH endpoint: the first attempt of a "flaky" task fails (retryable), a "hang" task
+  // is never answered (until it is cancelled), every other one succeeds.
   endpoint = await startReceiver((req, res) => {
     const body = req.json as { type?: string; attempt?: number } | null;
+    if (req.path === "/push" && body?.type === "hang") {
+      res.on("close", () => (hangClosed = true));
+      return;
+    }
     const fail = req.path === "/push" && body?.type === "flaky" && body.attempt === 1;
     res.writeHead(fail ? 503 : 200, { "content-type": "application/json" }).end(fail ? "try later" : '{"ok":true}');
   });
@@ -136,6 +142,7 @@ describe("tracing on", () => {
   let joinedTaskId = "";
   let workflowTaskId = "";
   let pullTaskId = "";
+  let cancelledTaskId = "";
   let leasedTraceParent: string | null = null;
   let outputs = new Map<string, string>();
 
@@ -174,6 +181,11 @@ describe("tracing on", () => {
     expect(leaseTasks[0]?.task.id).toBe(pullTaskId);
     leasedTraceParent = leaseTasks[0]!.task.traceParent;
     await call(`mutation ($id: ID!, $t: String!) { completeTask(taskId: $id, leaseToken: $t) { id } }`, { id: pullTaskId, t: leaseTasks[0]!.leaseToken }, apiKey);
+    // A PUSH attempt cancelled mid-request: the worker aborts it when the cancellation reaches it.
+    cancelledTaskId = (await call<{ submitTask: { id: string } }>(SUBMIT, { input: { type: "hang", queue: "push", timeoutSeconds: 120 } }, apiKey)).submitTask.id;
+    await waitFor("the hanging request", () => endpoint.requests.some((r) => r.path === "/push" && (r.json as { taskId?: string }).taskId === cancelledTaskId), 30_000, 50);
+    await call(`mutation ($id: ID!) { cancelTask(id: $id) { id } }`, { id: cancelledTaskId }, apiKey);
+    await waitFor("the worker to abort the request", () => hangClosed, 30_000, 50);
     await waitFor("both webhooks delivered", () => endpoint.requests.filter((r) => r.path === "/webhook").length >= 2, 30_000, 100);
     outputs = await stopPlatform();
   });
@@ -198,6 +210,24 @@ describe("tracing on", () => {
     }
     // Nothing of this task leaked into another trace.
     expect(spans.filter((s) => s.attributes["tasklane.task_id"] === taskId && s.traceId !== traceId)).toEqual([]);
+  });
+
+  it("names each attempt's outcome as the worker's outcome metric does, a cancelled one `cancelled`", () => {
+    const spans = spansOf(collector.requests);
+    const outcomes = (id: string) => spans.filter((s) => s.name === "task.attempt" && s.attributes["tasklane.task_id"] === id)
+      .sort((a, b) => Number(a.attributes["tasklane.attempt"]) - Number(b.attributes["tasklane.attempt"]))
+      .map((s) => s.attributes["tasklane.outcome"]);
+    // tasklane_task_outcomes_total's labels: succeeded, failed, timed_out, dead, stale, cancelled, handed_back.
+    expect(outcomes(taskId)).toEqual(["failed", "succeeded"]);
+    expect(outcomes(cancelledTaskId)).toEqual(["cancelled"]);
+  });
+
+  it("gives webhook.deliver the delivery's attempt as tasklane.delivery.attempt; tasklane.attempt stays the task's", () => {
+    const spans = spansOf(collector.requests);
+    // The task succeeded on its second attempt; its webhook went out on the delivery's first.
+    const deliver = spans.find((s) => s.name === "webhook.deliver" && s.attributes["tasklane.task_id"] === taskId);
+    expect(deliver?.attributes["tasklane.delivery.attempt"]).toBe(1);
+    expect(deliver?.attributes).not.toHaveProperty("tasklane.attempt");
   });
 
   it("sends traceparent to the PUSH endpoint and the webhook, naming the attempt and delivery spans", () => {

@@ -1,12 +1,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { assertNever, decideAfterFailure, type BackoffPolicy } from "@tasklane/core";
 import { failAttempt, returnInterruptedAttempts, type PushTaskRecord, type StartedAttempt } from "@tasklane/db";
-import { SpanKind, TaskAttr, endSpan, outboundTraceParent, startTaskSpan, withTaskSpans } from "@tasklane/observability";
+import { SpanKind, TaskAttr, endSpan, outboundTraceParent, startTaskSpan, withFastPathSpans, type Span } from "@tasklane/observability";
 import { dispatchAfterCommit } from "@tasklane/queue";
 import type { WorkerContext } from "./context.js";
-import { failureOutcome } from "./metrics.js";
+import { failureOutcome, type AttemptOutcomeLabel } from "./metrics.js";
 import type { AttemptAbort } from "./push/attempt-abort.js";
-import { executePush } from "./push/execute-push.js";
+import { executePush, type PushOutcome } from "./push/execute-push.js";
 
 /**
  * Runs one started attempt to its recorded outcome, calling `executed` as
@@ -56,8 +56,31 @@ export async function runAttempt(ctx: WorkerContext, started: StartedAttempt<Pus
     abort,
   );
   executed();
-  ctx.metrics.execution.observe((Date.now() - startedAt) / 1000);
-  if (span) endSpan(span, outcome.kind === "failed" ? outcome.error : undefined, { [TaskAttr.outcome]: outcome.kind, ...("status" in outcome && outcome.status !== undefined ? { "http.response.status_code": outcome.status } : {}) });
+  const endedAt = Date.now();
+  ctx.metrics.execution.observe((endedAt - startedAt) / 1000);
+  let label: AttemptOutcomeLabel | undefined;
+  try {
+    label = await recordOutcome(ctx, started, outcome, startedAt);
+  } finally {
+    endAttemptSpan(span, outcome, label, endedAt);
+  }
+}
+
+/**
+ * The attempt span ends where the request did, named with the label the
+ * outcome metric counted (tasklane_task_outcomes_total), so a span and the
+ * metric never call one attempt two things; without a label (recording
+ * failed) it keeps the request's own outcome.
+ */
+function endAttemptSpan(span: Span | undefined, outcome: PushOutcome, label: AttemptOutcomeLabel | undefined, endedAt: number): void {
+  if (span === undefined) return;
+  const status = "status" in outcome && outcome.status !== undefined ? { "http.response.status_code": outcome.status } : {};
+  endSpan(span, outcome.kind === "failed" ? outcome.error : undefined, { [TaskAttr.outcome]: label ?? outcome.kind, ...status }, endedAt);
+}
+
+/** Records what the request ended as; answers the label counted in the outcome metric. */
+async function recordOutcome(ctx: WorkerContext, started: StartedAttempt<PushTaskRecord>, outcome: PushOutcome, startedAt: number): Promise<AttemptOutcomeLabel> {
+  const { task } = started;
   // Built only when a line is written: a pino child per task is a measurable cost at thousands of tasks/s.
   const log = () => ctx.log.child({ taskId: task.id, tenantId: task.tenantId, attempt: task.attempts });
   switch (outcome.kind) {
@@ -67,25 +90,26 @@ export async function runAttempt(ctx: WorkerContext, started: StartedAttempt<Pus
         outcome.note === undefined
           ? await ctx.completions.complete({ ...completion, result: outcome.result })
           : await ctx.completions.completeWithoutResult(completion, outcome.note);
-      ctx.metrics.outcomes.inc({ outcome: accepted ? "succeeded" : "stale" });
+      const label = accepted ? "succeeded" : "stale";
+      ctx.metrics.outcomes.inc({ outcome: label });
       if (ctx.log.isLevelEnabled("debug")) log().debug({ ms: Date.now() - startedAt, accepted }, "attempt succeeded");
-      return;
+      return label;
     }
     case "failed":
       log().info({ error: outcome.error, retryable: outcome.retryable }, "attempt failed");
-      await recordFailure(ctx, started, outcome);
-      return;
+      return recordFailure(ctx, started, outcome);
     case "aborted":
       // Cancelled: the cancel transition already recorded the final state.
       ctx.metrics.outcomes.inc({ outcome: "cancelled" });
       log().info("attempt aborted by cancellation");
-      return;
+      return "cancelled";
     case "interrupted": {
       const { returned, dispatch } = await returnInterruptedAttempts(ctx.db, [{ taskId: task.id, leaseGeneration: task.leaseGeneration }], `worker:${ctx.workerId}`, ctx.horizonMs);
-      ctx.metrics.outcomes.inc({ outcome: returned.length > 0 ? "handed_back" : "stale" });
+      const label = returned.length > 0 ? "handed_back" : "stale";
+      ctx.metrics.outcomes.inc({ outcome: label });
       log().info({ handedBack: returned.length > 0 }, "attempt cut off by the worker stopping; handed back uncharged");
       await dispatchAfterCommit(ctx.db, ctx.dispatcher, dispatch, (error) => ctx.log.warn({ err: error, taskId: task.id }, "fast dispatch failed; outbox will retry"));
-      return;
+      return label;
     }
     default:
       return assertNever(outcome);
@@ -96,7 +120,7 @@ async function recordFailure(
   ctx: WorkerContext,
   { task }: StartedAttempt<PushTaskRecord>,
   failure: { retryable: boolean; error: string; timedOut: boolean; retryAfterSeconds?: number },
-): Promise<void> {
+): Promise<AttemptOutcomeLabel> {
   const backoff: BackoffPolicy = {
     strategy: task.backoffStrategy,
     delaySeconds: task.backoffDelaySeconds,
@@ -119,7 +143,11 @@ async function recordFailure(
   const label = failureOutcome(decision, failure.timedOut, result.accepted.length > 0);
   ctx.metrics.outcomes.inc({ outcome: label });
   if (label === "failed" || label === "timed_out") ctx.metrics.retries.inc();
-  await withTaskSpans("task.dispatch", result.dispatch, () =>
-    dispatchAfterCommit(ctx.db, ctx.dispatcher, result.dispatch, (error) => ctx.log.warn({ err: error, taskId: task.id }, "fast dispatch failed; outbox will retry")),
+  await withFastPathSpans(
+    "task.dispatch",
+    result.dispatch,
+    (onError) => dispatchAfterCommit(ctx.db, ctx.dispatcher, result.dispatch, onError),
+    (error) => ctx.log.warn({ err: error, taskId: task.id }, "fast dispatch failed; outbox will retry"),
   );
+  return label;
 }

@@ -64,7 +64,8 @@ async function runDelivery(deps: DeliveryLoopDeps, delivery: ClaimedDelivery): P
       [TaskAttr.tenantId]: delivery.tenantId,
       [TaskAttr.deliveryId]: delivery.id,
       ...(delivery.taskId !== null ? { [TaskAttr.taskId]: delivery.taskId } : {}),
-      [TaskAttr.attempt]: delivery.attempts + 1,
+      // The delivery's own attempt: tasklane.attempt means the task's attempt on every span, and the delivery does not know it.
+      [TaskAttr.deliveryAttempt]: delivery.attempts + 1,
       "tasklane.event": delivery.event,
     }, SpanKind.CLIENT);
     const traceParent = outboundTraceParent(span, delivery.traceParent);
