@@ -5,6 +5,7 @@
  * what a valid schedule is.
  */
 import { z } from "zod";
+import { canonicalTimezone } from "../cron/canonical-timezone.js";
 import { cronExpressionProblem, timezoneProblem, validateCron } from "../cron/cron-expression.js";
 import { MAX_MAX_ATTEMPTS, MAX_PAYLOAD_BYTES, MAX_TIMEOUT_SECONDS, MAX_TYPE_LENGTH } from "../limits.js";
 import { MisfirePolicy, OverlapPolicy, Priority } from "../statuses.js";
@@ -32,11 +33,14 @@ export const cronSchema = z.string().superRefine((value, ctx) => {
   if (problem !== null) ctx.addIssue({ code: "custom", message: problem });
 });
 
-/** An IANA time zone name. */
-export const timezoneSchema = z.string().superRefine((value, ctx) => {
-  const problem = timezoneProblem(value);
-  if (problem !== null) ctx.addIssue({ code: "custom", message: problem });
-});
+/** An IANA time zone name, in the database's own case whatever the case typed (`europe/london` is `Europe/London`). */
+export const timezoneSchema = z
+  .string()
+  .superRefine((value, ctx) => {
+    const problem = timezoneProblem(value);
+    if (problem !== null) ctx.addIssue({ code: "custom", message: problem });
+  })
+  .transform(canonicalTimezone);
 
 export const createScheduleInputSchema = z.object({
   name: nonBlankString(200),
