@@ -21,7 +21,10 @@ export interface QueueDepthRow {
 }
 
 /**
- * The scheduler's gauges, from queue_counters: no task row is counted. The
+ * The scheduler's gauges, from queue_counters: no task row is counted. A
+ * paused queue's waiting tasks are left out, as from the oldest wait: they
+ * cannot start, and the depth drives worker autoscaling (its RUNNING tasks
+ * still hold worker slots, and its DEAD ones are still dead letters). The
  * oldest wait takes the first due task of each waiting lane of the queues
  * with waiting tasks, however long their backlogs.
  */
@@ -30,8 +33,8 @@ export async function readQueueDepth(db: Database, options: { perTenant: boolean
   const extraGroups = options.perTenant ? ", q.tenant_id, q.name" : "";
   const res = await db.pool.query<{ status: QueueDepthRow["status"]; mode: QueueMode; tenant_id?: string; queue?: string; tasks: number; oldest_wait: number | null }>(
     `WITH counts AS (
-       SELECT c.queue_id, c.status, sum(c.tasks) AS tasks FROM queue_counters c
-        WHERE c.status = ANY($1::"TaskStatus"[])
+       SELECT c.queue_id, c.status, sum(c.tasks) AS tasks FROM queue_counters c JOIN queues pq ON pq.id = c.queue_id
+        WHERE c.status = ANY($1::"TaskStatus"[]) AND (NOT pq.paused OR c.status IN ('RUNNING', 'DEAD'))
         GROUP BY c.queue_id, c.status HAVING sum(c.tasks) <> 0
      ),
      oldest AS (
