@@ -68,7 +68,7 @@ const relay = startRelay(env, log, metrics.registry);
 const ops =
   env.METRICS_PORT === undefined
     ? undefined
-    : await startOpsServer({ port: env.METRICS_PORT, registry: metrics.registry, ready: dependencyProbe({ postgres: () => db.pool.query("SELECT 1") }) }).catch(
+    : await startOpsServer({ port: env.METRICS_PORT, host: env.METRICS_HOST, registry: metrics.registry, ready: dependencyProbe({ postgres: () => db.pool.query("SELECT 1") }) }).catch(
         (error: unknown) => exitWithMessage("tasklane-notifier", `cannot serve METRICS_PORT ${env.METRICS_PORT}: ${errorChain(error)}`),
       );
 log.info(

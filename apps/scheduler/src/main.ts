@@ -76,6 +76,7 @@ const ops =
     ? undefined
     : await startOpsServer({
         port: env.METRICS_PORT,
+        host: env.METRICS_HOST,
         registry: ctx.metrics.registry,
         ready: dependencyProbe({ postgres: () => db.pool.query("SELECT 1"), redis: () => redis.ping() }),
       }).catch((error: unknown) => exitWithMessage("tasklane-scheduler", `cannot serve METRICS_PORT ${env.METRICS_PORT}: ${errorChain(error)}`));

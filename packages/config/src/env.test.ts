@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { ConfigError, baseEnvSchema, gatewayEnvSchema, loadEnv, loadEnvOrExit, notifierEnvSchema, workerEnvSchema } from "./env.js";
+import { ConfigError, baseEnvSchema, gatewayEnvSchema, loadEnv, loadEnvOrExit, notifierEnvSchema, schedulerEnvSchema, workerEnvSchema } from "./env.js";
 
 /** The problems loadEnv reports for `env`, as "VARIABLE: message" lines. */
 function problems(schema: Parameters<typeof loadEnv>[0], env: Record<string, string>): string[] {
@@ -31,6 +31,15 @@ describe("loadEnv", () => {
     expect(loadEnv(gatewayEnvSchema, { PORT: " 4001 " }).PORT).toBe(4001);
     // An empty variable is unset (the default), the way shells and compose files mean it.
     expect(loadEnv(gatewayEnvSchema, { PORT: "" }).PORT).toBe(4000);
+  });
+
+  it("reads METRICS_HOST for every background app, unset meaning every interface", () => {
+    for (const schema of [schedulerEnvSchema, workerEnvSchema, notifierEnvSchema]) {
+      expect(loadEnv(schema, { METRICS_HOST: "127.0.0.1" }).METRICS_HOST).toBe("127.0.0.1");
+      expect(loadEnv(schema, { METRICS_HOST: "::1" }).METRICS_HOST).toBe("::1");
+      expect(loadEnv(schema, {}).METRICS_HOST).toBeUndefined();
+      expect(problems(schema, { METRICS_HOST: "http://x/" })).toEqual(['METRICS_HOST: expected an IP address or a host name, got "http://x/"']);
+    }
   });
 
   it("refuses an empty step in WEBHOOK_RETRY_SCHEDULE instead of reading it as 0 seconds", () => {

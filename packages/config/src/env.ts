@@ -145,11 +145,24 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
   GLOBAL_MAX_PENDING_TASKS: numberVar({ integer: true, positive: true }).default(5_000_000),
 });
 
+/**
+ * The interface the background apps' ops server (/metrics, /healthz, /readyz)
+ * listens on. Unset: every interface, IPv4 and IPv6 alike, because a kubelet's
+ * probes and a Prometheus in another container reach it on the pod's address
+ * (and `npm start` and the tests on 127.0.0.1). Set 127.0.0.1 on a shared
+ * host where the endpoint must not be reachable from outside.
+ */
+const metricsHost = z
+  .string()
+  .regex(/^[A-Za-z0-9.:%_-]+$/, { error: "expected an IP address or a host name" })
+  .optional();
+
 export const schedulerEnvSchema = baseEnvSchema.extend({
   RECONCILE_INTERVAL_SECONDS: numberVar({ positive: true }).default(15),
   /** How late a cron occurrence may fire and still count as on time rather than missed. */
   SCHEDULE_MISFIRE_GRACE_SECONDS: numberVar({ min: 0 }).default(30),
   METRICS_PORT: port().optional(),
+  METRICS_HOST: metricsHost,
   /**
    * Adds tenant and queue labels to the queue-depth gauges. Off by default:
    * series grow with tenants × queues, which only small deployments can afford.
@@ -171,6 +184,7 @@ export const workerEnvSchema = baseEnvSchema.extend({
   WORKER_START_AHEAD_MS: numberVar({ integer: true, min: 0, max: 1_000 }).default(50),
   WORKER_ID: z.string().optional(),
   METRICS_PORT: port().optional(),
+  METRICS_HOST: metricsHost,
 });
 
 export const notifierEnvSchema = baseEnvSchema.extend({
@@ -181,6 +195,7 @@ export const notifierEnvSchema = baseEnvSchema.extend({
   /** How often the notifier looks for deliveries no wake-up announced (other notifiers' retries, a killed notifier's expired claims). */
   NOTIFIER_DELIVERY_POLL_MS: numberVar({ integer: true, min: 10, max: 600_000 }).default(1_000),
   METRICS_PORT: port().optional(),
+  METRICS_HOST: metricsHost,
 });
 
 export type BaseEnv = z.infer<typeof baseEnvSchema>;

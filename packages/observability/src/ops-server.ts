@@ -16,8 +16,8 @@ import type { Readiness } from "./readiness.js";
 
 export interface OpsServerOptions {
   port: number;
-  /** Default: every interface, so a kubelet or Prometheus on the pod IP can reach it. */
-  host?: string;
+  /** METRICS_HOST. Default: every interface, so a kubelet or Prometheus on the pod IP can reach it. */
+  host?: string | undefined;
   registry: Registry;
   ready: () => Promise<Readiness>;
 }
