@@ -29,6 +29,10 @@ export async function runAttempt(ctx: WorkerContext, started: StartedAttempt<Pus
   // sooner, and not later by how long the answer took to get here. A cancellation meanwhile ends it
   // in executePush, which sends nothing for an attempt already aborted.
   if (started.startInMs > 0) await ctx.serverClock.waitUntil(task.runAt.getTime(), (ms) => sleep(ms).then(() => true));
+  // A signing-secret rotation announced while this attempt was started or held is loaded before it signs.
+  const reloading = ctx.directory.whenCurrent();
+  if (reloading !== undefined) await reloading;
+  const signingSecrets = (ctx.directory.get(task.queueId) ?? info).signingSecrets;
   const startedAt = Date.now();
   // One span per attempt in the task's trace; the endpoint gets it as its parent (traceparent header).
   const span = startTaskSpan("task.attempt", task.traceParent, {
@@ -48,7 +52,7 @@ export async function runAttempt(ctx: WorkerContext, started: StartedAttempt<Pus
       ...(started.parents !== undefined ? { parents: started.parents } : {}),
       endpointUrl: info.endpointUrl,
       timeoutSeconds: task.timeoutSeconds,
-      signingSecrets: info.signingSecrets,
+      signingSecrets,
       ...(traceParent !== undefined ? { traceParent } : {}),
     },
     ctx.agent,

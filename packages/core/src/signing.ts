@@ -11,6 +11,14 @@ const SIGNATURE_VERSION = "v1";
 
 export type SignatureHeaderName = "webhook-id" | "webhook-timestamp" | "webhook-signature";
 
+/**
+ * The Postgres channel a tenant's signing-secret rotation NOTIFYs (payload:
+ * the tenant id) in the statement that rotates it, so workers that sign PUSH
+ * requests from a cached copy of the secrets reload it before the next
+ * request rather than at their next periodic reload.
+ */
+export const SIGNING_SECRET_ROTATIONS_CHANNEL = "tasklane_signing_secrets";
+
 export function generateSigningSecret(): string {
   return `${SECRET_PREFIX}${randomBytes(32).toString("base64")}`;
 }

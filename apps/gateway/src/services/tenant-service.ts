@@ -5,6 +5,7 @@ import {
   DEFAULT_QUEUE_NAME,
   NotFoundError,
   QueueMode,
+  SIGNING_SECRET_ROTATIONS_CHANNEL,
   TaskStatus,
   TenantLimit,
   generateSigningSecret,
@@ -105,17 +106,24 @@ export class TenantService {
     return { pendingTasks: row?.pending ?? 0, runningTasks: row?.running ?? 0, submittedToday: row?.submitted_today ?? 0 };
   }
 
-  /** The old secret keeps verifying for 24 h so receivers can roll over without dropping requests. */
+  /**
+   * The old secret keeps verifying for 24 h so receivers can roll over without dropping requests.
+   * The NOTIFY goes out at commit, before this returns: workers reload the tenant's secrets on it
+   * (queue-directory.ts), so a PUSH request sent after the answer is signed with the new secret too.
+   */
   async rotateSigningSecret(tenantId: string): Promise<string> {
     const next = generateSigningSecret();
     const { rowCount } = await this.db.pool.query(
-      `UPDATE tenants
-          SET previous_signing_secret = signing_secret,
-              previous_secret_expires_at = now() + make_interval(secs => $3),
-              signing_secret = $2,
-              updated_at = now()
-        WHERE id = $1`,
-      [tenantId, next, PREVIOUS_SECRET_GRACE_MS / 1000],
+      `WITH rotated AS (
+         UPDATE tenants
+            SET previous_signing_secret = signing_secret,
+                previous_secret_expires_at = now() + make_interval(secs => $3),
+                signing_secret = $2,
+                updated_at = now()
+          WHERE id = $1
+         RETURNING id)
+       SELECT pg_notify($4, id) FROM rotated`,
+      [tenantId, next, PREVIOUS_SECRET_GRACE_MS / 1000, SIGNING_SECRET_ROTATIONS_CHANNEL],
     );
     if (rowCount !== 1) throw new NotFoundError("Tenant", tenantId);
     return next;

@@ -1,5 +1,5 @@
-import { startRateOf } from "@tasklane/core";
-import type { Database } from "@tasklane/db";
+import { SIGNING_SECRET_ROTATIONS_CHANNEL, startRateOf } from "@tasklane/core";
+import { listenForWakeups, type Database, type Wakeups } from "@tasklane/db";
 
 /** What the fleet needs to know about one PUSH queue and its tenant. */
 export interface PushQueueInfo {
@@ -18,10 +18,21 @@ export interface PushQueueInfo {
 /**
  * PUSH queue settings, reloaded every second so limit and pause changes take
  * effect within 1 s (the contract's promise) without a query per task.
+ *
+ * A signing-secret rotation cannot wait for that second: a receiver told the
+ * new secret by rotateSigningSecret may verify with it alone at once. The
+ * rotation NOTIFYs at commit, the directory reloads on it, and an attempt
+ * about to sign waits for that reload (whenCurrent). While the LISTEN
+ * session is down, the periodic reload is all there is (up to 1 s).
  */
 export class QueueDirectory {
   private byId = new Map<string, PushQueueInfo>();
   private timer: NodeJS.Timeout | undefined;
+  private rotations: Wakeups | undefined;
+  private reloading: Promise<void> | undefined;
+  /** Reloads are numbered as they start: one that started earlier never overwrites a later one's answer. */
+  private started = 0;
+  private applied = 0;
 
   constructor(
     private readonly db: Database,
@@ -33,17 +44,42 @@ export class QueueDirectory {
     await this.refresh();
     this.timer = setInterval(() => void this.refresh().then(this.onRefreshed, this.onError), refreshMs);
     this.timer.unref();
+    const url = this.db.pool.options.connectionString;
+    if (url === undefined) return;
+    this.rotations = listenForWakeups({
+      url,
+      channel: { name: SIGNING_SECRET_ROTATIONS_CHANNEL, applicationName: "tasklane-worker-secret-rotations" },
+      // Also called when the session (re)opens: a rotation committed while nobody listened is loaded then.
+      onWake: () => this.reloadNow(),
+      onError: this.onError,
+    });
   }
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
+    void this.rotations?.close();
   }
 
   get(queueId: string): PushQueueInfo | undefined {
     return this.byId.get(queueId);
   }
 
+  /** Settles when a reload a rotation asked for is done; undefined when none is under way, as nearly always. */
+  whenCurrent(): Promise<void> | undefined {
+    return this.reloading;
+  }
+
+  private reloadNow(): void {
+    const reload: Promise<void> = this.refresh()
+      .then(this.onRefreshed, this.onError)
+      .finally(() => {
+        if (this.reloading === reload) this.reloading = undefined;
+      });
+    this.reloading = reload;
+  }
+
   async refresh(): Promise<void> {
+    const number = ++this.started;
     // PULL attempts count against the tenant's maxConcurrency too; the fleet
     // leaves room for those running now (refreshed every second).
     const res = await this.db.pool.query(
@@ -71,6 +107,8 @@ export class QueueDirectory {
         signingSecrets: secrets,
       });
     }
+    if (number < this.applied) return;
+    this.applied = number;
     this.byId = next;
   }
 }
