@@ -17,6 +17,8 @@ export interface StringTarget {
 const TASK_ID = "task_0190f0f0f0f07000800000000000000a";
 /** Well-formed cursors (each list refuses any other as BAD_USER_INPUT, which the catalogue's base calls must not be). */
 const TASK_CURSOR = Buffer.from(TASK_ID).toString("base64url");
+/** deadLetterTasks' cursor: when the last task died (ms) and its id. */
+const DEAD_LETTER_CURSOR = Buffer.from(`1700000000000.${TASK_ID}`).toString("base64url");
 const WORKFLOW_CURSOR = "wf_0190f0f0f0f07000800000000000000a";
 const FAR_CRON = "0 0 1 1 *";
 
@@ -76,7 +78,7 @@ export const STRING_TARGETS: StringTarget[] = [
     query: `query ($f: TaskFilter, $a: String) { tasks(filter: $f, after: $a) { totalCount } }`,
     vars: { f: { type: "t", queue: "default", workflowId: "wf_x", scheduleId: "sch_x", createdAfter: "2020-01-01T00:00:00Z", createdBefore: "2030-01-01T00:00:00Z" }, a: TASK_CURSOR },
   },
-  { op: "deadLetterTasks", query: `query ($q: String, $a: String) { deadLetterTasks(queue: $q, after: $a) { totalCount } }`, vars: { q: "default", a: TASK_CURSOR } },
+  { op: "deadLetterTasks", query: `query ($q: String, $a: String) { deadLetterTasks(queue: $q, after: $a) { totalCount } }`, vars: { q: "default", a: DEAD_LETTER_CURSOR } },
   { op: "schedule", query: `query ($id: ID!) { schedule(id: $id) { id } }`, vars: { id: "sch_x" } },
   { op: "workflow", query: `query ($id: ID!) { workflow(id: $id) { id } }`, vars: { id: "wf_x" } },
   { op: "workflows", query: `query ($a: String) { workflows(after: $a) { id } }`, vars: { a: WORKFLOW_CURSOR } },

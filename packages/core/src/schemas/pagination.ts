@@ -18,6 +18,25 @@ export const taskCursor = {
   },
 };
 
+/**
+ * The dead-letter list's cursor: when the previous page's last task died (its
+ * completedAt, in ms, the column's precision) and its id, base64url. The list
+ * is ordered by time of death, and a task's id alone would not say where it
+ * stood once it had been redriven (or had died again).
+ */
+export const deadLetterCursor = {
+  encode: (completedAt: Date, taskId: string): string => Buffer.from(`${completedAt.getTime()}.${taskId}`, "utf8").toString("base64url"),
+  /** The position, or null when `cursor` is not one this API handed out. */
+  decode(cursor: string): { completedAt: Date; taskId: string } | null {
+    const match = /^(0|[1-9]\d{0,15})\.(.+)$/.exec(Buffer.from(cursor, "base64url").toString("utf8"));
+    if (!match) return null;
+    const completedAt = new Date(Number(match[1]));
+    const taskId = match[2] as string;
+    if (Number.isNaN(completedAt.getTime()) || !isWellFormedId("task", taskId)) return null;
+    return deadLetterCursor.encode(completedAt, taskId) === cursor ? { completedAt, taskId } : null;
+  },
+};
+
 const MAX_EVENT_ID = 9_223_372_036_854_775_807n; // task_events.id is a Postgres bigint
 
 /** An audit event's id: the `after` of Task.events. */
@@ -45,8 +64,10 @@ function pageSchema(isCursor: (cursor: string) => boolean, what: string) {
   });
 }
 
-/** `tasks` and `deadLetterTasks`: `after` is a previous page's endCursor. */
+/** `tasks`: `after` is a previous page's endCursor. */
 export const taskPageSchema = pageSchema((c) => taskCursor.decode(c) !== null, "a cursor this API returned as endCursor");
+/** `deadLetterTasks`: `after` is a previous page's endCursor (of that list: a `tasks` cursor is refused). */
+export const deadLetterPageSchema = pageSchema((c) => deadLetterCursor.decode(c) !== null, "a cursor this API returned as endCursor");
 /** Task.events: `after` is an event id. */
 export const auditPageSchema = pageSchema(isEventId, "an event id");
 /** `workflows` (a plain list): `after` is the id of the previous page's last workflow. */

@@ -6,6 +6,7 @@ import {
   auditPageSchema,
   BadUserInputError,
   checkOutboundUrl,
+  deadLetterPageSchema,
   normalizeTaskSpec,
   parseArg,
   parseInput,
@@ -14,7 +15,6 @@ import {
   taskFilterSchema,
   taskPageSchema,
   type TaskSpec,
-  TaskStatus,
 } from "@tasklane/core";
 import type { GraphQLResolveInfo } from "graphql";
 import { Arg, Ctx, FieldResolver, ID, Info, Int, Mutation, Query, Resolver, Root } from "type-graphql";
@@ -51,7 +51,7 @@ export class TaskResolver {
     return listPage(ctx, caller, parsedFilter, { first, after });
   }
 
-  @Query(() => TaskConnection, { description: "DEAD tasks, newest first" })
+  @Query(() => TaskConnection, { description: "DEAD tasks, the one that died last first (by completedAt, then id)" })
   async deadLetterTasks(
     @Arg("queue", () => String, { nullable: true }) queue: string | null | undefined,
     @Arg("first", () => Int, { nullable: true }) first: number | null | undefined,
@@ -60,7 +60,12 @@ export class TaskResolver {
   ): Promise<TaskConnection> {
     const caller = requireTenant(ctx.principal, Permission.READ);
     const queueName = queue == null ? null : parseArg(queueNameArgSchema, "queue", queue);
-    return listPage(ctx, caller, { status: [TaskStatus.DEAD], queue: queueName }, { first, after });
+    const result = await ctx.services.deadLetters.list(caller.tenantId, queueName, parseInput(deadLetterPageSchema, { first, after }));
+    return {
+      nodes: result.nodes.map(toTask),
+      pageInfo: { hasNextPage: result.hasNextPage, endCursor: result.endCursor },
+      totalCount: result.totalCount,
+    };
   }
 
   @FieldResolver(() => [Attempt])
