@@ -25,6 +25,12 @@ export interface SchedulerMetrics {
   readonly oldestQueuedAge: Gauge<string>;
   /** DEAD tasks (the dead-letter queue), by queue mode. */
   readonly deadLetterTasks: Gauge<string>;
+  /**
+   * When the backlog gauges were last computed (Unix seconds; 0 before the
+   * first time). They keep their last values while Postgres is unreachable,
+   * so an alert on this is how staleness shows.
+   */
+  readonly backlogCollected: Gauge;
   /** Rows the retention job deleted, by table (tasks, attempts, events, workflows, deliveries, tenant_daily_usage). */
   readonly retentionPruned: Counter<"table">;
 }
@@ -68,6 +74,11 @@ export function createSchedulerMetrics(tenantLabels: boolean): SchedulerMetrics 
       name: "tasklane_dead_letter_tasks",
       help: "Tasks in the dead-letter queue (status DEAD)",
       labelNames: gaugeLabels,
+      registers: [registry],
+    }),
+    backlogCollected: new Gauge({
+      name: "tasklane_backlog_collected_timestamp_seconds",
+      help: "Unix time the backlog gauges (queue depth, oldest queued age, dead letters) were last computed from Postgres; 0 before the first time",
       registers: [registry],
     }),
   };

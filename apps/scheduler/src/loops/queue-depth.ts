@@ -38,4 +38,5 @@ export async function measureQueueDepth(ctx: SchedulerContext): Promise<void> {
     if (!seen || seen.seconds < row.oldestWaitSeconds) oldest.set(key, { labels, seconds: Math.max(0, row.oldestWaitSeconds) });
   }
   for (const { labels, seconds } of oldest.values()) oldestQueuedAge.set(labels, seconds);
+  ctx.metrics.backlogCollected.set(Date.now() / 1000);
 }
