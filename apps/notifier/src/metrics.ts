@@ -1,5 +1,17 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import { collectProcessMetrics } from "@tasklane/observability";
+import type { DeliveryOutcome } from "@tasklane/db";
+import { collectProcessMetrics, countFromZero, labelValues } from "@tasklane/observability";
+
+/** Every `outcome` of tasklane_notifier_deliveries_total: the recorded outcomes, plus stale (claim lost) and unrecorded (database error). */
+export const DELIVERY_OUTCOMES = labelValues<DeliveryOutcome["kind"] | "stale" | "unrecorded">({
+  delivered: true,
+  retry: true,
+  exhausted: true,
+  gone: true,
+  abandoned: true,
+  stale: true,
+  unrecorded: true,
+});
 
 export interface NotifierMetrics {
   registry: Registry;
@@ -26,14 +38,16 @@ export function createMetrics(inFlight: () => number): NotifierMetrics {
       this.set(inFlight());
     },
   });
+  const deliveries = new Counter({
+    name: "tasklane_notifier_deliveries_total",
+    help: "Webhook and callback delivery attempts by recorded outcome",
+    labelNames: ["outcome"] as const,
+    registers: [registry],
+  });
+  countFromZero(deliveries, "outcome", DELIVERY_OUTCOMES);
   return {
     registry,
-    deliveries: new Counter({
-      name: "tasklane_notifier_deliveries_total",
-      help: "Webhook and callback delivery attempts by recorded outcome",
-      labelNames: ["outcome"],
-      registers: [registry],
-    }),
+    deliveries,
     events: new Counter({ name: "tasklane_notifier_events_total", help: "Terminal task events fanned out", registers: [registry] }),
     deliveriesCreated: new Counter({
       name: "tasklane_notifier_deliveries_created_total",

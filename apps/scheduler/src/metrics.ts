@@ -7,7 +7,20 @@
  * with METRICS_TENANT_LABELS=1 (see docs/operations.md).
  */
 import { Counter, Gauge, Registry } from "prom-client";
-import { collectProcessMetrics } from "@tasklane/observability";
+import type { PrunedRows } from "@tasklane/db";
+import { collectProcessMetrics, countFromZero, labelValues } from "@tasklane/observability";
+
+/** Every `table` of tasklane_retention_pruned_rows_total. */
+export const RETENTION_TABLES = labelValues<keyof PrunedRows | "tenant_daily_usage">({
+  tasks: true,
+  attempts: true,
+  events: true,
+  workflows: true,
+  deliveries: true,
+  tenant_daily_usage: true,
+});
+/** Every `reason` of tasklane_reconciler_readded_total. */
+export const READD_REASONS = labelValues({ rebuild: true, sweep: true });
 
 export interface SchedulerMetrics {
   readonly registry: Registry;
@@ -41,17 +54,26 @@ export function createSchedulerMetrics(tenantLabels: boolean): SchedulerMetrics 
   collectProcessMetrics(registry);
   const gaugeLabels = tenantLabels ? ["mode", "tenant", "queue"] : ["mode"];
   const counter = (name: string, help: string) => new Counter({ name, help, registers: [registry] });
+  const reconcilerReadded = new Counter({
+    name: "tasklane_reconciler_readded_total",
+    help: "Jobs re-added to Redis by the reconciler, by reason (rebuild, sweep)",
+    labelNames: ["reason"] as const,
+    registers: [registry],
+  });
+  countFromZero(reconcilerReadded, "reason", READD_REASONS);
+  const retentionPruned = new Counter({
+    name: "tasklane_retention_pruned_rows_total",
+    help: "Rows deleted by the retention job (TASK_RETENTION_DAYS), by table",
+    labelNames: ["table"] as const,
+    registers: [registry],
+  });
+  countFromZero(retentionPruned, "table", RETENTION_TABLES);
   return {
     registry,
     outboxDispatched: counter("tasklane_outbox_dispatched_total", "Tasks dispatched to Redis by the scheduler's outbox loop (the safety net; writers' own post-commit dispatch is not counted)"),
     leaseExpirations: counter("tasklane_lease_expirations_total", "Leases that expired (attempt outcome LEASE_EXPIRED)"),
     schedulesFired: counter("tasklane_schedules_fired_total", "Cron occurrences materialised as tasks"),
-    reconcilerReadded: new Counter({
-      name: "tasklane_reconciler_readded_total",
-      help: "Jobs re-added to Redis by the reconciler, by reason (rebuild, sweep)",
-      labelNames: ["reason"] as const,
-      registers: [registry],
-    }),
+    reconcilerReadded,
     queueDepth: new Gauge({
       name: "tasklane_queue_depth",
       help: "Unfinished tasks by status (every scheduler reports the same totals: aggregate with max)",
@@ -64,12 +86,7 @@ export function createSchedulerMetrics(tenantLabels: boolean): SchedulerMetrics 
       labelNames: gaugeLabels,
       registers: [registry],
     }),
-    retentionPruned: new Counter({
-      name: "tasklane_retention_pruned_rows_total",
-      help: "Rows deleted by the retention job (TASK_RETENTION_DAYS), by table",
-      labelNames: ["table"] as const,
-      registers: [registry],
-    }),
+    retentionPruned,
     deadLetterTasks: new Gauge({
       name: "tasklane_dead_letter_tasks",
       help: "Tasks in the dead-letter queue (status DEAD)",

@@ -5,7 +5,7 @@
  */
 import type { FailureDecision } from "@tasklane/core";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import { collectProcessMetrics } from "@tasklane/observability";
+import { collectProcessMetrics, countFromZero, labelValues } from "@tasklane/observability";
 
 /**
  * What an attempt ended as, once recorded. `failed`/`timed_out`: a retry was
@@ -15,6 +15,15 @@ import { collectProcessMetrics } from "@tasklane/observability";
  * worker stopped mid-request and returned the task uncharged.
  */
 export type AttemptOutcomeLabel = "succeeded" | "failed" | "timed_out" | "dead" | "stale" | "cancelled" | "handed_back";
+export const ATTEMPT_OUTCOMES = labelValues<AttemptOutcomeLabel>({
+  succeeded: true,
+  failed: true,
+  timed_out: true,
+  dead: true,
+  stale: true,
+  cancelled: true,
+  handed_back: true,
+});
 
 export interface WorkerMetrics {
   readonly registry: Registry;
@@ -33,15 +42,17 @@ export function createWorkerMetrics(): WorkerMetrics {
   const registry = new Registry();
   registry.setDefaultLabels({ app: "worker" });
   collectProcessMetrics(registry);
+  const outcomes = new Counter({
+    name: "tasklane_task_outcomes_total",
+    help: "PUSH attempts by recorded outcome (succeeded, failed, timed_out, dead, stale, cancelled, handed_back)",
+    labelNames: ["outcome"] as const,
+    registers: [registry],
+  });
+  countFromZero(outcomes, "outcome", ATTEMPT_OUTCOMES);
   return {
     registry,
+    outcomes,
     starts: new Counter({ name: "tasklane_task_starts_total", help: "PUSH attempts started by this worker", registers: [registry] }),
-    outcomes: new Counter({
-      name: "tasklane_task_outcomes_total",
-      help: "PUSH attempts by recorded outcome (succeeded, failed, timed_out, dead, stale, cancelled, handed_back)",
-      labelNames: ["outcome"] as const,
-      registers: [registry],
-    }),
     startDelay: new Histogram({
       name: "tasklane_task_start_delay_seconds",
       help: "Actual start minus runAt of each attempt (Postgres clock)",

@@ -3,3 +3,4 @@ export * from "./readiness.js";
 export * from "./tracing.js";
 export * from "./task-trace.js";
 export * from "./process-metrics.js";
+export * from "./counters-from-zero.js";

@@ -3,7 +3,10 @@
  * one) so tests can start several gateways in one process.
  */
 import { Counter, Registry } from "prom-client";
-import { collectProcessMetrics } from "@tasklane/observability";
+import { collectProcessMetrics, countFromZero, labelValues } from "@tasklane/observability";
+
+/** Every `kind` of tasklane_rate_limited_total: the API token bucket (HTTP and WebSocket operations). */
+export const RATE_LIMIT_KINDS = labelValues({ api: true });
 
 export interface GatewayMetrics {
   readonly registry: Registry;
@@ -11,10 +14,7 @@ export interface GatewayMetrics {
   readonly apiRequests: Counter<"operation" | "code">;
   /** Tasks created through the API (submitTask(s), submitWorkflow); an idempotent repeat creates none. */
   readonly tasksSubmitted: Counter<string>;
-  /**
-   * Requests refused by a rate limit; `kind` names the limit (a small fixed
-   * set chosen by the limiter, e.g. "api_key", "tenant_submit"; never a tenant id).
-   */
+  /** Requests refused by a rate limit; `kind` names the limit (RATE_LIMIT_KINDS; never a tenant id). */
   readonly rateLimited: Counter<"kind">;
 }
 
@@ -22,8 +22,16 @@ export function createMetrics(): GatewayMetrics {
   const registry = new Registry();
   registry.setDefaultLabels({ app: "gateway" });
   collectProcessMetrics(registry);
+  const rateLimited = new Counter({
+    name: "tasklane_rate_limited_total",
+    help: "Requests refused by a rate limit, by kind of limit",
+    labelNames: ["kind"] as const,
+    registers: [registry],
+  });
+  countFromZero(rateLimited, "kind", RATE_LIMIT_KINDS);
   return {
     registry,
+    rateLimited,
     apiRequests: new Counter({
       name: "tasklane_api_requests_total",
       help: "GraphQL root fields served, by operation (root field) and result code",
@@ -33,12 +41,6 @@ export function createMetrics(): GatewayMetrics {
     tasksSubmitted: new Counter({
       name: "tasklane_tasks_submitted_total",
       help: "Tasks created through submitTask, submitTasks and submitWorkflow (idempotent repeats not counted)",
-      registers: [registry],
-    }),
-    rateLimited: new Counter({
-      name: "tasklane_rate_limited_total",
-      help: "Requests refused by a rate limit, by kind of limit",
-      labelNames: ["kind"] as const,
       registers: [registry],
     }),
   };
