@@ -1,11 +1,12 @@
 import { trace } from "@opentelemetry/api";
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { normalizeTaskSpec, parseInput, submitTaskInputSchema, type SubmitTaskInput } from "@tasklane/core";
+import { normalizeTaskSpec, normalizeWorkflowSpec, parseInput, submitTaskInputSchema, submitWorkflowInputSchema, type SubmitTaskInput } from "@tasklane/core";
 import { createLogger } from "@tasklane/config";
 import { createTaskService, type TaskService } from "@tasklane/gateway/services/task-service";
+import { WorkflowService } from "@tasklane/gateway/services/workflow-service";
 import { setTracingActive } from "@tasklane/observability";
-import { createKeySpace, createRedis, createTaskDispatcher } from "@tasklane/queue";
+import { createKeySpace, createRedis, createTaskDispatcher, dispatchAfterCommit } from "@tasklane/queue";
 import type { Redis } from "ioredis";
 import { seedPushQueue, seedTenant } from "../helpers/seed.js";
 import { createTestDatabase, uniqueRedisPrefix, type TestDatabase } from "../helpers/test-database.js";
@@ -75,6 +76,24 @@ describe("task.dispatch after commit", () => {
     expect(spansOf("task.submit", task!.id)[0]?.status.code).toBe(0);
     const { rows } = await tdb.db.pool.query("SELECT count(*)::int AS n FROM outbox WHERE task_id = $1 OR $1 = ANY(task_ids)", [task!.id]);
     expect(rows[0].n).toBe(1);
+  });
+
+  it("ends with ERROR for a workflow's tasks too when Redis refuses the fast path", async () => {
+    const dispatcher = createTaskDispatcher(dead, createKeySpace(prefix));
+    const workflows = new WorkflowService({
+      db: tdb.db,
+      log: createLogger("test", "silent"),
+      horizonMs: 60_000,
+      // As the gateway wires it (services/index.ts): the fast path, its failure reported to onError.
+      dispatch: (intents, onError = () => undefined) => dispatchAfterCommit(tdb.db, dispatcher, intents, onError),
+      ringPullQueues: async () => undefined,
+      announceCancel: async () => undefined,
+    });
+    const input = parseInput(submitWorkflowInputSchema, { name: "wf", tasks: [{ key: "only", type: "wf", queue: "push" }] });
+    const { tasks } = await workflows.submit(tenantId, normalizeWorkflowSpec(input, Date.now()), "test");
+    const [dispatch] = spansOf("task.dispatch", tasks[0]!.task.id);
+    expect(dispatch?.status.code).toBe(2);
+    expect(dispatch?.attributes["tasklane.dispatch.fallback"]).toBe("outbox");
   });
 
   it("ends unset (OK) with no fallback when Redis takes the dispatch", async () => {

@@ -46,10 +46,10 @@ export function createServices(deps: ServiceDeps): { services: GatewayServices; 
   const keys = createKeySpace(deps.redisKeyPrefix);
   const dispatcher = createTaskDispatcher(deps.redis, keys);
   const doorbell = new PullDoorbell(deps.redis, deps.subscriber, `${deps.redisKeyPrefix}:pull-doorbell`);
-  const dispatch = (intents: DispatchIntent[]) =>
-    dispatchAfterCommit(deps.db, dispatcher, intents, (error: unknown) =>
-      deps.log.warn({ err: error, count: intents.length }, "post-commit dispatch failed; the outbox will deliver"),
-    );
+  const dispatch = (
+    intents: DispatchIntent[],
+    onError = (error: unknown) => deps.log.warn({ err: error, count: intents.length }, "post-commit dispatch failed; the outbox will deliver"),
+  ) => dispatchAfterCommit(deps.db, dispatcher, intents, onError);
   const apiKeys = new ApiKeyService(deps.db, deps.authenticator);
   const pullQueues = new PullQueueCache(deps.db);
   const tasks =

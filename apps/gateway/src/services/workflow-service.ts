@@ -18,14 +18,15 @@ import {
   type WorkflowRecord,
   type WorkflowTaskRecord,
 } from "@tasklane/db";
-import { TaskAttr, newTaskTrace, withTaskSpans } from "@tasklane/observability";
+import { TaskAttr, newTaskTrace, withFastPathSpans } from "@tasklane/observability";
 import type { Logger } from "../observability/logger.js";
 
 export interface WorkflowServiceDeps {
   db: Database;
   log: Logger;
   horizonMs: number;
-  dispatch(intents: DispatchIntent[]): Promise<void>;
+  /** The post-commit fast path; a failure goes to `onError` (else it is logged), never thrown: the outbox delivers. */
+  dispatch(intents: DispatchIntent[], onError?: (error: unknown) => void): Promise<void>;
   /** Wakes long-polling pull workers of these queues. */
   ringPullQueues(queueIds: string[]): Promise<void>;
   /** Tells the executor of a RUNNING task to stop (PUSH abort); best effort, heartbeats also report it. */
@@ -40,7 +41,12 @@ export class WorkflowService {
     const newTraceParent = () => newTaskTrace("task.submit", traceParent, { [TaskAttr.tenantId]: tenantId });
     const result = await submitWorkflow(this.deps.db, tenantId, spec, { horizonMs: this.deps.horizonMs, actor, newTraceParent });
     if (!result.created) return result;
-    await withTaskSpans("task.dispatch", result.dispatch, () => this.deps.dispatch(result.dispatch));
+    await withFastPathSpans(
+      "task.dispatch",
+      result.dispatch,
+      (onError) => this.deps.dispatch(result.dispatch, onError),
+      (error: unknown) => this.deps.log.warn({ err: error, count: result.dispatch.length }, "post-commit dispatch failed; the outbox will deliver"),
+    );
     const pushed = new Set(result.dispatch.map((i) => i.queueId));
     const pulled = result.tasks.filter((t) => t.task.status === "QUEUED" && !pushed.has(t.task.queueId)).map((t) => t.task.queueId);
     await this.deps.ringPullQueues([...new Set(pulled)]).catch((error: unknown) => this.deps.log.warn({ err: error }, "could not ring pull workers"));
