@@ -13,6 +13,7 @@ import {
   failLease,
   getTask,
   redriveTask,
+  returnUndeliveredLeases,
   startAttemptsByIds,
   startAttemptsFromQueue,
   submitTasks,
@@ -128,5 +129,53 @@ describe("a PULL lease that runs out", () => {
     await sleep(1_100);
     await expireLeases(db, 100, HORIZON);
     expect((await expiryRecord(task.id)).attempts).toEqual([{ number: 1, outcome: "LEASE_EXPIRED", error: "lease expired" }]);
+  });
+});
+
+describe("attempt numbers across a redrive", () => {
+  it("go on from the last attempt (history and events), while the redrive gives a fresh budget of maxAttempts", async () => {
+    const { tenantId, defaultQueueId } = await seedTenant(db);
+    const task = await submitOne(tenantId, { type: "t", maxAttempts: 2, backoff: { strategy: "FIXED", delaySeconds: 0 } });
+    const failOnce = async (retryable = true) => {
+      const lease = await leaseOne(defaultQueueId);
+      return { lease, after: (await failLease(db, tenantId, task.id, lease.leaseToken, `boom ${lease.task.attempts}`, retryable, HORIZON)).task };
+    };
+    expect((await failOnce()).after.status).toBe("RETRYING");
+    expect((await failOnce()).after).toMatchObject({ status: "DEAD", attempts: 2 });
+
+    const redriven = await redriveTask(db, tenantId, task.id, "test", HORIZON);
+    expect(redriven.task).toMatchObject({ status: "QUEUED", attempts: 0, maxAttempts: 2 });
+    // A fresh budget: the first attempt after the redrive is retried, the second is the last.
+    const third = await failOnce();
+    expect(third.lease.task.attempts).toBe(1);
+    expect(third.after.status).toBe("RETRYING");
+    expect((await failOnce()).after).toMatchObject({ status: "DEAD", attempts: 2 });
+
+    const history = await db.pool.query("SELECT number, outcome FROM task_attempts WHERE task_id = $1 ORDER BY id", [task.id]);
+    expect(history.rows.map((r) => r.number)).toEqual([1, 2, 3, 4]);
+    const events = await db.pool.query("SELECT from_status, to_status, attempt, reason FROM task_events WHERE task_id = $1 ORDER BY id", [task.id]);
+    const starts = events.rows.filter((e) => e.to_status === "RUNNING").map((e) => e.attempt);
+    expect(starts).toEqual([1, 2, 3, 4]);
+    // The redrive's event names the attempt the task died after, not 0.
+    expect(events.rows.find((e) => e.reason === "redrive")).toMatchObject({ from_status: "DEAD", to_status: "QUEUED", attempt: 2 });
+    expect(events.rows.filter((e) => e.to_status === "DEAD").map((e) => e.attempt)).toEqual([2, 4]);
+  });
+
+  it("a lease handed back uncharged after a redrive leaves no gap in the numbers", async () => {
+    const { tenantId, defaultQueueId } = await seedTenant(db);
+    const task = await submitOne(tenantId, { type: "t", maxAttempts: 1 });
+    const l1 = await leaseOne(defaultQueueId);
+    await failLease(db, tenantId, task.id, l1.leaseToken, "boom", true, HORIZON);
+    await redriveTask(db, tenantId, task.id, "test", HORIZON);
+    const l2 = await leaseOne(defaultQueueId);
+    expect(await returnUndeliveredLeases(db, tenantId, [{ taskId: task.id, leaseGeneration: l2.task.leaseGeneration }], "test")).toEqual([task.id]);
+    expect(await getTask(db, tenantId, task.id)).toMatchObject({ status: "QUEUED", attempts: 0 });
+    const l3 = await leaseOne(defaultQueueId);
+    await completeLeases(db, tenantId, [{ taskId: task.id, token: l3.leaseToken, result: null }], HORIZON);
+    const history = await db.pool.query("SELECT number, outcome FROM task_attempts WHERE task_id = $1 ORDER BY id", [task.id]);
+    expect(history.rows).toEqual([
+      { number: 1, outcome: "FAILED" },
+      { number: 2, outcome: "SUCCEEDED" },
+    ]);
   });
 });

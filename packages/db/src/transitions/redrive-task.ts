@@ -6,8 +6,10 @@ import { mapTaskRow, taskColumnsOf, type TaskRecord } from "../tasks/task-record
 import { RETURNING_FOR_CTES, enqueuedGenerationExpr, eventInsert, sameId } from "./sql-fragments.js";
 
 /**
- * DEAD -> QUEUED with a fresh attempt budget (attempts back to 0; history
- * kept). Not a workflow's task: when it died its dependants were SKIPPED and
+ * DEAD -> QUEUED with a fresh attempt budget (attempts back to 0, against
+ * maxAttempts again; history kept). The attempts made so far move to
+ * attempts_before_redrive, so the next attempt's number goes on from the
+ * last one (4 after 1, 2, 3), never repeating one in the history or events. Not a workflow's task: when it died its dependants were SKIPPED and
  * the workflow ended FAILED (or will), so running it again would change
  * nothing downstream; the workflow is submitted again instead.
  */
@@ -26,7 +28,8 @@ export async function redriveTask(
          WHERE t.id = $1 AND t.tenant_id = $2 AND t.status = 'DEAD' AND t.workflow_id IS NULL FOR UPDATE OF t
        ),
        upd AS (
-         UPDATE tasks t SET status = 'QUEUED', attempts = 0, run_at = now(), completed_at = NULL, result = NULL,
+         UPDATE tasks t SET status = 'QUEUED', attempts = 0, attempts_before_redrive = t.attempts_before_redrive + t.attempts,
+           run_at = now(), completed_at = NULL, result = NULL,
            dispatch_generation = t.dispatch_generation + 1, updated_at = now(),
            enqueued_generation = ${enqueuedGenerationExpr("t.dispatch_generation + 1", "now()", "$4::float8")}
          FROM cand WHERE ${sameId("t", "cand")}

@@ -31,7 +31,7 @@ export async function returnUndeliveredLeases(
        UPDATE tasks t SET
          status = (CASE WHEN t.run_at > now() THEN 'SCHEDULED' ELSE 'QUEUED' END)::"TaskStatus",
          attempts = t.attempts - 1,
-         started_at = CASE WHEN t.attempts - 1 = 0 THEN NULL ELSE t.started_at END,
+         started_at = CASE WHEN t.attempts_before_redrive + t.attempts - 1 = 0 THEN NULL ELSE t.started_at END,
          lease_token = NULL, lease_expires_at = NULL, worker_id = NULL, updated_at = now()
        FROM cand WHERE t.id = cand.id
        RETURNING ${RETURNING_FOR_CTES}, cand.from_status, cand.old_token
@@ -57,7 +57,7 @@ const RETURN_INTERRUPTED = `WITH cand AS (
      UPDATE tasks t SET
        status = (CASE WHEN t.run_at > now() THEN 'SCHEDULED' ELSE 'QUEUED' END)::"TaskStatus",
        attempts = t.attempts - 1,
-       started_at = CASE WHEN t.attempts - 1 = 0 THEN NULL ELSE t.started_at END,
+       started_at = CASE WHEN t.attempts_before_redrive + t.attempts - 1 = 0 THEN NULL ELSE t.started_at END,
        lease_token = NULL, lease_expires_at = NULL, worker_id = NULL,
        dispatch_generation = t.dispatch_generation + 1,
        enqueued_generation = ${enqueuedGenerationExpr("t.dispatch_generation + 1", "t.run_at", "$4::float8")},

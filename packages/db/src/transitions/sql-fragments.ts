@@ -6,10 +6,14 @@
  * simply not returned: the caller reports that as refused.
  */
 
-/** Audit row per updated task; `source` must expose id, tenant_id, from_status, status, attempts, lease_generation. */
+/**
+ * Audit row per updated task; `source` must expose id, tenant_id, from_status, status, attempts,
+ * attempts_before_redrive, lease_generation. The event's attempt is the attempt's number, which goes
+ * on across redrives (attempts alone counts the current budget).
+ */
 export function eventInsert(source: string, actorParam: string, reasonExpr = "NULL"): string {
   return `INSERT INTO task_events (task_id, tenant_id, from_status, to_status, attempt, lease_generation, actor, reason)
-    SELECT id, tenant_id, from_status, status, attempts, lease_generation, ${actorParam}, ${reasonExpr} FROM ${source}`;
+    SELECT id, tenant_id, from_status, status, attempts_before_redrive + attempts, lease_generation, ${actorParam}, ${reasonExpr} FROM ${source}`;
 }
 
 /**

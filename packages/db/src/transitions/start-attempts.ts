@@ -86,7 +86,7 @@ function startSql(candidates: string, answer: StartAnswer): string {
     ),
     att AS (
       INSERT INTO task_attempts (task_id, tenant_id, number, worker_id, lease_token, started_at)
-      SELECT id, tenant_id, attempts, worker_id, lease_token, GREATEST(now(), run_at) FROM upd
+      SELECT id, tenant_id, attempts_before_redrive + attempts, worker_id, lease_token, GREATEST(now(), run_at) FROM upd
     ),
     ev AS (${eventInsert("upd", "$ACTOR")})
     SELECT ${answer.columns}, ${PARENT_RESULTS},
@@ -110,7 +110,7 @@ interface StartAnswer {
  */
 const LEASED_TASKS: StartAnswer = {
   // The attempt and event inserts and the parents' results read these too.
-  returning: [...LEASED_TASK_COLUMNS, "tenant_id", "worker_id", "workflow_key"].map((c) => `t.${c}`).join(", "),
+  returning: [...LEASED_TASK_COLUMNS, "tenant_id", "worker_id", "workflow_key", "attempts_before_redrive"].map((c) => `t.${c}`).join(", "),
   columns: [...LEASED_TASK_COLUMNS.map((c) => `u.${c}`), "(SELECT q.name FROM queues q WHERE q.id = $1) AS queue_name"].join(", "),
   from: "upd u",
 };
@@ -122,7 +122,7 @@ const LEASED_TASKS: StartAnswer = {
  */
 const PUSH_TASKS: StartAnswer = {
   // The attempt and event inserts and the parents' results read these too.
-  returning: [...PUSH_TASK_COLUMNS, "status", "worker_id", "workflow_key"].map((c) => `t.${c}`).join(", "),
+  returning: [...PUSH_TASK_COLUMNS, "status", "worker_id", "workflow_key", "attempts_before_redrive"].map((c) => `t.${c}`).join(", "),
   columns: PUSH_TASK_COLUMNS.map((c) => `u.${c}`).join(", "),
   from: "upd u",
 };
