@@ -1,11 +1,14 @@
 import { trace } from "@opentelemetry/api";
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { normalizeTaskSpec, normalizeWorkflowSpec, parseInput, submitTaskInputSchema, submitWorkflowInputSchema, type SubmitTaskInput } from "@tasklane/core";
-import { createLogger } from "@tasklane/config";
+import { DEFAULT_BACKOFF, normalizeTaskSpec, normalizeWorkflowSpec, parseInput, submitTaskInputSchema, submitWorkflowInputSchema, type SubmitTaskInput } from "@tasklane/core";
+import { createLogger, type SchedulerEnv } from "@tasklane/config";
+import { createSchedule } from "@tasklane/db";
 import { createTaskService, type TaskService } from "@tasklane/gateway/services/task-service";
 import { WorkflowService } from "@tasklane/gateway/services/workflow-service";
 import { setTracingActive } from "@tasklane/observability";
+import { fireSchedules } from "@tasklane/scheduler/loops/schedule-firing";
+import { createSchedulerMetrics } from "@tasklane/scheduler/metrics";
 import { createKeySpace, createRedis, createTaskDispatcher, dispatchAfterCommit } from "@tasklane/queue";
 import type { Redis } from "ioredis";
 import { seedPushQueue, seedTenant } from "../helpers/seed.js";
@@ -92,6 +95,33 @@ describe("task.dispatch after commit", () => {
     const input = parseInput(submitWorkflowInputSchema, { name: "wf", tasks: [{ key: "only", type: "wf", queue: "push" }] });
     const { tasks } = await workflows.submit(tenantId, normalizeWorkflowSpec(input, Date.now()), "test");
     const [dispatch] = spansOf("task.dispatch", tasks[0]!.task.id);
+    expect(dispatch?.status.code).toBe(2);
+    expect(dispatch?.attributes["tasklane.dispatch.fallback"]).toBe("outbox");
+  });
+
+  it("ends with ERROR for a cron run's task when Redis refuses the scheduler's fast path", async () => {
+    const template = { type: "tick", queue: "push", payload: null, priority: "NORMAL" as const, maxAttempts: 1, backoff: { ...DEFAULT_BACKOFF }, timeoutSeconds: 60 };
+    const schedule = await createSchedule(tdb.db, tenantId, {
+      name: "traced-every-second", cron: "* * * * * *", timezone: "UTC", template, misfirePolicy: "SKIP", overlapPolicy: "SKIP", enabled: true,
+    });
+    await new Promise((r) => setTimeout(r, Math.max(0, (schedule.nextRunAt as Date).getTime() - Date.now()) + 50));
+    const keys = createKeySpace(prefix);
+    await fireSchedules(
+      {
+        env: { SCHEDULE_MISFIRE_GRACE_SECONDS: 30 } as SchedulerEnv,
+        db: tdb.db,
+        redis: live,
+        keys,
+        dispatcher: createTaskDispatcher(dead, keys),
+        log: createLogger("test", "silent"),
+        horizonMs: 60_000,
+        metrics: createSchedulerMetrics(false),
+      },
+      1_000,
+    );
+    const { rows } = await tdb.db.pool.query<{ id: string }>("SELECT id FROM tasks WHERE schedule_id = $1", [schedule.id]);
+    expect(rows.length).toBe(1);
+    const [dispatch] = spansOf("task.dispatch", rows[0]!.id);
     expect(dispatch?.status.code).toBe(2);
     expect(dispatch?.attributes["tasklane.dispatch.fallback"]).toBe("outbox");
   });

@@ -1,5 +1,5 @@
 import { fireDueSchedules } from "@tasklane/db";
-import { newTaskTrace, withTaskSpans } from "@tasklane/observability";
+import { newTaskTrace, withFastPathSpans } from "@tasklane/observability";
 import { dispatchAfterCommit, publishCancellations } from "@tasklane/queue";
 import type { SchedulerContext } from "../context.js";
 
@@ -33,8 +33,11 @@ export async function fireSchedules(ctx: SchedulerContext, maxWaitMs: number): P
   if (result.nextDueInMs !== undefined) return Math.min(result.nextDueInMs ?? maxWaitMs, maxWaitMs);
   ctx.metrics.schedulesFired.inc(result.fired);
   if (result.schedules > 0) ctx.log.debug({ fired: result.fired, skipped: result.skipped }, "schedules fired");
-  await withTaskSpans("task.dispatch", result.dispatch, () =>
-    dispatchAfterCommit(ctx.db, ctx.dispatcher, result.dispatch, (error) => ctx.log.warn({ err: error }, "fast dispatch failed; outbox will retry")),
+  await withFastPathSpans(
+    "task.dispatch",
+    result.dispatch,
+    (onError) => dispatchAfterCommit(ctx.db, ctx.dispatcher, result.dispatch, onError),
+    (error) => ctx.log.warn({ err: error }, "fast dispatch failed; outbox will retry"),
   );
   await publishCancellations(ctx.redis, ctx.keys, result.cancelledRunning);
   if (result.schedules === BATCH) return true;
