@@ -10,6 +10,10 @@ import { getQueue } from "@/lib/api/queues";
 
 export const metadata: Metadata = { title: "Queue" };
 
+/**
+ * No loading.tsx above this page (components/ui/PageLoading.tsx): nothing is
+ * sent before the record is read, so an unknown one is a real 404.
+ */
 export default async function QueuePage({ params }: { params: Promise<{ name: string }> }) {
   const name = decodeURIComponent((await params).name);
   const result = await getQueue(name);

@@ -17,6 +17,10 @@ import { param, type SearchParams } from "@/lib/search-params";
 
 export const metadata: Metadata = { title: "Schedule" };
 
+/**
+ * No loading.tsx above this page (components/ui/PageLoading.tsx): nothing is
+ * sent before the record is read, so an unknown one is a real 404.
+ */
 export default async function SchedulePage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<SearchParams> }) {
   const { id } = await params;
   const created = param(await searchParams, "created");

@@ -15,6 +15,10 @@ export async function generateMetadata({ params }: { params: Promise<{ id: strin
   return { title: `Task ${(await params).id}` };
 }
 
+/**
+ * No loading.tsx above this page (components/ui/PageLoading.tsx): nothing is
+ * sent before the record is read, so an unknown one is a real 404.
+ */
 export default async function TaskPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const result = await getTask(decodeURIComponent(id));

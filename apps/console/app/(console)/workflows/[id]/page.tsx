@@ -13,6 +13,10 @@ import { TASK_STATUSES } from "@/lib/statuses";
 
 export const metadata: Metadata = { title: "Workflow" };
 
+/**
+ * No loading.tsx above this page (components/ui/PageLoading.tsx): nothing is
+ * sent before the record is read, so an unknown one is a real 404.
+ */
 export default async function WorkflowPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const result = await getWorkflow(decodeURIComponent(id));

@@ -1,0 +1,73 @@
+/**
+ * The console's record pages (a task, queue, schedule, workflow) in Debian's
+ * headless Chromium against the real platform: an unknown record is an HTTP
+ * 404 with the "Not found" page, not a 200 whose stream turns into it (a
+ * loading skeleton used to stream before the page could call notFound()).
+ */
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startConsolePlatform, type ConsolePlatform } from "../helpers/console-platform.js";
+import { gql } from "../helpers/platform.js";
+
+const EMAIL = "linus@example.com";
+const PASSWORD = "a password long enough";
+
+let p: ConsolePlatform;
+let page: Page;
+
+/** The document's HTTP status and whether it shows the not-found page. */
+async function visit(pathname: string): Promise<{ status: number | undefined; notFound: boolean }> {
+  const response = await page.goto(`${p.consoleApp.url}${pathname}`);
+  await page.waitForLoadState("domcontentloaded");
+  return { status: response?.status(), notFound: (await page.getByRole("heading", { name: "Not found" }).count()) > 0 };
+}
+
+beforeAll(async () => {
+  p = await startConsolePlatform("Missing Things Ltd", { dailyTaskQuota: 1_000 });
+  page = p.page;
+  const user = await gql(
+    p.gateway.url,
+    `mutation ($t: ID!, $e: String!, $p: String!) { createConsoleUser(tenantId: $t, email: $e, password: $p) { id } }`,
+    { t: p.tenant.tenantId, e: EMAIL, p: PASSWORD },
+    p.gateway.adminToken,
+  );
+  expect(user.errors).toBeUndefined();
+}, 180_000);
+
+afterAll(async () => {
+  await p?.stop();
+});
+
+describe("console record pages", () => {
+  it("sign in", async () => {
+    await page.goto(`${p.consoleApp.url}/tasks`);
+    await page.waitForURL(/\/signin/);
+    await page.getByLabel("Email").fill(EMAIL);
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Tasks", level: 1 }).waitFor({ timeout: 30_000 });
+  });
+
+  it("answer 404 with the not-found page for a record that does not exist", async () => {
+    for (const pathname of [
+      "/tasks/task_0190f0f0f0f07000800000000000000a",
+      "/tasks/not-even-an-id",
+      "/queues/nope",
+      "/queues/has%20space",
+      "/schedules/sch_0190f0f0f0f07000800000000000000a",
+      "/workflows/wf_0190f0f0f0f07000800000000000000a",
+    ]) {
+      expect(await visit(pathname), pathname).toEqual({ status: 404, notFound: true });
+    }
+  });
+
+  it("answer 200 for records that exist and for the list pages", async () => {
+    const submitted = await p.api<{ submitTask: { id: string } }>(`mutation { submitTask(input: { type: "here", queue: "default" }) { id } }`);
+    const id = submitted.data!.submitTask.id;
+    for (const pathname of [`/tasks/${id}`, "/queues/default", "/tasks", "/queues", "/"]) {
+      expect(await visit(pathname), pathname).toEqual({ status: 200, notFound: false });
+    }
+    await p.open("/tasks");
+    expect(await page.locator("main").textContent()).toContain("here");
+  });
+});
