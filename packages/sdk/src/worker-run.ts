@@ -63,6 +63,9 @@ export interface TaskRunSettings<TPayload, TResult> {
   onHandlerSettled: () => void;
 }
 
+/** How much of a refused error message the fallback report quotes (escaped). */
+const FALLBACK_EXCERPT_LENGTH = 200;
+
 type Outcome<TResult> = { ok: true; result: TResult } | { ok: false; error: unknown };
 
 export class TaskRun<TPayload, TResult> {
@@ -209,10 +212,26 @@ export class TaskRun<TPayload, TResult> {
   }
 
   async #fail(message: string, retryable: boolean): Promise<void> {
+    const { leases } = this.#settings.client;
     try {
-      await this.#settings.client.leases.fail(this.taskId, this.#lease.leaseToken, message, retryable);
+      await leases.fail(this.taskId, this.#lease.leaseToken, message, retryable);
+      return;
     } catch (error: unknown) {
-      this.#reportRefusal(error, "fail");
+      if (!isTasklaneError(error, ErrorCode.BAD_USER_INPUT)) {
+        this.#reportRefusal(error, "fail");
+        return;
+      }
+      // leases.fail already made the text storable, so this is a refusal it did not foresee, and the
+      // same message would be refused again. Unreported, the attempt would hold its task RUNNING until
+      // the lease expired and then read "lease expired": record the failure with a message any gateway
+      // takes (JSON escapes what a store could refuse), naming the refusal.
+      const excerpt = JSON.stringify(message.slice(0, FALLBACK_EXCERPT_LENGTH));
+      const fallback = `The handler's error could not be stored (${error.message}); it began ${excerpt}`;
+      try {
+        await leases.fail(this.taskId, this.#lease.leaseToken, fallback, retryable);
+      } catch (again: unknown) {
+        this.#reportRefusal(again, "fail");
+      }
     }
   }
 
@@ -258,12 +277,20 @@ class RunContext implements TaskContext {
   }
 }
 
+/**
+ * What a thrown value says, as text. Never throws: whatever a handler throws (an object whose
+ * toJSON or toString throws, one with no prototype) must still fail the attempt.
+ */
 function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message === "" ? error.name : error.message;
+  if (error instanceof Error && typeof error.message === "string") return error.message === "" ? error.name : error.message;
   if (typeof error === "string") return error;
   try {
     return JSON.stringify(error) ?? String(error);
   } catch {
-    return String(error);
+    try {
+      return String(error);
+    } catch {
+      return Object.prototype.toString.call(error);
+    }
   }
 }

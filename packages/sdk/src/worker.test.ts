@@ -99,6 +99,54 @@ describe("Worker", () => {
     expect(fake.state(flaky).outcomes).toEqual([{ kind: "fail", error: "upstream 502", retryable: true }]);
   });
 
+  it("sends a thrown message the gateway could not store with NUL and unpaired surrogates as U+FFFD, cut before a pair", async () => {
+    const long = "a".repeat(8191);
+    const { fake, worker } = await setup((task) => {
+      throw task.payload === "long" ? new NonRetryableError(`${long}\u{1F600}tail`) : new Error("bad\u0000byte \ud800 and \udc00");
+    });
+    const bad = fake.add("bad", { maxAttempts: 1 });
+    const longOne = fake.add("long");
+    await worker.start();
+    await until(() => fake.state(bad).task.status === "DEAD" && fake.state(longOne).task.status === "DEAD");
+    await worker.stop();
+    expect(fake.state(bad).outcomes).toEqual([{ kind: "fail", error: "bad\uFFFDbyte \uFFFD and \uFFFD", retryable: true }]);
+    expect(fake.state(longOne).outcomes).toEqual([{ kind: "fail", error: long, retryable: false }]);
+  });
+
+  it("when failTask refuses the message itself (BAD_USER_INPUT), fails the attempt with a message saying so instead of leaving it to the lease", async () => {
+    const fake = new FakePullQueue();
+    fake.refuseError = (error) => error.startsWith("a forbidden");
+    const { worker, errors } = await setup((task) => {
+      throw task.payload === "fatal" ? new NonRetryableError("a forbidden\u0000word") : new Error("a forbidden word");
+    }, {}, fake);
+    const fatal = fake.add("fatal");
+    const flaky = fake.add("flaky", { maxAttempts: 1 });
+    await worker.start();
+    await until(() => fake.state(fatal).task.status === "DEAD" && fake.state(flaky).task.status === "DEAD");
+    await worker.stop();
+    expect(fake.state(fatal).outcomes).toEqual([
+      { kind: "fail", error: `The handler's error could not be stored (error is not acceptable); it began "a forbidden\\u0000word"`, retryable: false },
+    ]);
+    expect(fake.state(flaky).outcomes).toEqual([
+      { kind: "fail", error: `The handler's error could not be stored (error is not acceptable); it began "a forbidden word"`, retryable: true },
+    ]);
+    expect(errors).toEqual([]);
+  });
+
+  it("reports to onError when even the fallback failure is refused", async () => {
+    const fake = new FakePullQueue();
+    fake.refuseError = () => true;
+    const { worker, errors } = await setup(() => {
+      throw new Error("nope");
+    }, {}, fake);
+    const id = fake.add("x", { maxAttempts: 1 });
+    await worker.start();
+    await until(() => errors.length > 0);
+    await worker.stop();
+    expect(fake.state(id).task.status).toBe("RUNNING");
+    expect(errors.map((e) => [e.context, (e.error as TasklaneError).code])).toEqual([[{ phase: "fail", taskId: id, refused: false }, "BAD_USER_INPUT"]]);
+  });
+
   it("a retryable failure is leased again and ctx.attempt counts up", async () => {
     const attempts: number[] = [];
     const { fake, worker } = await setup((_task, ctx) => {

@@ -4,6 +4,7 @@
  */
 import { MAX_ERROR_LENGTH } from "@tasklane/core/limits";
 import { TASK_FIELDS } from "../graphql/fragments.js";
+import { cutText, storableText } from "../storable-text.js";
 import { checkResult } from "../validate.js";
 import type { CallOptions, GraphQLTransport } from "../transport.js";
 import type { HeartbeatResult, Lease, LeaseRequest, Task, TaskCompletion, TaskCompletionOutcome } from "../types.js";
@@ -117,12 +118,15 @@ export class LeasesResource {
 
   /**
    * Records a failed attempt: RETRYING after the backoff, or DEAD when attempts
-   * are exhausted or `retryable` is false. Long messages are truncated to 8 KiB.
+   * are exhausted or `retryable` is false. Messages longer than 8,192 characters
+   * are cut (never through a surrogate pair), and NUL or unpaired surrogates,
+   * which the gateway refuses, become U+FFFD: a message the gateway cannot
+   * store must not cost the outcome itself.
    */
   async fail(taskId: string, leaseToken: string, error: string, retryable?: boolean, opts?: CallOptions): Promise<Task> {
     const data = await this.#transport.execute<{ failTask: Task }>(
       { operation: "failTask", document: FAIL, idempotent: true },
-      { taskId, leaseToken, error: error.slice(0, MAX_ERROR_LENGTH), retryable },
+      { taskId, leaseToken, error: storableText(cutText(error, MAX_ERROR_LENGTH)), retryable },
       opts,
     );
     return data.failTask;

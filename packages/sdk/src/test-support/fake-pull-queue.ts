@@ -34,6 +34,8 @@ export class FakePullQueue {
   answerDelayMs = 0;
   /** While set, leaseTasks answers INTERNAL_SERVER_ERROR (a gateway that lost its database). */
   failLeases = false;
+  /** failTask answers BAD_USER_INPUT for an error this matches (a gateway rule the SDK did not foresee). */
+  refuseError: ((error: string) => boolean) | null = null;
   /** Most leaseTasks calls open at once, and most tasks they asked for together. */
   readonly peakLeases = { calls: 0, asked: 0 };
   #open = { calls: 0, asked: 0 };
@@ -138,6 +140,7 @@ export class FakePullQueue {
       case "FailTask": {
         const s = this.#held(v);
         if (s === null || s.task.status !== "RUNNING") return gqlError("CONFLICT", "Lease is no longer held", { reason: "STALE_LEASE" });
+        if (this.refuseError?.(String(v.error))) return gqlError("BAD_USER_INPUT", "error is not acceptable", { fieldErrors: [{ path: "error", message: "is not acceptable" }] });
         const retryable = typeof v.retryable === "boolean" ? v.retryable : null;
         s.outcomes.push({ kind: "fail", error: String(v.error), retryable });
         const again = retryable !== false && s.task.attempts < s.task.maxAttempts;
