@@ -89,6 +89,11 @@ export function createServices(deps: ServiceDeps): { services: GatewayServices; 
     queues: new QueueService(deps.db, {
       allowPrivateTargets: deps.allowPrivateTargets,
       pullQueues,
+      redispatch: {
+        dispatcher,
+        horizonMs: deps.horizonMs,
+        onError: (error, queueId) => deps.log.warn({ err: error, queueId }, "could not put a resumed queue's tasks back in Redis; the reconciler will"),
+      },
       ...(deps.resolver ? { resolver: deps.resolver } : {}),
     }),
     tasks,

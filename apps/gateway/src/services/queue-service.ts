@@ -4,8 +4,10 @@
  */
 import { NotFoundError, QueueLimit, QueueMode, defaultBurst, newId, type TaskStatus, type UpsertQueueInput } from "@tasklane/core";
 import { oldestQueuedAges, queueStatusCounts, withTenantScopePrisma, type Database, type Prisma, type QueueStatusCount } from "@tasklane/db";
+import type { TaskDispatcher } from "@tasklane/queue";
 import { assertOutboundUrl, type HostResolver } from "./outbound-url.js";
 import type { PullQueueCache } from "./pull-queue-cache.js";
+import { redispatchQueue } from "./queue-redispatch.js";
 
 type QueueRow = Prisma.QueueModel;
 
@@ -32,7 +34,13 @@ const EMPTY_STATS: QueueStatsCounts = {
 export class QueueService {
   constructor(
     private readonly db: Database,
-    private readonly opts: { allowPrivateTargets: boolean; resolver?: HostResolver; pullQueues: PullQueueCache },
+    private readonly opts: {
+      allowPrivateTargets: boolean;
+      resolver?: HostResolver;
+      pullQueues: PullQueueCache;
+      /** Puts a PUSH queue's waiting tasks back in Redis when it starts to run (queue-redispatch.ts). */
+      redispatch?: { dispatcher: TaskDispatcher; horizonMs: number; onError(error: unknown, queueId: string): void };
+    },
   ) {}
 
   async upsert(tenantId: string, input: UpsertQueueInput): Promise<QueueRow> {
@@ -57,13 +65,27 @@ export class QueueService {
       ...(input.paused != null ? { paused: input.paused } : {}),
       ...rateLimit,
     };
+    const before = await this.db.prisma.queue.findUnique({ where: { tenantId_name: { tenantId, name: input.name } }, select: { mode: true, paused: true } });
     const row = await this.db.prisma.queue.upsert({
       where: { tenantId_name: { tenantId, name: input.name } },
       create: { id: newId("que"), tenantId, name: input.name, ...changes },
       update: changes,
     });
     this.opts.pullQueues.forget(tenantId, input.name);
+    // A PULL queue's tasks have no jobs and a paused one's may have lost theirs: without this they
+    // waited for the reconciler's sweep. (PUSH -> PULL needs nothing: leases read Postgres, and jobs
+    // left in Redis are skipped by workers, whose directory holds PUSH queues only.)
+    if (before !== null && (before.mode === QueueMode.PULL || before.paused)) await this.startedRunning(row);
     return row;
+  }
+
+  /** The queue may run now: when it is a running PUSH queue, its waiting tasks go (back) to Redis before the caller is answered. */
+  private async startedRunning(row: QueueRow): Promise<void> {
+    const redispatch = this.opts.redispatch;
+    if (redispatch === undefined || row.mode !== QueueMode.PUSH || row.paused) return;
+    // Answered before the caller's next submissions, so those queue behind the waiting work as their priority says.
+    // On failure the reconciler's sweep still re-adds them: the change itself is committed and stands.
+    await redispatchQueue(this.db, redispatch.dispatcher, row.id, redispatch.horizonMs).catch((error: unknown) => redispatch.onError(error, row.id));
   }
 
   /** Reads run confined to the tenant by row-level security (defence in depth; packages/db tenant-scope.ts). */
@@ -76,10 +98,13 @@ export class QueueService {
   }
 
   async setPaused(tenantId: string, name: string, paused: boolean): Promise<QueueRow> {
+    // Only a queue that was paused is redispatched on resume: a resume of a running queue stays one statement.
+    const wasPaused = await this.db.prisma.queue.count({ where: { tenantId, name, paused: true } });
     const { count } = await this.db.prisma.queue.updateMany({ where: { tenantId, name }, data: { paused } });
     if (count === 0) throw new NotFoundError("Queue", name);
     const row = await this.find(tenantId, name);
     if (row === null) throw new NotFoundError("Queue", name);
+    if (!paused && wasPaused > 0) await this.startedRunning(row);
     return row;
   }
 
