@@ -77,6 +77,27 @@ export const DEFAULT_QUEUE_NAME = "default";
 export const MAX_WORKFLOW_TASKS = 2000;
 /** Most dependency edges in one workflow: a fan-in of every task into one join still fits. */
 export const MAX_WORKFLOW_EDGES = 20_000;
+/**
+ * Most bytes of parents' results handed to a workflow task as it starts (the
+ * lease's and the PUSH body's `parents`), measured on each result's stored
+ * JSON text. Parents are taken in key order (byte order) while the running
+ * total stays within it; each one past it is handed as
+ * `{resultOmitted: true, taskId, resultBytes}` and its result read through
+ * `task(id)`. Without a bound a join of 2,000 parents could be handed 500 MiB:
+ * past jsonb's 255 MiB ceiling its start failed every time (and with it the
+ * whole lease batch), and a lease of MAX_LEASE_BATCH such tasks stays at
+ * 100 MiB of parents with this one. Trigger.dev likewise offloads outputs
+ * over 512 KB rather than inline them.
+ */
+export const MAX_INLINE_PARENT_RESULTS_BYTES = 1_048_576;
+/** What `parents` holds for a parent whose result was left out (MAX_INLINE_PARENT_RESULTS_BYTES). */
+export interface OmittedParentResult {
+  resultOmitted: true;
+  /** The parent task: its result is `task(id: taskId) { result }`. */
+  taskId: string;
+  /** Size of the result left out, on the measure of MAX_INLINE_PARENT_RESULTS_BYTES. */
+  resultBytes: number;
+}
 /** Workflow task keys: safe in logs, URLs and JSON object keys (`parents`). */
 export const WORKFLOW_KEY_PATTERN = /^[A-Za-z0-9_.:-]{1,100}$/;
 /** Live webhook endpoints per tenant: each terminal event fans out to all of them, so the count bounds that work. */

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { MAX_INLINE_PARENT_RESULTS_BYTES } from "@tasklane/core";
 import { prepared, type Database, type Queryable } from "../database.js";
 import {
   LEASED_TASK_COLUMNS,
@@ -16,7 +17,10 @@ export interface StartedAttempt<Task extends LeaseFields = LeasedTaskRecord> {
   task: Task;
   leaseToken: string;
   leaseExpiresAt: Date;
-  /** Workflow tasks only: each parent's result by workflow key (`{}` for a root), for the PUSH body and the lease. */
+  /**
+   * Workflow tasks only: each parent's result by workflow key (`{}` for a root), for the PUSH body and the lease;
+   * past MAX_INLINE_PARENT_RESULTS_BYTES an OmittedParentResult stands in for a result.
+   */
   parents?: Record<string, unknown>;
   /**
    * Milliseconds from the statement's answer until the task's runAt, by the
@@ -131,11 +135,22 @@ const PUSH_TASKS: StartAnswer = {
  * A workflow task starts with its parents' results in hand (they all
  * succeeded before it was released), read in the starting statement so the
  * hot path keeps one round trip; for other tasks it is NULL at no cost.
+ * Results are handed in key order while their running total stays within
+ * MAX_INLINE_PARENT_RESULTS_BYTES, the rest as an OmittedParentResult marker:
+ * aggregating every result failed past jsonb's 255 MiB ceiling, and with the
+ * task the statement, so the whole lease batch and every later lease of the
+ * queue. Sizing costs one text rendering of each parent's result, a few
+ * microseconds for a small fan-in (docs/internals.md has the measurement).
  */
 const PARENT_RESULTS = `CASE WHEN u.workflow_id IS NULL THEN NULL ELSE COALESCE((
-    SELECT jsonb_object_agg(e.parent_key, p.result) FROM workflow_edges e
-    JOIN tasks p ON p.workflow_id = e.workflow_id AND p.workflow_key = e.parent_key
-    WHERE e.workflow_id = u.workflow_id AND e.child_key = u.workflow_key), '{}'::jsonb) END AS parents`;
+    SELECT jsonb_object_agg(s.parent_key, CASE WHEN s.running <= ${MAX_INLINE_PARENT_RESULTS_BYTES} THEN s.result
+      ELSE jsonb_build_object('resultOmitted', true, 'taskId', s.id, 'resultBytes', s.bytes) END)
+    FROM (
+      SELECT e.parent_key, p.id, p.result, sz.bytes, sum(sz.bytes) OVER (ORDER BY e.parent_key COLLATE "C") AS running
+      FROM workflow_edges e
+      JOIN tasks p ON p.workflow_id = e.workflow_id AND p.workflow_key = e.parent_key
+      CROSS JOIN LATERAL (SELECT COALESCE(octet_length(p.result::text), 0) AS bytes) sz
+      WHERE e.workflow_id = u.workflow_id AND e.child_key = u.workflow_key) s), '{}'::jsonb) END AS parents`;
 
 /**
  * Waiting, due by `dueBy`, and no earlier task of the same ordering key

@@ -214,7 +214,11 @@ export class Lease {
   })
   startInMs!: number;
 
-  @Field(() => JSONScalar, { nullable: true, description: "workflow tasks: each parent's result by workflow key; null outside workflows" })
+  @Field(() => JSONScalar, {
+    nullable: true,
+    description:
+      "workflow tasks: each parent's result by workflow key, in key order up to 1 MiB in all; past it a parent's entry is {resultOmitted: true, taskId, resultBytes}: read that result with task(id). null outside workflows",
+  })
   parents!: Record<string, unknown> | null;
 }
 
