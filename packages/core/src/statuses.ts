@@ -97,9 +97,13 @@ export const WorkflowStatus = {
   RUNNING: "RUNNING",
   /** Terminal: every task succeeded. */
   SUCCEEDED: "SUCCEEDED",
-  /** Terminal: some task ended DEAD (its dependants are SKIPPED). */
+  /** Terminal: some task ended DEAD (its dependants are SKIPPED), whatever else was cancelled. */
   FAILED: "FAILED",
-  /** Terminal: cancelled through cancelWorkflow. */
+  /**
+   * Terminal: cancelled through cancelWorkflow, or one of its tasks through
+   * cancelTask (its dependants are SKIPPED) and none ended DEAD: the user's
+   * decision, not a failure, as a cancelled task is not a dead one.
+   */
   CANCELLED: "CANCELLED",
 } as const;
 export type WorkflowStatus = (typeof WorkflowStatus)[keyof typeof WorkflowStatus];

@@ -124,7 +124,11 @@ const ADVANCE_SQL = `WITH RECURSIVE src AS (
     -- now() is this transaction's start; a task finished by a transaction that
     -- committed meanwhile may carry a later time, and the workflow never ends before its last task.
     UPDATE workflows w SET completed_at = GREATEST(now(), (SELECT max(t.completed_at) FROM tasks t WHERE t.workflow_id = w.id)),
-      status = (CASE WHEN EXISTS (SELECT 1 FROM sk WHERE sk.workflow_id = w.id)
+      -- A failure outranks a cancellation: FAILED is what alerts, and a task did fail.
+      -- A task the user cancelled (cancelTask) is not a failure: CANCELLED, as cancelWorkflow.
+      status = (CASE WHEN EXISTS (SELECT 1 FROM tasks t WHERE t.workflow_id = w.id AND t.status = 'DEAD') THEN 'FAILED'
+                     WHEN EXISTS (SELECT 1 FROM tasks t WHERE t.workflow_id = w.id AND t.status = 'CANCELLED') THEN 'CANCELLED'
+                     WHEN EXISTS (SELECT 1 FROM sk WHERE sk.workflow_id = w.id)
                        OR EXISTS (SELECT 1 FROM tasks t WHERE t.workflow_id = w.id AND t.status <> 'SUCCEEDED')
                      THEN 'FAILED' ELSE 'SUCCEEDED' END)::"WorkflowStatus"
     WHERE w.id = ANY($4::text[]) AND w.status = 'RUNNING'

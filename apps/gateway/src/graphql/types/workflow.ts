@@ -4,7 +4,16 @@ import { Field, ID, InputType, Int, ObjectType, registerEnumType } from "type-gr
 import { DateTimeScalar, JSONScalar } from "./scalars.js";
 import { BackoffInput, Task } from "./task.js";
 
-registerEnumType(WorkflowStatus, { name: "WorkflowStatus" });
+// Described in the served schema: which of FAILED and CANCELLED a workflow ends with is not obvious from the names.
+registerEnumType(WorkflowStatus, {
+  name: "WorkflowStatus",
+  valuesConfig: {
+    RUNNING: { description: "some task is not finished yet" },
+    SUCCEEDED: { description: "every task succeeded" },
+    FAILED: { description: "some task ended DEAD (its dependants are SKIPPED), whatever else was cancelled" },
+    CANCELLED: { description: "cancelWorkflow, or cancelTask of one of its tasks (its dependants are SKIPPED) with none DEAD" },
+  },
+});
 
 @InputType("WorkflowTaskInput")
 export class WorkflowTaskInput {
