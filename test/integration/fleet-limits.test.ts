@@ -63,4 +63,16 @@ describe("FleetLimits slots", () => {
   it("grants every slot, with no ids to release, when neither limit is set", async () => {
     expect(await limits.acquire("ten_e", "que_1", { tenant: null, queue: null }, 60_000, 3)).toEqual(["", "", ""]);
   });
+
+  it("takes back unused start tokens, never past the burst", async () => {
+    // 0.01/s: nothing refills during the test.
+    expect(await limits.takeStartTokens("ten_g", "que_1", 0.01, 5, 5)).toMatchObject({ granted: 5 });
+    await limits.returnStartTokens("ten_g", "que_1", 0.01, 5, 3);
+    expect(await limits.takeStartTokens("ten_g", "que_1", 0.01, 5, 5)).toMatchObject({ granted: 3 });
+    await limits.returnStartTokens("ten_g", "que_1", 0.01, 5, 50);
+    expect(await limits.takeStartTokens("ten_g", "que_1", 0.01, 5, 50)).toMatchObject({ granted: 5 });
+    // A bucket that expired (full) stays full: a refund adds nothing.
+    await limits.returnStartTokens("ten_g", "que_2", 0.01, 5, 3);
+    expect(await limits.takeStartTokens("ten_g", "que_2", 0.01, 5, 50)).toMatchObject({ granted: 5 });
+  });
 });

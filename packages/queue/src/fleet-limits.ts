@@ -7,6 +7,7 @@ import { luaScript } from "./scripts/load-scripts.js";
 interface LimitCommands {
   tasklaneAcquireSlot(tenantKey: string, queueKey: string, now: number, expiry: number, tenantLimit: number, queueLimit: number, ...ids: string[]): Promise<number>;
   tasklaneTakeToken(bucketKey: string, rate: number, burst: number, want: number): Promise<[number, number]>;
+  tasklaneReturnTokens(bucketKey: string, rate: number, burst: number, back: number): Promise<number>;
 }
 
 /** The member a running attempt's slot is kept under (FleetLimits.claim). */
@@ -28,6 +29,7 @@ export class FleetLimits {
     if (!("tasklaneAcquireSlot" in redis)) {
       redis.defineCommand("tasklaneAcquireSlot", { numberOfKeys: 2, lua: luaScript("acquire-slot") });
       redis.defineCommand("tasklaneTakeToken", { numberOfKeys: 1, lua: luaScript("take-token") });
+      redis.defineCommand("tasklaneReturnTokens", { numberOfKeys: 1, lua: luaScript("return-tokens") });
     }
     this.redis = redis as RedisClient & LimitCommands;
   }
@@ -115,7 +117,18 @@ export class FleetLimits {
 
   /** Up to `want` starts (pull leases take a batch): how many are granted, and the wait for one when none. */
   async takeStartTokens(tenantId: string, queueId: string, perSecond: number, burst: number, want: number): Promise<{ granted: number; waitMs: number }> {
-    const [granted, waitMs] = await this.redis.tasklaneTakeToken(`${this.keys.prefix}:{${tenantId}}:rate:${queueId}`, perSecond, burst, want);
+    const [granted, waitMs] = await this.redis.tasklaneTakeToken(this.rateBucket(tenantId, queueId), perSecond, burst, want);
     return { granted, waitMs };
   }
+
+  /**
+   * Gives back tokens takeStartTokens granted for starts that did not happen
+   * (fewer tasks than tokens), up to the bucket's burst (scripts/return-tokens.lua).
+   */
+  async returnStartTokens(tenantId: string, queueId: string, perSecond: number, burst: number, count: number): Promise<void> {
+    if (count <= 0) return;
+    await this.redis.tasklaneReturnTokens(this.rateBucket(tenantId, queueId), perSecond, burst, count);
+  }
+
+  private rateBucket = (tenantId: string, queueId: string) => `${this.keys.prefix}:{${tenantId}}:rate:${queueId}`;
 }

@@ -144,6 +144,12 @@ export class LeaseService {
       rateWaitMs = tokens.waitMs;
     }
     const leases = max > 0 ? await leaseFromPullQueue(this.deps.db, tenantId, queue, { ...args, max, agingSeconds: this.deps.agingSeconds }) : [];
+    if (queue?.rate && leases.length < max) {
+      // Tokens are for starts: a poll that found fewer tasks gives the rest back, or an idle worker's
+      // polls drain the burst before work comes. Not awaited: the connection keeps it ahead of the next take.
+      const { perSecond, burst } = queue.rate;
+      void this.deps.limits.returnStartTokens(tenantId, queue.id, perSecond, burst, max - leases.length).catch(() => undefined);
+    }
     return { leases, rateWaitMs };
   }
 

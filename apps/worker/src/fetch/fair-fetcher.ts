@@ -306,8 +306,33 @@ export class FairFetcher {
     const rings = this.active.ringsHeard(name);
     const { jobs, drained, nextDelayedAt } = await this.jobs.take(name, slots.length, Date.now() + this.ctx.env.WORKER_START_AHEAD_MS);
     if (drained) this.settleDrained(name, rings, nextDelayedAt);
-    if (jobs.length < slots.length) await this.limits.release(tenantId, queueId, ...slots.splice(jobs.length));
+    if (jobs.length < slots.length) {
+      // Start tokens go back with the slots: a take that came up short (a trickle of single tasks
+      // fetched by waves of several picks) spent the rest, and the burst was gone when a batch came.
+      const unused = slots.length - jobs.length;
+      await Promise.all([
+        this.limits.release(tenantId, queueId, ...slots.splice(jobs.length)),
+        info.rateLimit ? this.limits.returnStartTokens(tenantId, queueId, info.rateLimit.perSecond, info.rateLimit.burst, unused) : undefined,
+      ]);
+    }
     return jobs.map((job, i) => ({ job, slotId: slots[i] as string }));
+  }
+
+  /** One refund per rate-limited queue among jobs that did not start. */
+  private returnTokens(refused: Fetched[]): Promise<void>[] {
+    if (refused.length === 0) return [];
+    const perQueue = new Map<string, { tenantId: string; n: number }>();
+    for (const { job } of refused) {
+      const entry = perQueue.get(job.data.queueId);
+      if (entry) entry.n++;
+      else perQueue.set(job.data.queueId, { tenantId: job.data.tenantId, n: 1 });
+    }
+    const out: Promise<void>[] = [];
+    for (const [queueId, { tenantId, n }] of perQueue) {
+      const rate = this.ctx.directory.get(queueId)?.rateLimit;
+      if (rate) out.push(this.limits.returnStartTokens(tenantId, queueId, rate.perSecond, rate.burst, n));
+    }
+    return out;
   }
 
   private settleDrained(name: string, ringsBefore: number, nextDelayedAt: number | null): void {
@@ -353,10 +378,10 @@ export class FairFetcher {
     const receivedAt = performance.now();
     for (const a of started) if (a.startInMs > 0) this.ctx.serverClock.observe(a.task.runAt.getTime(), a.startInMs, receivedAt);
     const startedIds = new Set(started.map((a) => a.task.id));
-    // Jobs whose task was no longer runnable (cancelled, ordering key busy) give their slot back.
-    await Promise.all(
-      jobs.filter((j) => !startedIds.has(j.job.data.taskId)).map((j) => this.limits.release(j.job.data.tenantId, j.job.data.queueId, j.slotId)),
-    );
+    // Jobs whose task was no longer runnable (cancelled, ordering key busy, queue paused) give their slot
+    // back, and their start token where the queue has a rate: nothing started.
+    const refused = jobs.filter((j) => !startedIds.has(j.job.data.taskId));
+    await Promise.all([...refused.map((j) => this.limits.release(j.job.data.tenantId, j.job.data.queueId, j.slotId)), ...this.returnTokens(refused)]);
     const slotOf = new Map(jobs.map((j) => [j.job.data.taskId, j.slotId]));
     for (const attempt of started) {
       this.inFlight++;

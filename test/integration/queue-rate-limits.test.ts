@@ -1,0 +1,83 @@
+/**
+ * Queue start rates (token buckets in Redis) as a tenant sees them, PUSH
+ * through a real worker process and PULL through leaseTasks: tokens are spent
+ * on starts only, so an idle queue keeps its burst.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startApp, waitFor, type AppProcess } from "../helpers/app-process.js";
+import { startReceiver, type HttpReceiver } from "../helpers/http-receiver.js";
+import { createTenant, createTestDatabase, createTestRedis, gql, startGateway, type CreatedTenant, type StartedGateway, type TestDatabase, type TestRedis } from "../helpers/platform.js";
+
+let tdb: TestDatabase;
+let redis: TestRedis;
+let gateway: StartedGateway;
+let receiver: HttpReceiver;
+let worker: AppProcess;
+/** When the endpoint saw each task. */
+const pushedAt = new Map<string, number>();
+
+const as = (t: CreatedTenant) => async <T = Record<string, unknown>>(q: string, v?: Record<string, unknown>) => {
+  const res = await gql<T>(gateway.url, q, v, t.apiKey);
+  if (res.errors) throw new Error(JSON.stringify(res.errors));
+  return res.data as T;
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const UPSERT = `mutation ($i: UpsertQueueInput!) { upsertQueue(input: $i) { name } }`;
+const LEASE = `mutation ($q: String!, $max: Int, $wait: Float) { leaseTasks(queue: $q, workerId: "w", max: $max, waitSeconds: $wait) { task { id } } }`;
+
+async function submit(t: CreatedTenant, queue: string, n: number): Promise<string[]> {
+  const inputs = Array.from({ length: n }, () => ({ type: "job", queue }));
+  const data = await as(t)<{ submitTasks: { id: string }[] }>(`mutation ($i: [SubmitTaskInput!]!) { submitTasks(inputs: $i) { id } }`, { i: inputs });
+  return data.submitTasks.map((x) => x.id);
+}
+
+beforeAll(async () => {
+  tdb = await createTestDatabase("qrate");
+  redis = createTestRedis();
+  receiver = await startReceiver(async (req, res) => {
+    pushedAt.set((req.json as { taskId: string }).taskId, Date.now());
+    res.writeHead(200).end("{}");
+  });
+  gateway = await startGateway({ databaseUrl: tdb.url, redis, env: { ALLOW_PRIVATE_TARGETS: "1" } });
+  const env = { DATABASE_URL: tdb.url, REDIS_URL: redis.url, REDIS_KEY_PREFIX: redis.prefix, ALLOW_PRIVATE_TARGETS: "1", LOG_LEVEL: "warn" };
+  worker = startApp("worker", { ...env, WORKER_CONCURRENCY: "20" });
+});
+
+afterAll(async () => {
+  await worker?.stop();
+  await gateway?.close();
+  await receiver?.close();
+  await redis?.cleanup();
+  await tdb?.drop();
+});
+
+describe("start tokens are spent on starts only", () => {
+  it("PULL: a worker long-polling an empty queue leaves the burst whole, and 10 tasks then lease at once", async () => {
+    const t = await createTenant(gateway);
+    await as(t)(UPSERT, { i: { name: "rs", mode: "PULL", rateLimit: { perSecond: 1, burst: 10 } } });
+    // An idle worker's long polls, each asking for 10: without refunds each took every token there was.
+    for (let i = 0; i < 3; i++) expect((await as(t)<{ leaseTasks: unknown[] }>(LEASE, { q: "rs", max: 10, wait: 1 })).leaseTasks).toHaveLength(0);
+    await submit(t, "rs", 10);
+    const leased = await as(t)<{ leaseTasks: unknown[] }>(LEASE, { q: "rs", max: 10, wait: 0 });
+    expect(leased.leaseTasks).toHaveLength(10);
+  }, 30_000);
+
+  it("PUSH: a trickle of single tasks leaves the burst whole, and 10 tasks then start at once", async () => {
+    const t = await createTenant(gateway);
+    await as(t)(UPSERT, { i: { name: "pb", mode: "PUSH", endpointUrl: `${receiver.url}/pb`, rateLimit: { perSecond: 1, burst: 10 } } });
+    await sleep(1500);
+    // Each single task is fetched by a wave of several picks: the take comes up short and must give the rest back.
+    for (let i = 0; i < 3; i++) {
+      const [id] = await submit(t, "pb", 1);
+      await waitFor("the trickled task to start", () => pushedAt.has(id as string), 10_000, 20);
+      await sleep(1000);
+    }
+    await sleep(1000);
+    const sentAt = Date.now();
+    const ids = await submit(t, "pb", 10);
+    // At 1/s, a bucket that lost its tokens starts a few now and one a second after; a full one starts all 10 now.
+    await sleep(2500);
+    const soon = ids.filter((id) => (pushedAt.get(id) ?? Infinity) - sentAt < 2500);
+    expect(soon).toHaveLength(10);
+  }, 40_000);
+});
