@@ -83,4 +83,38 @@ describe("SDK Worker: outcomes the gateway could not store", () => {
       nulString: { status: "DEAD", lastError: "plain\uFFFDstring", outcomes: ["FAILED"] },
     });
   });
+
+  it("a handler returning a function, a symbol or a Map fails non-retryably, saying why; toJSON, undefined and nested functions keep JSON's meaning", async () => {
+    class Money {
+      constructor(readonly cents: number) {}
+      toJSON() {
+        return { cents: this.cents };
+      }
+    }
+    const { settled, errors } = await runCases(
+      {
+        fn: () => () => 1,
+        symbol: () => Symbol("s"),
+        map: () => new Map([["a", 1]]),
+        nulString: () => "x\u0000y",
+        date: () => new Date(0),
+        money: () => new Money(5),
+        undef: () => undefined,
+        nestedFn: () => ({ a: 1, f: () => 1 }),
+      },
+      3,
+    );
+    expect(errors).toEqual([]);
+    const seen = Object.fromEntries([...settled].map(([type, t]) => [type, { status: t.status, attempts: t.attempts, result: t.result, lastError: t.lastError }]));
+    expect(seen).toEqual({
+      fn: { status: "DEAD", attempts: 1, result: null, lastError: expect.stringContaining("result must be JSON: it is a function, which JSON drops") },
+      symbol: { status: "DEAD", attempts: 1, result: null, lastError: expect.stringContaining("it is a symbol") },
+      map: { status: "DEAD", attempts: 1, result: null, lastError: expect.stringContaining("it is an instance of Map, which JSON encodes as {}") },
+      nulString: { status: "DEAD", attempts: 1, result: null, lastError: expect.stringContaining("must not contain NUL (U+0000) or unpaired surrogate characters") },
+      date: { status: "SUCCEEDED", attempts: 1, result: "1970-01-01T00:00:00.000Z", lastError: null },
+      money: { status: "SUCCEEDED", attempts: 1, result: { cents: 5 }, lastError: null },
+      undef: { status: "SUCCEEDED", attempts: 1, result: null, lastError: null },
+      nestedFn: { status: "SUCCEEDED", attempts: 1, result: { a: 1 }, lastError: null },
+    });
+  });
 });

@@ -93,4 +93,19 @@ describe("CompletionBatcher", () => {
     expect((outcomes[2] as PromiseRejectedResult).reason).toMatchObject({ code: "BAD_USER_INPUT" });
     expect(calls.map((c) => c.map((x) => x.taskId))).toEqual([["task_1", "task_4"]]);
   });
+
+  it("refuses a result holding text the gateway cannot store (or a function) alone, before it costs the batch a refused call", async () => {
+    const { calls, leases } = recordingLeases();
+    const batcher = new CompletionBatcher(leases, 100, 1);
+    const outcomes = await Promise.allSettled([
+      batcher.complete(completion(1)),
+      batcher.complete({ taskId: "task_nul", leaseToken: "lt_1_nul", result: { note: "x\u0000y" } }),
+      batcher.complete({ taskId: "task_fn", leaseToken: "lt_1_fn", result: () => 1 }),
+      batcher.complete(completion(4)),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "rejected", "fulfilled"]);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ code: "BAD_USER_INPUT", extensions: { fieldErrors: [{ path: "result.note" }] } });
+    expect((outcomes[2] as PromiseRejectedResult).reason).toMatchObject({ code: "BAD_USER_INPUT" });
+    expect(calls.map((c) => c.map((x) => x.taskId))).toEqual([["task_1", "task_4"]]);
+  });
 });

@@ -8,6 +8,7 @@ import { BadUserInputError } from "@tasklane/core/errors";
 import { assertJsonWithin } from "@tasklane/core/json-limits";
 import { MAX_JSON_DEPTH, MAX_RESULT_BYTES } from "@tasklane/core/limits";
 import { TasklaneError } from "./errors.js";
+import { isUnstorable } from "./storable-text.js";
 import type { DateTimeInput } from "./types.js";
 
 export function checkLocally(operation: string, check: () => unknown): void {
@@ -23,10 +24,86 @@ export function checkLocally(operation: string, check: () => unknown): void {
 
 /**
  * A task result as the gateway would check it, and what it cannot see: JSON
- * encoding turns NaN and Infinity into null before the request leaves.
+ * encoding turns NaN and Infinity into null before the request leaves, and
+ * a function, a symbol or a Map into null or {} (resultLoss). Strings the
+ * gateway would refuse are refused here too, so one such result does not
+ * take a batched completeTasks call down with it.
  */
 export function checkResult(operation: string, result: unknown, path = "result"): void {
-  checkLocally(operation, () => assertJsonWithin(result, { maxBytes: MAX_RESULT_BYTES, maxDepth: MAX_JSON_DEPTH, path }));
+  checkLocally(operation, () => {
+    assertJsonWithin(result, { maxBytes: MAX_RESULT_BYTES, maxDepth: MAX_JSON_DEPTH, path });
+    const loss = resultLoss(result);
+    if (loss !== null) throw new BadUserInputError(`${path} ${loss}`, [{ path, message: loss }]);
+    const at = unstorableTextAt(result);
+    if (at !== null) {
+      const where = at === "" ? path : `${path}.${at}`;
+      throw new BadUserInputError(`${path} must not contain NUL (U+0000) or unpaired surrogate characters (at ${where})`, [{ path: where, message: "must not contain NUL (U+0000) or unpaired surrogate characters" }]);
+    }
+  });
+}
+
+/**
+ * Why a whole result would arrive as null or {} though the handler returned
+ * something, or null. JSON.stringify drops a function or a symbol (the
+ * result becomes null) and encodes an instance with no enumerable fields and
+ * no toJSON (a Map, a Set, a Promise, an Error) as {}: almost surely a
+ * handler's mistake (`return res.json` for `res.json()`, a missing await),
+ * and one that would otherwise SUCCEED with nothing in it. Only the value
+ * itself is judged: nested functions are what JSON drops from objects built
+ * by libraries (a response's config, say), which handlers return today.
+ */
+function resultLoss(result: unknown): string | null {
+  const value = hasToJSON(result) ? result.toJSON("") : result;
+  if (typeof value === "function") return "must be JSON: it is a function, which JSON drops (was it meant to be called?)";
+  if (typeof value === "symbol") return "must be JSON: it is a symbol, which JSON drops";
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto === Object.prototype || proto === null) return null;
+  // Boxed primitives encode as their value.
+  if (value instanceof Number || value instanceof String || value instanceof Boolean) return null;
+  if (Object.keys(value).length > 0) return null;
+  const name = typeof value.constructor === "function" && value.constructor.name !== "" ? value.constructor.name : "a class";
+  const hint = value instanceof Promise ? " (was it meant to be awaited?)" : value instanceof Error ? " (throw it to fail the attempt)" : "";
+  return `must be JSON: it is an instance of ${name}, which JSON encodes as {}${hint}`;
+}
+
+function hasToJSON(value: unknown): value is { toJSON(key: string): unknown } {
+  return value !== null && typeof value === "object" && typeof (value as { toJSON?: unknown }).toJSON === "function";
+}
+
+/**
+ * The dotted path of the first string or key holding NUL or an unpaired
+ * surrogate ("" for the value itself), as encoding would see it (toJSON
+ * applied), or null. Runs on every completion, so a clean result allocates
+ * nothing: the path is gathered on the way back from a hit only. Recursion
+ * stops below the depth the gateway allows (deeper is refused for depth).
+ */
+function unstorableTextAt(value: unknown): string | null {
+  const found = textHit(value, "", 0);
+  return found === null ? null : found.reverse().join(".");
+}
+
+/** The keys from the hit up to `value` (innermost first), or null. */
+function textHit(value: unknown, key: string, depth: number): string[] | null {
+  const current = hasToJSON(value) ? value.toJSON(key) : value;
+  if (typeof current === "string") return isUnstorable(current) ? [] : null;
+  if (current === null || typeof current !== "object" || depth > MAX_JSON_DEPTH) return null;
+  if (Array.isArray(current)) {
+    for (let i = 0; i < current.length; i++) {
+      const found = textHit(current[i], String(i), depth + 1);
+      if (found !== null) return (found.push(String(i)), found);
+    }
+    return null;
+  }
+  const record = current as Record<string, unknown>;
+  for (const k in record) {
+    if (!Object.prototype.hasOwnProperty.call(record, k)) continue;
+    // A refused key is named by its object's path, never echoed.
+    if (isUnstorable(k)) return [];
+    const found = textHit(record[k], k, depth + 1);
+    if (found !== null) return (found.push(k), found);
+  }
+  return null;
 }
 
 /** What the zod schemas expect for a DateTime (a Date). */
