@@ -104,6 +104,9 @@ describe("workflows run through the platform", () => {
     const redrive = await wf.call(`mutation ($id: ID!) { redriveTask(id: $id) { id } }`, { id: bad.id });
     expect(codeOf(redrive)).toBe("CONFLICT");
     expect(redrive.errors?.[0]?.message).toContain("Submit the workflow again");
+    // The served schema says so where a caller reads about redriveTask.
+    const schema = await wf.call<{ __type: { fields: { name: string; description: string | null }[] } }>(`{ __type(name: "Mutation") { fields { name description } } }`);
+    expect(schema.data?.__type.fields.find((f) => f.name === "redriveTask")?.description).toContain("a workflow's task: CONFLICT");
     expect((await wf.settled(submitted.id)).tasks.find((t) => t.key === "bad")?.task.status).toBe("DEAD");
   });
 

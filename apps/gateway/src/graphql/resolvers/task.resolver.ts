@@ -116,7 +116,10 @@ export class TaskResolver {
     return toTask(await ctx.services.tasks.cancel(caller.tenantId, parseArg(idArgSchema, "id", id), actorOf(caller)));
   }
 
-  @Mutation(() => Task, { description: "DEAD -> QUEUED with a fresh attempt budget" })
+  @Mutation(() => Task, {
+    description:
+      "DEAD -> QUEUED with a fresh attempt budget; a workflow's task: CONFLICT (its dependants were SKIPPED when it died and its workflow has ended: submit the workflow again)",
+  })
   async redriveTask(@Arg("id", () => ID) id: string, @Ctx() ctx: GatewayContext): Promise<Task> {
     const caller = requireTenant(ctx.principal, Permission.SUBMIT);
     return toTask(await ctx.services.tasks.redrive(caller.tenantId, parseArg(idArgSchema, "id", id), actorOf(caller)));
