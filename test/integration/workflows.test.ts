@@ -64,6 +64,33 @@ describe("workflows run through the platform", () => {
     expect(taskOf(done, "join").result).toEqual({ sum: 20 * 1000 + 190 });
   });
 
+  it("hands a PUSH join its parents' results up to 1 MiB and a marker for the rest, readable through task(id)", async () => {
+    const big = "x".repeat(256_000);
+    const keys = ["p0", "p1", "p2", "p3", "p4"];
+    const submitted = await wf.submitOk({
+      name: "big-parents",
+      tasks: [...keys.map((key) => ({ key, type: "parent", queue: "pull" })), { ...add("join", 1), dependsOn: keys }],
+    });
+    const LEASE = `mutation { leaseTasks(queue: "pull", workerId: "w-big", max: 5, waitSeconds: 15) { leaseToken task { id } } }`;
+    const leases = (await wf.call<{ leaseTasks: { leaseToken: string; task: { id: string } }[] }>(LEASE)).data!.leaseTasks;
+    expect(leases).toHaveLength(5);
+    for (const l of leases) {
+      const res = await wf.call(`mutation ($t: ID!, $l: String!, $r: JSON) { completeTask(taskId: $t, leaseToken: $l, result: $r) { status } }`, {
+        t: l.task.id,
+        l: l.leaseToken,
+        r: big,
+      });
+      expect(res.errors).toBeUndefined();
+    }
+    const done = await wf.settled(submitted.id);
+    expect(done.status).toBe("SUCCEEDED");
+    const [join] = requestsFor(taskOf(done, "join").id);
+    const p4 = taskOf(done, "p4").id;
+    expect(bodyOf(join!).parents).toEqual({ p0: big, p1: big, p2: big, p3: big, p4: { resultOmitted: true, taskId: p4, resultBytes: big.length + 2 } });
+    const read = await wf.call<{ task: { result: unknown } }>(`query ($id: ID!) { task(id: $id) { result } }`, { id: p4 });
+    expect(read.data?.task.result).toBe(big);
+  });
+
   it("retries a task inside a workflow like anywhere else, then runs its child", async () => {
     const flaky = { key: "flaky", type: "flaky", queue: "hooks", payload: { okFrom: 3 }, maxAttempts: 3, backoff: { strategy: "FIXED", delaySeconds: 0.1, jitter: false } };
     const submitted = await wf.submitOk({ name: "retry", tasks: [flaky, add("after", 5, ["flaky"])] });
