@@ -81,3 +81,47 @@ describe("start tokens are spent on starts only", () => {
     expect(soon).toHaveLength(10);
   }, 40_000);
 });
+
+describe("a rate change applies within about a second", () => {
+  it("PULL: a long poll waiting for the old rate's next token leases as soon as the rate is raised", async () => {
+    const t = await createTenant(gateway);
+    await as(t)(UPSERT, { i: { name: "pr", mode: "PULL", rateLimit: { perSecond: 0.05, burst: 1 } } });
+    await submit(t, "pr", 2);
+    expect((await as(t)<{ leaseTasks: unknown[] }>(LEASE, { q: "pr", max: 1, wait: 0 })).leaseTasks).toHaveLength(1);
+    // The next token is 20 s away; the poll waits up to 12 s.
+    const poll = as(t)<{ leaseTasks: unknown[] }>(LEASE, { q: "pr", max: 1, wait: 12 });
+    await sleep(700);
+    const changedAt = Date.now();
+    await as(t)(UPSERT, { i: { name: "pr", mode: "PULL", rateLimit: { perSecond: 100 } } });
+    expect((await poll).leaseTasks).toHaveLength(1);
+    expect(Date.now() - changedAt).toBeLessThan(5_000);
+  }, 30_000);
+
+  it("PUSH: a queue put off until the old rate's next token starts once the rate is raised, or removed", async () => {
+    const t = await createTenant(gateway);
+    await as(t)(UPSERT, { i: { name: "pu", mode: "PUSH", endpointUrl: `${receiver.url}/pu`, rateLimit: { perSecond: 0.05, burst: 1 } } });
+    await sleep(1500);
+    const [first, second] = await submit(t, "pu", 2);
+    await waitFor("the first task to start", () => pushedAt.has(first as string), 10_000, 20);
+    // The second waits for a token 20 s away.
+    await sleep(1500);
+    expect(pushedAt.has(second as string)).toBe(false);
+    let changedAt = Date.now();
+    await as(t)(UPSERT, { i: { name: "pu", mode: "PUSH", endpointUrl: `${receiver.url}/pu`, rateLimit: { perSecond: 100 } } });
+    await waitFor("the second task to start", () => pushedAt.has(second as string), 15_000, 20);
+    expect((pushedAt.get(second as string) as number) - changedAt).toBeLessThan(5_000);
+
+    // A rate of hours per token, then no rate at all.
+    await as(t)(UPSERT, { i: { name: "pu", mode: "PUSH", endpointUrl: `${receiver.url}/pu`, rateLimit: { perSecond: 0.0001, burst: 1 } } });
+    await sleep(1500);
+    const [third, fourth] = await submit(t, "pu", 2);
+    await waitFor("one of them to start", () => pushedAt.has(third as string) || pushedAt.has(fourth as string), 10_000, 20);
+    await sleep(1500);
+    const waiting = pushedAt.has(third as string) ? (fourth as string) : (third as string);
+    expect(pushedAt.has(waiting)).toBe(false);
+    changedAt = Date.now();
+    await as(t)(UPSERT, { i: { name: "pu", mode: "PUSH", endpointUrl: `${receiver.url}/pu`, removeLimits: ["RATE_LIMIT"] } });
+    await waitFor("the other to start", () => pushedAt.has(waiting), 15_000, 20);
+    expect((pushedAt.get(waiting) as number) - changedAt).toBeLessThan(5_000);
+  }, 60_000);
+});

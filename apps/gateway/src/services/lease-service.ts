@@ -39,15 +39,6 @@ export interface LeaseServiceDeps {
   queues: PullQueueCache;
 }
 
-const sleep = (ms: number, abort?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    abort?.addEventListener("abort", () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
-  });
-
 export type CompletionOutcome =
   | { taskId: string; task?: TaskRecord }
   | { taskId: string; refused: "NOT_FOUND" | "CONFLICT" | "BAD_USER_INPUT"; message: string };
@@ -119,7 +110,9 @@ export class LeaseService {
           continue;
         }
         if (rateWaitMs > 0) {
-          await sleep(Math.min(left, Math.max(POLL_MS, rateWaitMs)), abort);
+          // Looked at again at least every POLL_MS (the queue re-read, tokens asked for again): a raised
+          // or removed rate applies within the cache's second, not when the old rate's token is due.
+          await bell.wait(Math.min(left, rateWaitMs, POLL_MS), abort);
           continue;
         }
         await this.waitForWork(bell, queueId, left, onceDueWithinMs ?? args.startAheadMs, abort);

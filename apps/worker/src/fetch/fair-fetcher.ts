@@ -97,6 +97,13 @@ export class FairFetcher {
    * probing picks.
    */
   private firstWave = INITIAL_FETCH_WAVE;
+  /**
+   * Queues put off until their next start token, with the rate that said so.
+   * A wait at an old rate (20 s at 0.05/s, hours at 0.0001/s) must not
+   * outlive a raise or a removal (contract: limit changes apply within 1 s):
+   * each directory reload looks at these few and lets a changed one go now.
+   */
+  private readonly rateDeferred = new Map<string, { queueId: string; rate: { perSecond: number; burst: number } }>();
 
   constructor(
     private readonly ctx: WorkerContext,
@@ -106,6 +113,19 @@ export class FairFetcher {
     this.active = new ActiveQueues(ctx.redis, ctx.keys, ctx.env.WORKER_START_AHEAD_MS);
     this.limits = new FleetLimits(ctx.redis, ctx.keys);
     this.jobs = new JobTaker(ctx.redis, ctx.keys);
+    ctx.directory.onChange(() => this.directoryChanged());
+  }
+
+  private directoryChanged(): void {
+    let freed = false;
+    for (const [name, { queueId, rate }] of this.rateDeferred) {
+      const now = this.ctx.directory.get(queueId)?.rateLimit ?? null;
+      if (now !== null && now.perSecond === rate.perSecond && now.burst === rate.burst) continue;
+      this.rateDeferred.delete(name);
+      this.active.defer(name, 0);
+      freed = true;
+    }
+    if (freed) this.wake?.();
   }
 
   start(): void {
@@ -300,8 +320,10 @@ export class FairFetcher {
       await this.limits.release(tenantId, queueId, ...slots.splice(granted));
       if (granted === 0) {
         this.active.defer(name, Date.now() + waitMs);
+        this.rateDeferred.set(name, { queueId, rate: info.rateLimit });
         return [];
       }
+      this.rateDeferred.delete(name);
     }
     const rings = this.active.ringsHeard(name);
     const { jobs, drained, nextDelayedAt } = await this.jobs.take(name, slots.length, Date.now() + this.ctx.env.WORKER_START_AHEAD_MS);

@@ -33,6 +33,7 @@ export class QueueDirectory {
   /** Reloads are numbered as they start: one that started earlier never overwrites a later one's answer. */
   private started = 0;
   private applied = 0;
+  private readonly listeners = new Set<() => void>();
 
   constructor(
     private readonly db: Database,
@@ -62,6 +63,11 @@ export class QueueDirectory {
 
   get(queueId: string): PushQueueInfo | undefined {
     return this.byId.get(queueId);
+  }
+
+  /** Called after each reload is applied, with the new settings in place. */
+  onChange(listener: () => void): void {
+    this.listeners.add(listener);
   }
 
   /** Settles when a reload a rotation asked for is done; undefined when none is under way, as nearly always. */
@@ -110,5 +116,6 @@ export class QueueDirectory {
     if (number < this.applied) return;
     this.applied = number;
     this.byId = next;
+    for (const listener of this.listeners) listener();
   }
 }
