@@ -18,6 +18,7 @@ let gateway: StartedGateway;
 let receiver: HttpReceiver;
 let worker: AppProcess;
 const received = new Set<string>();
+const receivedAt = new Map<string, number>();
 
 const as = (t: CreatedTenant) => async <T = Record<string, unknown>>(q: string, v?: Record<string, unknown>) => {
   const res = await gql<T>(gateway.url, q, v, t.apiKey);
@@ -46,7 +47,9 @@ beforeAll(async () => {
   redis = createTestRedis();
   client = createRedis(redis.url);
   receiver = await startReceiver(async (req, res) => {
-    received.add((req.json as { taskId: string }).taskId);
+    const { taskId } = req.json as { taskId: string };
+    received.add(taskId);
+    receivedAt.set(taskId, Date.now());
     res.writeHead(200).end("{}");
   });
   gateway = await startGateway({ databaseUrl: tdb.url, redis, env: { ALLOW_PRIVATE_TARGETS: "1" } });
@@ -100,5 +103,20 @@ describe("a PUSH queue that starts to run", () => {
     const ids = await submit(t, "m", 30, "NORMAL");
     await as(t)(UPSERT, { i: { name: "m", mode: "PUSH", endpointUrl: `${receiver.url}/m` } });
     await waitFor("every task to be pushed", () => ids.every((id) => received.has(id)), 10_000, 100);
+  }, 30_000);
+
+  it("created a moment ago, starts its first task without waiting for the worker's next directory reload", async () => {
+    const t = await createTenant(gateway);
+    const waits: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      await as(t)(UPSERT, { i: { name: `new${i}`, mode: "PUSH", endpointUrl: `${receiver.url}/new` } });
+      const sentAt = Date.now();
+      const [id] = await submit(t, `new${i}`, 1, "NORMAL");
+      await waitFor("the first task to be pushed", () => receivedAt.has(id as string), 10_000, 10);
+      waits.push((receivedAt.get(id as string) as number) - sentAt);
+    }
+    // Waiting for the periodic reload costs about a second each time; an early reload, tens of ms.
+    waits.sort((a, b) => a - b);
+    expect(waits[1]).toBeLessThan(600);
   }, 30_000);
 });

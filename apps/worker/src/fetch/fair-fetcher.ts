@@ -31,6 +31,8 @@ const CAPPED_RETRY_MS = 25;
 /** A slot is first held briefly (fetch + start); once the task's timeout is known it lives as long as the lease. */
 const FETCH_HOLD_MS = 30_000;
 const IDLE_POLL_MS = 1000;
+/** How often a queue the directory does not know asks for an early reload again. */
+const UNKNOWN_REASK_MS = 10_000;
 /**
  * Start statements in flight at once. One lets the next batch be fetched from
  * Redis while the last one starts in Postgres; strictly alternating the two
@@ -104,6 +106,12 @@ export class FairFetcher {
    * each directory reload looks at these few and lets a changed one go now.
    */
   private readonly rateDeferred = new Map<string, { queueId: string; rate: { perSecond: number; burst: number } }>();
+  /**
+   * Queues put off because the directory does not know them (created a
+   * moment ago) or has them paused, with when an early reload was last asked
+   * for them: the next reload that knows them running lets them go at once.
+   */
+  private readonly directoryDeferred = new Map<string, { queueId: string; askedAt: number }>();
 
   constructor(
     private readonly ctx: WorkerContext,
@@ -122,6 +130,13 @@ export class FairFetcher {
       const now = this.ctx.directory.get(queueId)?.rateLimit ?? null;
       if (now !== null && now.perSecond === rate.perSecond && now.burst === rate.burst) continue;
       this.rateDeferred.delete(name);
+      this.active.defer(name, 0);
+      freed = true;
+    }
+    for (const [name, { queueId }] of this.directoryDeferred) {
+      const info = this.ctx.directory.get(queueId);
+      if (info === undefined || info.paused) continue;
+      this.directoryDeferred.delete(name);
       this.active.defer(name, 0);
       freed = true;
     }
@@ -260,6 +275,7 @@ export class FairFetcher {
         // Its jobs stay until it is resumed (or the directory learns of it): looked at again in a while, not
         // on every turn of the loop (it counted as due now, and the loop spun: ~900 looks a second).
         this.active.defer(name, now + IDLE_POLL_MS);
+        if (parsed) this.awaitDirectory(name, parsed.queueId, info === undefined, now);
         continue;
       }
       const entry = byTenant.get(info.tenantId) ?? { weight: info.tenantWeight, queues: [] };
@@ -283,6 +299,23 @@ export class FairFetcher {
       targets.push(queues[Math.floor(Math.random() * queues.length)] as string);
     }
     return { targets, waiting: byTenant.size > 0 };
+  }
+
+  /**
+   * An unknown queue asks for an early directory reload: its first task waited
+   * up to a second for the periodic one. Asked again only after
+   * UNKNOWN_REASK_MS, so a queue that stays unknown (a PULL queue with jobs
+   * left from when it was PUSH) costs a reload that often, no more.
+   */
+  private awaitDirectory(name: string, queueId: string, unknown: boolean, now: number): void {
+    const entry = this.directoryDeferred.get(name);
+    if (!unknown) {
+      if (!entry) this.directoryDeferred.set(name, { queueId, askedAt: 0 });
+      return;
+    }
+    if (entry && now - entry.askedAt < UNKNOWN_REASK_MS) return;
+    this.directoryDeferred.set(name, { queueId, askedAt: now });
+    this.ctx.directory.requestReload();
   }
 
   /** A tenant's slots in `held` change by `delta` (its weight is read when it first holds one). */

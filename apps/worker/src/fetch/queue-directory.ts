@@ -15,6 +15,9 @@ export interface PushQueueInfo {
   signingSecrets: string[];
 }
 
+/** Shortest time between two early reloads (requestReload). */
+const EARLY_RELOAD_GAP_MS = 200;
+
 /**
  * PUSH queue settings, reloaded every second so limit and pause changes take
  * effect within 1 s (the contract's promise) without a query per task.
@@ -34,6 +37,9 @@ export class QueueDirectory {
   private started = 0;
   private applied = 0;
   private readonly listeners = new Set<() => void>();
+  /** An early reload asked for (requestReload) and not yet begun. */
+  private early: NodeJS.Timeout | undefined;
+  private lastEarly = 0;
 
   constructor(
     private readonly db: Database,
@@ -58,6 +64,7 @@ export class QueueDirectory {
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
+    if (this.early) clearTimeout(this.early);
     void this.rotations?.close();
   }
 
@@ -68,6 +75,27 @@ export class QueueDirectory {
   /** Called after each reload is applied, with the new settings in place. */
   onChange(listener: () => void): void {
     this.listeners.add(listener);
+  }
+
+  /**
+   * Reload before the next periodic one: the fetcher met a queue it does not
+   * know (created a moment ago; its first task waited up to a second). Asks
+   * are coalesced into one reload at a time, at most one per EARLY_RELOAD_GAP_MS,
+   * so a queue that stays unknown (a PULL queue with jobs left from its PUSH
+   * days) costs no more than that.
+   */
+  requestReload(): void {
+    if (this.early !== undefined) return;
+    const wait = Math.max(0, this.lastEarly + EARLY_RELOAD_GAP_MS - Date.now());
+    this.early = setTimeout(() => {
+      this.lastEarly = Date.now();
+      void this.refresh()
+        .then(this.onRefreshed, this.onError)
+        .finally(() => {
+          this.early = undefined;
+        });
+    }, wait);
+    this.early.unref();
   }
 
   /** Settles when a reload a rotation asked for is done; undefined when none is under way, as nearly always. */
