@@ -1,7 +1,7 @@
 import type { TaskEventMessage } from "@tasklane/queue";
 import { describe, expect, it } from "vitest";
 import type { HubEvent, HubListener } from "./event-hub.js";
-import { openEventStream, type EventStreamOptions } from "./event-stream.js";
+import { SlowConsumerError, openEventStream, type EventStreamOptions } from "./event-stream.js";
 
 function event(n: number, taskId = "task_a"): HubEvent {
   const message: TaskEventMessage = {
@@ -74,14 +74,47 @@ describe("openEventStream", () => {
     expect(hub.state.removed).toBe(true);
   });
 
-  it("ends a subscriber that falls too far behind", async () => {
+  it("ends a subscriber that falls too far behind with an OVERLOADED error saying events were dropped, not a plain end", async () => {
     const hub = fakeHub();
     let overflowed = false;
     const stream = await open(hub, { transform: async () => 1, maxBuffered: 2, onOverflow: () => (overflowed = true) });
     for (const n of [1, 2, 3]) hub.emit(event(n));
     expect(overflowed).toBe(true);
     expect(hub.state.removed).toBe(true);
+    const ended = await stream.next().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(ended).toBeInstanceOf(SlowConsumerError);
+    expect(ended).toMatchObject({ code: "OVERLOADED", extensions: { reason: "SLOW_CONSUMER", retryAfterSeconds: 1, maxBuffered: 2 } });
     expect((await stream.next()).done).toBe(true);
+  });
+
+  it("a read parked waiting for events when the subscriber overflows ends with the error too", async () => {
+    const hub = fakeHub();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const stream = await open(hub, {
+      maxBuffered: 2,
+      transform: async (e) => {
+        if (e.message.eventId === "1") await gate;
+        return e.message.eventId;
+      },
+    });
+    hub.emit(event(1));
+    // Held in its transform, as a stream is while graphql-ws waits on a socket that does not drain.
+    const first = stream.next();
+    for (const n of [2, 3, 4]) hub.emit(event(n));
+    release();
+    await expect(first).rejects.toBeInstanceOf(SlowConsumerError);
+  });
+
+  it("a subscriber that unsubscribes ends without an error", async () => {
+    const hub = fakeHub();
+    const stream = await open(hub, { transform: async () => 1, maxBuffered: 2 });
+    await stream.return?.();
+    hub.emit(event(1));
+    expect(await stream.next()).toEqual({ done: true, value: undefined });
   });
 
   it("coalesces a backlog into the newest event when asked", async () => {

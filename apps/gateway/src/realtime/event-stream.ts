@@ -8,7 +8,24 @@
  * parked in an `await` would not see that until the next event arrived,
  * leaking the listener meanwhile.
  */
+import { ErrorCode, UserError } from "@tasklane/core";
 import type { HubEvent, HubListener } from "./event-hub.js";
+
+/**
+ * How a stream that gave up on a slow subscriber ends: with an error, so the
+ * client can tell it missed events (a plain `complete` read like the end of
+ * the feed). OVERLOADED because the server shed load it would not hold;
+ * `reason` tells it apart from a gateway refusing work.
+ */
+export class SlowConsumerError extends UserError {
+  constructor(maxBuffered: number) {
+    super(
+      ErrorCode.OVERLOADED,
+      `Subscription ended: the subscriber fell ${maxBuffered} events behind and later events were dropped; subscribe again, then read current state to catch up`,
+      { retryAfterSeconds: 1, reason: "SLOW_CONSUMER", maxBuffered },
+    );
+  }
+}
 
 export interface EventStreamOptions<T> {
   /** Registers the listener with the hub; resolves to the function that removes it. */
@@ -18,7 +35,8 @@ export interface EventStreamOptions<T> {
   transform(event: HubEvent): Promise<T | null>;
   /**
    * Accepted events waiting for a slow client before the stream gives up on it
-   * (ends; the client may resubscribe and read current state). Bounds memory.
+   * (ends with a SlowConsumerError; the client may resubscribe and read current
+   * state). Bounds memory.
    * @defaultValue 10000
    */
   maxBuffered?: number;
@@ -35,6 +53,8 @@ export async function openEventStream<T>(opts: EventStreamOptions<T>): Promise<A
   const maxBuffered = opts.maxBuffered ?? 10_000;
   const buffer: HubEvent[] = [];
   let done = false;
+  /** Set when the stream gave up on its subscriber: the next read ends it with this. */
+  let failure: SlowConsumerError | undefined;
   let wake: (() => void) | undefined;
   const signal = () => {
     const w = wake;
@@ -55,6 +75,7 @@ export async function openEventStream<T>(opts: EventStreamOptions<T>): Promise<A
     if (done || !opts.accept(event)) return;
     if (buffer.length >= maxBuffered) {
       opts.onOverflow?.();
+      failure = new SlowConsumerError(maxBuffered);
       finish();
       return;
     }
@@ -82,6 +103,12 @@ export async function openEventStream<T>(opts: EventStreamOptions<T>): Promise<A
           throw error;
         }
         if (value !== null && !done) return { done: false, value };
+      }
+      if (failure !== undefined) {
+        const error = failure;
+        failure = undefined;
+        // graphql-ws ends the operation with an `error` message carrying it (code OVERLOADED).
+        throw error;
       }
       return end;
     },
