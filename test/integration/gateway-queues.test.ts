@@ -55,6 +55,23 @@ describe("gateway queues", () => {
     expect(codeOf(badMode)).toBe("BAD_USER_INPUT");
   });
 
+  it("keeps an existing PUSH queue's endpoint when an update leaves endpointUrl out; creating or switching to PUSH still needs one", async () => {
+    const { apiKey } = await createTenant(platform.gateway);
+    const url = platform.gateway.url;
+    expect(codeOf(await gql(url, UPSERT, { input: { name: "p", mode: "PUSH", concurrency: 2 } }, apiKey))).toBe("BAD_USER_INPUT");
+    await gql(url, UPSERT, { input: { name: "p", mode: "PUSH", endpointUrl: "https://hooks.example.com/p" } }, apiKey);
+    const updated = await gql<{ upsertQueue: QueueView }>(url, UPSERT, { input: { name: "p", mode: "PUSH", concurrency: 3 } }, apiKey);
+    expect(updated.errors).toBeUndefined();
+    expect(updated.data?.upsertQueue).toMatchObject({ mode: "PUSH", endpointUrl: "https://hooks.example.com/p", concurrency: 3 });
+    const nulled = await gql<{ upsertQueue: QueueView }>(url, UPSERT, { input: { name: "p", mode: "PUSH", endpointUrl: null, paused: true } }, apiKey);
+    expect(nulled.data?.upsertQueue).toMatchObject({ endpointUrl: "https://hooks.example.com/p", paused: true });
+
+    await gql(url, UPSERT, { input: { name: "p", mode: "PULL" } }, apiKey);
+    const switched = await gql(url, UPSERT, { input: { name: "p", mode: "PUSH" } }, apiKey);
+    expect(codeOf(switched)).toBe("BAD_USER_INPUT");
+    expect(JSON.stringify(switched.errors)).toContain("endpointUrl");
+  });
+
   it("creates and updates by name, leaving omitted fields as they are; mode may switch", async () => {
     const { apiKey } = await createTenant(platform.gateway);
     const created = await gql<{ upsertQueue: QueueView }>(

@@ -2,7 +2,7 @@
  * A tenant's queues, addressed by name. Mode may switch PUSH ↔ PULL; the
  * endpoint is cleared when a queue becomes PULL.
  */
-import { NotFoundError, QueueLimit, QueueMode, defaultBurst, newId, type TaskStatus, type UpsertQueueInput } from "@tasklane/core";
+import { BadUserInputError, NotFoundError, QueueLimit, QueueMode, defaultBurst, newId, type TaskStatus, type UpsertQueueInput } from "@tasklane/core";
 import { oldestQueuedAges, queueStatusCounts, withTenantScopePrisma, type Database, type Prisma, type QueueStatusCount } from "@tasklane/db";
 import type { TaskDispatcher } from "@tasklane/queue";
 import { assertOutboundUrl, type HostResolver } from "./outbound-url.js";
@@ -44,6 +44,17 @@ export class QueueService {
   ) {}
 
   async upsert(tenantId: string, input: UpsertQueueInput): Promise<QueueRow> {
+    const before = await this.db.prisma.queue.findUnique({
+      where: { tenantId_name: { tenantId, name: input.name } },
+      select: { mode: true, paused: true, endpointUrl: true },
+    });
+    // Omitted means "leave as it is" (contract): an existing PUSH queue keeps its endpoint. A new PUSH
+    // queue, or one switching to PUSH, has none to keep and could never run anything without one.
+    const keptEndpoint = before?.mode === QueueMode.PUSH ? before.endpointUrl : null;
+    if (input.mode === QueueMode.PUSH && input.endpointUrl == null && keptEndpoint == null) {
+      const message = before === null ? "is required to create a PUSH queue" : "is required to switch a queue to PUSH";
+      throw new BadUserInputError(`endpointUrl ${message}`, [{ path: "endpointUrl", message }]);
+    }
     if (input.mode === QueueMode.PUSH && input.endpointUrl != null) {
       await assertOutboundUrl(input.endpointUrl, "endpointUrl", {
         allowPrivate: this.opts.allowPrivateTargets,
@@ -59,13 +70,12 @@ export class QueueService {
         : { rateLimitPerSecond: input.rateLimit.perSecond, rateLimitBurst: input.rateLimit.burst ?? defaultBurst(input.rateLimit.perSecond) };
     const changes = {
       mode: input.mode,
-      // PULL never keeps an endpoint; PUSH always has one (the schema refuses PUSH without it).
-      endpointUrl: input.mode === QueueMode.PUSH ? (input.endpointUrl ?? null) : null,
+      // PULL never keeps an endpoint; PUSH always has one (given, or kept: checked above).
+      endpointUrl: input.mode === QueueMode.PUSH ? (input.endpointUrl ?? keptEndpoint) : null,
       ...(removed.has(QueueLimit.CONCURRENCY) ? { concurrency: null } : input.concurrency != null ? { concurrency: input.concurrency } : {}),
       ...(input.paused != null ? { paused: input.paused } : {}),
       ...rateLimit,
     };
-    const before = await this.db.prisma.queue.findUnique({ where: { tenantId_name: { tenantId, name: input.name } }, select: { mode: true, paused: true } });
     const row = await this.db.prisma.queue.upsert({
       where: { tenantId_name: { tenantId, name: input.name } },
       create: { id: newId("que"), tenantId, name: input.name, ...changes },

@@ -24,12 +24,10 @@ describe("rateLimitInputSchema", () => {
 describe("upsertQueueInputSchema", () => {
   const q = (x: Record<string, unknown>) => upsertQueueInputSchema.safeParse({ name: "q", mode: "PULL", ...x });
 
-  it("PUSH requires endpointUrl", () => {
+  it("PUSH takes an http(s) endpointUrl, or none (an existing PUSH queue keeps its own; the gateway requires one otherwise)", () => {
     expect(q({ mode: "PUSH", endpointUrl: "https://example.com/run" }).success).toBe(true);
-    const r = q({ mode: "PUSH" });
-    expect(r.success).toBe(false);
-    expect(r.error?.issues[0]?.path).toEqual(["endpointUrl"]);
-    expect(q({ mode: "PUSH", endpointUrl: null }).success).toBe(false);
+    expect(q({ mode: "PUSH" }).success).toBe(true);
+    expect(q({ mode: "PUSH", endpointUrl: null }).success).toBe(true);
     expect(q({ mode: "PUSH", endpointUrl: "ftp://example.com/" }).success).toBe(false);
   });
 

@@ -29,11 +29,10 @@ export const upsertQueueInputSchema = z
     if (removed.has(QueueLimit.RATE_LIMIT) && input.rateLimit != null) {
       ctx.addIssue({ code: "custom", path: ["removeLimits"], message: "cannot set rateLimit and remove it at once" });
     }
-    // A PUSH queue without a target could never run anything; a PULL queue
-    // with one would suggest we POST to it when we never will.
-    if (input.mode === QueueMode.PUSH && input.endpointUrl == null) {
-      ctx.addIssue({ code: "custom", path: ["endpointUrl"], message: "is required for a PUSH queue" });
-    }
+    // A PULL queue with a target would suggest we POST to it when we never
+    // will. A PUSH queue needs one too, but an omitted endpointUrl keeps an
+    // existing PUSH queue's: only the gateway, which reads the queue, can tell
+    // a creation or a switch to PUSH (where it is required) from an update.
     if (input.mode === QueueMode.PULL && input.endpointUrl != null) {
       ctx.addIssue({ code: "custom", path: ["endpointUrl"], message: "must not be set for a PULL queue" });
     }

@@ -29,7 +29,7 @@ export class QueueResolver {
     return ctx.loaders.queueStats.load(queue.id);
   }
 
-  @Mutation(() => Queue, { description: "creates the queue or updates it by name; PUSH needs endpointUrl" })
+  @Mutation(() => Queue, { description: "creates the queue or updates it by name, leaving omitted fields as they are; a new PUSH queue, or one switched to PUSH, needs endpointUrl" })
   async upsertQueue(@Arg("input", () => UpsertQueueInput) input: UpsertQueueInput, @Ctx() ctx: GatewayContext): Promise<Queue> {
     const caller = requireTenant(ctx.principal, Permission.MANAGE);
     const parsed = parseInput(upsertQueueInputSchema, input);

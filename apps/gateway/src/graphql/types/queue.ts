@@ -22,7 +22,10 @@ export class UpsertQueueInput {
   @Field(() => QueueMode)
   mode!: QueueMode;
 
-  @Field(() => String, { nullable: true, description: "required for PUSH" })
+  @Field(() => String, {
+    nullable: true,
+    description: "required to create a PUSH queue or switch a queue to PUSH; omitted, an existing PUSH queue keeps its own",
+  })
   endpointUrl?: string | null;
 
   @Field(() => Int, { nullable: true, description: "most tasks of this queue running at once" })
