@@ -90,7 +90,7 @@ export class LeaseService {
       const queueId = queue?.id ?? "";
       const bell = this.deps.doorbell.arm(queueId);
       try {
-        // A queue with a start rate leases without gathering: a gathered call that leased nothing would still spend its tokens.
+        // A queue with a start rate leases without gathering: each gathering look would take tokens only to give them back.
         const onceDueWithinMs = lastLook || queue?.rate ? null : gatherMs;
         const { leases, rateWaitMs } = await this.leaseWithinRate(tenantId, queue, { ...args, onceDueWithinMs });
         const left = deadline - Date.now();
