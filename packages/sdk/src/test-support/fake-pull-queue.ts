@@ -4,7 +4,7 @@
  * the Worker's loop in unit tests. Lease tokens change per lease and stale
  * ones are refused with CONFLICT, like the real gateway.
  */
-import type { Task } from "../types.js";
+import type { Task, Workflow } from "../types.js";
 import { gqlError, ok, type FakeReply, type FakeRequest } from "./fake-gateway.js";
 
 export type Outcome = { kind: "complete"; result: unknown } | { kind: "fail"; error: string; retryable: boolean | null };
@@ -23,7 +23,7 @@ export class FakePullQueue {
   readonly leaseRequests: Array<{ max: number; leaseSeconds: number; waitSeconds: number; startAheadMs: number }> = [];
   mode: "PULL" | "PUSH" = "PULL";
   exists = true;
-  workflows = new Map<string, unknown>();
+  workflows = new Map<string, Workflow>();
   /** While set, completeTasks calls wait for it before recording anything (a slow gateway). */
   holdCompletions: Promise<void> | null = null;
   /** Every leaseTasks answer takes at least this long (a gateway under load). */
