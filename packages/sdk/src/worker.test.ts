@@ -545,6 +545,9 @@ describe("Worker", () => {
     expect(() => new Worker({ ...base, pollWaitSeconds: 60 })).toThrow(RangeError);
     expect(() => new Worker({ ...base, maxConcurrentPolls: 0 })).toThrow(RangeError);
     expect(() => new Worker({ ...base, maxConcurrentPolls: 9 })).toThrow(RangeError);
+    expect(() => new Worker({ ...base, workerId: "w\u0000" })).toThrow(TypeError);
+    expect(() => new Worker({ ...base, queue: "q\ud800" })).toThrow(TypeError);
+    expect(new Worker({ ...base, workerId: "w-\u{1F600}" }).workerId).toBe("w-\u{1F600}");
     expect(new Worker(base).maxConcurrentPolls).toBe(3);
     expect(new Worker(base).heartbeatEverySeconds).toBe(10);
   });

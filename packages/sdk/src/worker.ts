@@ -20,6 +20,7 @@ import type { RetryOptions } from "./retry.js";
 import type { FetchLike } from "./transport.js";
 import type { Lease } from "./types.js";
 import { CompletionBatcher } from "./completion-batcher.js";
+import { isUnstorable } from "./storable-text.js";
 import { TaskRun, type TaskHandler, type WorkerErrorContext } from "./worker-run.js";
 
 export type { TaskContext, TaskHandler, WorkerErrorContext } from "./worker-run.js";
@@ -155,6 +156,8 @@ export class Worker<TPayload = unknown, TResult = unknown> {
     if (typeof options.queue !== "string" || options.queue === "") throw new TypeError("queue is required");
     this.queue = options.queue;
     this.workerId = options.workerId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
+    // Every leaseTasks call carries them, and the gateway refuses such text: each poll would fail, forever.
+    if (isUnstorable(this.queue) || isUnstorable(this.workerId)) throw new TypeError("queue and workerId must not contain NUL (U+0000) or unpaired surrogate characters");
     this.concurrency = options.concurrency ?? 10;
     this.leaseSeconds = options.leaseSeconds ?? 30;
     this.heartbeatEverySeconds = options.heartbeatEverySeconds ?? this.leaseSeconds / 3;
