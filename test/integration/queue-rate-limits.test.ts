@@ -82,6 +82,22 @@ describe("start tokens are spent on starts only", () => {
   }, 40_000);
 });
 
+describe("a long poll on a rate-limited queue with a backlog", () => {
+  it("PULL: leases the tokens gathered while it waited, not one task per token", async () => {
+    const t = await createTenant(gateway);
+    // Burst 10: the bucket holds what ~200 ms of 50/s brings (burst 1 would cap every answer at one).
+    await as(t)(UPSERT, { i: { name: "rb", mode: "PULL", rateLimit: { perSecond: 50, burst: 10 } } });
+    await submit(t, "rb", 50);
+    expect((await as(t)<{ leaseTasks: unknown[] }>(LEASE, { q: "rb", max: 50, wait: 0 })).leaseTasks).toHaveLength(10);
+    // The burst is spent: the next token is 20 ms away. Waking for it leased one task per call (c9f387a);
+    // waiting the poll interval (>= 200 ms) lets 10 gather (it measured 3 per call before).
+    for (let i = 0; i < 3; i++) {
+      const got = (await as(t)<{ leaseTasks: unknown[] }>(LEASE, { q: "rb", max: 50, wait: 5 })).leaseTasks;
+      expect(got.length).toBeGreaterThanOrEqual(8);
+    }
+  }, 30_000);
+});
+
 describe("a rate change applies within about a second", () => {
   it("PULL: a long poll waiting for the old rate's next token leases as soon as the rate is raised", async () => {
     const t = await createTenant(gateway);

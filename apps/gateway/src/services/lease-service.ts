@@ -66,6 +66,19 @@ function traceOutcome(name: string, task: TaskRecord, startedAt: number): void {
   endSpan(startTaskSpan(name, task.traceParent, attrs, SpanKind.SERVER, startedAt));
 }
 
+function sleepUnlessAborted(ms: number, abort?: AbortSignal): Promise<void> {
+  if (abort?.aborted) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      abort?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    abort?.addEventListener("abort", done, { once: true });
+  });
+}
+
 /** Pull-mode workers: leases, heartbeats and outcomes, all fenced by the lease token. */
 export class LeaseService {
   constructor(private readonly deps: LeaseServiceDeps) {}
@@ -110,9 +123,12 @@ export class LeaseService {
           continue;
         }
         if (rateWaitMs > 0) {
-          // Looked at again at least every POLL_MS (the queue re-read, tokens asked for again): a raised
-          // or removed rate applies within the cache's second, not when the old rate's token is due.
-          await bell.wait(Math.min(left, rateWaitMs, POLL_MS), abort);
+          // Out of tokens with work waiting: sleep POLL_MS, not rateWaitMs (the time to ONE token) and not
+          // until the bell (a submission brings no token). Waking for each token leased one task per call,
+          // ~rate calls a second per worker; POLL_MS lets ~rate x 0.2 tokens (up to the burst) gather for one
+          // answer. The queue is still re-read every POLL_MS, so a raised or removed rate applies within the
+          // cache's second, not when the old rate's token is due.
+          await sleepUnlessAborted(Math.min(left, POLL_MS), abort);
           continue;
         }
         await this.waitForWork(bell, queueId, left, onceDueWithinMs ?? args.startAheadMs, abort);
