@@ -3,7 +3,7 @@ import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type Rea
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_BACKOFF, normalizeTaskSpec, normalizeWorkflowSpec, parseInput, submitTaskInputSchema, submitWorkflowInputSchema, type SubmitTaskInput } from "@tasklane/core";
 import { createLogger, type SchedulerEnv } from "@tasklane/config";
-import { createSchedule } from "@tasklane/db";
+import { createSchedule, type Database } from "@tasklane/db";
 import { createTaskService, type TaskService } from "@tasklane/gateway/services/task-service";
 import { WorkflowService } from "@tasklane/gateway/services/workflow-service";
 import { setTracingActive } from "@tasklane/observability";
@@ -30,9 +30,9 @@ let live: Redis;
 let dead: Redis;
 const prefix = uniqueRedisPrefix("subtrace");
 
-function service(redis: Redis): TaskService {
+function service(redis: Redis, db: Database = tdb.db): TaskService {
   return createTaskService({
-    db: tdb.db,
+    db,
     dispatcher: createTaskDispatcher(redis, createKeySpace(prefix)),
     log: createLogger("test", "silent"),
     horizonMs: 60_000,
@@ -161,4 +161,72 @@ describe("an idempotent repeat of a submission", () => {
     const submits = spansOf("task.submit", a!.id);
     expect(submits.map((s) => s.attributes["tasklane.idempotent_repeat"])).toEqual([undefined, true]);
   });
+});
+
+describe("marking repeats of merged submissions", () => {
+  /**
+   * The test database behind a pool that records what the gateway sends:
+   * each statement's text, and "connect" for each client checked out (a
+   * transaction, such as the tenant-scoped getTask that used to read each
+   * keyed task back).
+   */
+  function recordingDb(): { db: Database; sent: string[] } {
+    const sent: string[] = [];
+    const pool = tdb.db.pool;
+    const recording = new Proxy(pool, {
+      get(target, prop) {
+        if (prop === "query") {
+          return (query: string | { text: string }, ...rest: unknown[]) => {
+            sent.push(typeof query === "string" ? query : query.text);
+            return (target.query as (...args: unknown[]) => unknown)(query, ...rest);
+          };
+        }
+        if (prop === "connect") {
+          return () => {
+            sent.push("connect");
+            return target.connect();
+          };
+        }
+        const value = Reflect.get(target, prop, target) as unknown;
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    return { db: { ...tdb.db, pool: recording }, sent };
+  }
+  const isInsert = (text: string) => text.includes("INSERT INTO tasks (");
+  // Submitted at once, they merge: the coalescer lets two statements run and batches the rest.
+  const concurrently = (tasks: TaskService, shape: "submit" | "submitRefs", keys: string[]) =>
+    Promise.all(keys.map((key) => tasks[shape](tenantId, [spec({ idempotencyKey: key })], "merged")));
+
+  for (const shape of ["submit", "submitRefs"] as const) {
+    it(`reads nothing back for keyed submissions that are not repeats (${shape})`, async () => {
+      const { db, sent } = recordingDb();
+      const keys = Array.from({ length: 8 }, (_, i) => `fresh-${shape}-${Date.now()}-${i}`);
+      const results = await concurrently(service(live, db), shape, keys);
+      expect(sent.filter(isInsert).length).toBeLessThan(keys.length);
+      expect(sent.filter((text) => !isInsert(text))).toEqual([]);
+      for (const [task] of results) {
+        const [submit] = spansOf("task.submit", task!.id);
+        expect(submit?.attributes["tasklane.idempotent_repeat"]).toBeUndefined();
+      }
+    });
+
+    it(`marks and links each repeat of a merged batch without reading tasks back (${shape})`, async () => {
+      const keys = Array.from({ length: 8 }, (_, i) => `again-${shape}-${Date.now()}-${i}`);
+      const originals = await concurrently(service(live), shape, keys);
+      const { db, sent } = recordingDb();
+      const repeats = await concurrently(service(live, db), shape, keys);
+      expect(sent.filter(isInsert).length).toBeLessThan(keys.length);
+      // Per statement: the insert and, for its repeats, the read of the existing rows it always made.
+      expect(sent.filter((text) => text === "connect")).toEqual([]);
+      expect(sent.length).toBe(2 * sent.filter(isInsert).length);
+      repeats.forEach(([again], i) => {
+        const original = originals[i]![0]!;
+        expect(again!.id).toBe(original.id);
+        const [first, repeat] = spansOf("task.submit", original.id) as [ReadableSpan, ReadableSpan];
+        expect(repeat.attributes["tasklane.idempotent_repeat"]).toBe(true);
+        expect(repeat.links.map((l) => l.context.spanId)).toEqual([first.spanContext().spanId]);
+      });
+    });
+  }
 });

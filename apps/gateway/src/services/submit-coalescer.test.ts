@@ -24,7 +24,12 @@ function controlledRun(refuse?: (types: string[]) => Error | undefined) {
         finish: () => {
           const refusal = refuse?.(types);
           if (refusal) reject(refusal);
-          else resolve({ tasks: types.map((type) => ({ id: `task_${type}`, type }) as unknown as TaskRecord), dispatch: [] });
+          else {
+            // A type starting "again" stands for a repeat of a key whose task holds the trace `tp-<type>`.
+            const repeatOf = types.map((type) => (type.startsWith("again") ? { traceParent: `tp-${type}` } : null));
+            const tasks = types.map((type) => ({ id: `task_${type}`, type }) as unknown as TaskRecord);
+            resolve({ tasks, dispatch: [], created: repeatOf.filter((r) => r === null).length, repeatOf });
+          }
         },
         fail: reject,
       });
@@ -59,6 +64,26 @@ describe("SubmitCoalescer", () => {
     calls[1]?.finish();
     expect((await second).tasks.map((t) => t.type)).toEqual(["b", "c"]);
     expect((await third).tasks.map((t) => t.type)).toEqual(["d"]);
+  });
+
+  it("hands each request of a merged batch its own repeats and created count", async () => {
+    const { calls, run } = controlledRun();
+    const coalescer = new SubmitCoalescer(run, { maxBatch: 500, maxInFlight: 1 });
+    const first = coalescer.submit("ten_a", [spec("a")], "key:1");
+    const second = coalescer.submit("ten_a", [spec("b"), spec("again-c")], "key:1");
+    const third = coalescer.submit("ten_a", [spec("again-d")], "key:1");
+    const fourth = coalescer.submit("ten_a", [spec("e")], "key:1");
+    calls[0]?.finish();
+    await first;
+    await settle();
+    expect(calls.map((c) => c.types)).toEqual([["a"], ["b", "again-c", "again-d", "e"]]);
+    calls[1]?.finish();
+    const shares = await Promise.all([second, third, fourth]);
+    expect(shares.map((r) => [r.created, r.repeatOf])).toEqual([
+      [1, [null, { traceParent: "tp-again-c" }]],
+      [0, [{ traceParent: "tp-again-d" }]],
+      [1, [null]],
+    ]);
   });
 
   it("never merges different tenants or actors", async () => {

@@ -109,9 +109,12 @@ export class SubmitCoalescer<T extends { id: string }> {
     let offset = 0;
     for (const w of batch) {
       const tasks = merged.tasks.slice(offset, offset + w.specs.length);
+      // Each request's own share: a caller marking its repeats must not have to read its tasks back.
+      const repeatOf = merged.repeatOf.slice(offset, offset + w.specs.length);
       offset += w.specs.length;
       const ids = new Set(tasks.map((t) => t.id));
-      w.resolve({ tasks, dispatch: merged.dispatch.filter((i) => ids.has(i.taskId)) });
+      const created = repeatOf.filter((r) => r === null).length;
+      w.resolve({ tasks, dispatch: merged.dispatch.filter((i) => ids.has(i.taskId)), created, repeatOf });
     }
   }
 }

@@ -72,31 +72,19 @@ export function createTaskService({ db, dispatcher, log, announceCancel, horizon
       (error: unknown) => log.warn({ err: error, count: intents.length }, "post-commit dispatch failed; the outbox will deliver"),
     );
   /**
-   * Each task's stored traceparent, where a submit span may have met a repeat
-   * of an idempotency key (its task holds another trace); undefined where it
-   * cannot have. Read back only with tracing on and only for keyed specs the
-   * submission did not create: a ref does not carry the traceparent.
+   * Per task, the traceparent its task holds where the spec repeated an
+   * idempotency key (the span is then marked a repeat and linked to it);
+   * undefined where the submission created it. The submission's answer says
+   * so, merged or not: no read back (it cost a getTask per keyed spec).
    */
-  async function storedTraceParents(tenantId: string, specs: TaskSpec[], tasks: SubmittedTaskRef[], created: number | undefined) {
-    if (!tracingActive() || created === specs.length) return undefined;
-    const keyed = tasks.filter((t, i) => specs[i]?.idempotencyKey != null && !("traceParent" in t));
-    const read = new Map<string, string | null>();
-    if (keyed.length > 0) {
-      const ids = [...new Set(keyed.map((t) => t.id))];
-      const found = await withTenantScope(db.pool, tenantId, (client) => Promise.all(ids.map((id) => getTask({ pool: client }, tenantId, id))));
-      for (const task of found) if (task !== null) read.set(task.id, task.traceParent);
-    }
-    return tasks.map((t, i) => {
-      if (specs[i]?.idempotencyKey == null) return undefined;
-      return "traceParent" in t ? (t.traceParent as string | null) : read.get(t.id);
-    });
-  }
+  const storedTraceParents = (repeatOf: SubmitResult<unknown>["repeatOf"]) =>
+    tracingActive() && repeatOf.some((r) => r !== null) ? repeatOf.map((r) => (r === null ? undefined : r.traceParent)) : undefined;
   // Insert and post-commit dispatch together: merged submissions share the dispatch call as well.
   const coalescing = <T extends SubmittedTaskRef>(insert: (tenantId: string, specs: TaskSpec[], actor: string) => Promise<SubmitResult<T>>) =>
     new SubmitCoalescer<T>(async (tenantId, specs, actor) => {
       const result = await insert(tenantId, specs, actor);
-      // Counted here, per statement: a merged batch's share of its waiters is not known.
-      onCreated?.(result.created ?? result.tasks.length);
+      // Counted here, once per statement rather than per merged request.
+      onCreated?.(result.created);
       await dispatch(result.dispatch);
       return result;
     });
@@ -116,19 +104,14 @@ export function createTaskService({ db, dispatcher, log, announceCancel, horizon
     const traced = trace.traceParents.some((p) => p !== null) ? specs.map((s, i) => ({ ...s, traceParent: trace.traceParents[i] ?? null })) : specs;
     let tasks: T[];
     let intents: DispatchIntent[];
-    let created: number | undefined;
+    let repeatOf: SubmitResult<T>["repeatOf"];
     try {
-      ({ tasks, dispatch: intents, created } = await coalescer.submit(tenantId, traced, actor));
+      ({ tasks, dispatch: intents, repeatOf } = await coalescer.submit(tenantId, traced, actor));
     } catch (error) {
       trace.finish([], error);
       throw error;
     }
-    // Reading them back must not fail a submission that committed: without them no span is marked a repeat.
-    const stored = await storedTraceParents(tenantId, specs, tasks, created).catch((error: unknown) => {
-      log.warn({ err: error }, "could not read submitted tasks' trace context");
-      return undefined;
-    });
-    trace.finish(tasks.map((t) => t.id), undefined, stored);
+    trace.finish(tasks.map((t) => t.id), undefined, storedTraceParents(repeatOf));
     const pushed = new Set(intents.map((i) => i.queueId));
     const pullQueues = tasks.filter((t) => t.status === "QUEUED" && !pushed.has(t.queueId)).map((t) => t.queueId);
     await ringPullQueues(pullQueues).catch((error: unknown) => log.warn({ err: error }, "could not ring pull workers"));

@@ -44,8 +44,16 @@ export interface SubmitResult<T = TaskRecord> {
   tasks: T[];
   /** Dispatch intents of newly created PUSH tasks, for the post-commit fast path. */
   dispatch: DispatchIntent[];
-  /** How many of `tasks` this call created, the rest being repeats of a key (absent for a share of a merged batch). */
-  created?: number;
+  /** How many of `tasks` this call created, the rest being repeats of a key. */
+  created: number;
+  /**
+   * Per task, in input order: null where this call created it; where its spec
+   * repeated a key (of an earlier submission, or of an earlier spec of the
+   * same batch), the trace the existing task holds (tasks.trace_parent). Taken
+   * from rows the submission reads anyway, so a caller marking repeats (the
+   * submit span) makes no query of its own, whichever answer shape it asked for.
+   */
+  repeatOf: ({ traceParent: string | null } | null)[];
 }
 
 /** What a submitter acts on when it does not read the tasks back: which task each spec became, where, in which state. */
@@ -91,7 +99,7 @@ export async function submitTaskRefs(db: Database, tenantId: string, specs: Task
 }
 
 async function submitShaped<T>(db: Database, tenantId: string, specs: TaskInsert[], options: SubmitOptions, shape: AnswerShape<T>): Promise<SubmitResult<T>> {
-  if (specs.length === 0) return { tasks: [], dispatch: [], created: 0 };
+  if (specs.length === 0) return { tasks: [], dispatch: [], created: 0, repeatOf: [] };
   if (options.quotas ?? true) {
     const done = await insertTasksIfUncapped(db, tenantId, specs, options, shape);
     if (done) return done;
@@ -133,10 +141,10 @@ async function insertShaped<T>(
   const inserted = await client.query(
     prepared(shape.byQueueIds, insertParams(tenantId, ids, specs.map((s) => queueIds.get(s.queue) as string), specs, options, countUsageInline)),
   );
-  const { tasks, dispatch, insertedCount } = await resolveSubmitted(client, tenantId, specs, ids, inserted.rows, shape);
+  const resolved = await resolveSubmitted(client, tenantId, specs, ids, inserted.rows, shape);
   // Charged last, so the daily usage row stays locked for as short a time as possible.
-  if (enforceQuotas && !countUsageInline) await chargeQuotas(client, tenantId, insertedCount, quotas);
-  return { tasks, dispatch, created: insertedCount };
+  if (enforceQuotas && !countUsageInline) await chargeQuotas(client, tenantId, resolved.created, quotas);
+  return resolved;
 }
 
 /** submitTasks' one-statement path; null when the tenant has quotas or names a queue it lacks (nothing was written). */
@@ -150,8 +158,7 @@ async function insertTasksIfUncapped<T>(
   const ids = specs.map(() => newId("task"));
   const inserted = await db.pool.query(prepared(shape.byQueueNames, insertParams(tenantId, ids, specs.map((s) => s.queue), specs, options, true)));
   if (inserted.rows[0]?.go !== true) return null;
-  const { tasks, dispatch, insertedCount } = await resolveSubmitted(db.pool, tenantId, specs, ids, inserted.rows.filter((r) => r.task_id != null), shape);
-  return { tasks, dispatch, created: insertedCount };
+  return resolveSubmitted(db.pool, tenantId, specs, ids, inserted.rows.filter((r) => r.task_id != null), shape);
 }
 
 /**
@@ -287,7 +294,7 @@ async function resolveSubmitted<T>(
   ids: string[],
   insertedRows: Record<string, unknown>[],
   shape: AnswerShape<T>,
-): Promise<SubmitResult<T> & { insertedCount: number }> {
+): Promise<SubmitResult<T>> {
   const dispatch = insertedRows.filter((r) => r.outbox_id != null).map(mapDispatchRow);
   const insertedIds = new Set(insertedRows.map((r) => r.task_id as string));
   const repeats = specs.filter((_, i) => !insertedIds.has(ids[i] as string));
@@ -305,25 +312,31 @@ async function resolveSubmitted<T>(
             ],
           )
         ).rows;
-  const byId = new Map<string, T>();
-  const byKey = new Map<string, T>();
-  const byOccurrence = new Map<string, T>();
+  type Found = { task: T; traceParent: string | null };
+  const byId = new Map<string, Found>();
+  const byKey = new Map<string, Found>();
+  const byOccurrence = new Map<string, Found>();
   for (const row of [...insertedRows, ...existing]) {
-    const task = shape.map(row);
-    byId.set(row.id as string, task);
+    const found = { task: shape.map(row), traceParent: (row.trace_parent as string | null | undefined) ?? null };
+    byId.set(row.id as string, found);
     const key = row.idempotency_key as string | null;
-    if (key != null) byKey.set(key, task);
+    if (key != null) byKey.set(key, found);
     const occurrence = row.occurrence_key as string | null;
-    if (occurrence != null) byOccurrence.set(occurrence, task);
+    if (occurrence != null) byOccurrence.set(occurrence, found);
   }
-  const tasks = specs.map((spec, i) => {
+  const tasks: T[] = [];
+  const repeatOf: SubmitResult<T>["repeatOf"] = [];
+  specs.forEach((spec, i) => {
+    const id = ids[i] as string;
     // A key repeated inside one batch resolves to the row that won the insert.
-    const task =
+    const found =
       (spec.idempotencyKey != null ? byKey.get(spec.idempotencyKey) : undefined) ??
       (spec.occurrenceKey != null ? byOccurrence.get(spec.occurrenceKey) : undefined) ??
-      byId.get(ids[i] as string);
-    if (!task) throw new Error(`submitted task ${ids[i]} vanished inside its own transaction`);
-    return task;
+      byId.get(id);
+    if (!found) throw new Error(`submitted task ${id} vanished inside its own transaction`);
+    tasks.push(found.task);
+    // Created here only if the row is the one inserted under this spec's own id.
+    repeatOf.push(insertedIds.has(id) ? null : { traceParent: found.traceParent });
   });
-  return { tasks, dispatch, insertedCount: insertedIds.size };
+  return { tasks, dispatch, created: insertedIds.size, repeatOf };
 }
