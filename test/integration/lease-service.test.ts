@@ -148,3 +148,58 @@ describe("LeaseService", () => {
     expect(Date.now() - startedAt).toBeLessThan(3_000);
   });
 });
+
+describe("start tokens of a rate-limited queue", () => {
+  const limits = () => new FleetLimits(publisher, createKeySpace(prefix));
+  /** A service on the test's Redis prefix whose limits and database the case can bend. */
+  const service = (over: Partial<ConstructorParameters<typeof LeaseService>[0]>) =>
+    new LeaseService({ db: single, doorbell, dispatch: async () => undefined, horizonMs: 60_000, agingSeconds: 60, limits: limits(), queues: new PullQueueCache(single), ...over });
+  /** Tokens in the bucket now (taken, then given back). 0.001/s: nothing refills during the case. */
+  async function tokensLeft(tenantId: string, queueId: string): Promise<number> {
+    const { granted } = await limits().takeStartTokens(tenantId, queueId, 0.001, 5, 5);
+    await limits().returnStartTokens(tenantId, queueId, 0.001, 5, granted);
+    return granted;
+  }
+  async function rateLimitedQueue(): Promise<{ tenantId: string; queueId: string }> {
+    const { tenantId } = await seedTenant(t.db);
+    const q = await queues.upsert(tenantId, { name: "rated", mode: "PULL", rateLimit: { perSecond: 0.001, burst: 5 } });
+    for (let i = 0; i < 3; i++) await submitOne(tenantId, "rated");
+    return { tenantId, queueId: q.id };
+  }
+
+  it("gives back the tokens of leases handed back because the caller went away", async () => {
+    const { tenantId, queueId } = await rateLimitedQueue();
+    const abort = new AbortController();
+    const bent = limits();
+    // The caller goes away while its tasks are being leased (after the tokens were taken).
+    const take = bent.takeStartTokens.bind(bent);
+    bent.takeStartTokens = async (...a) => {
+      const r = await take(...a);
+      abort.abort();
+      return r;
+    };
+    expect(await service({ limits: bent }).lease(tenantId, args("rated", 1), abort.signal)).toEqual([]);
+    await sleep(50); // the refund is not awaited
+    expect(await tokensLeft(tenantId, queueId)).toBe(5);
+  });
+
+  it("gives back the tokens of a lease whose statement failed", async () => {
+    const { tenantId, queueId } = await rateLimitedQueue();
+    const fail = () => Promise.reject(new Error("database unavailable"));
+    const broken = { ...single, pool: { query: fail, connect: fail } } as unknown as Database;
+    await expect(service({ db: broken }).lease(tenantId, args("rated", 0))).rejects.toThrow("database unavailable");
+    await sleep(50);
+    expect(await tokensLeft(tenantId, queueId)).toBe(5);
+  });
+
+  it("reports a refund Redis refused instead of dropping it silently", async () => {
+    const { tenantId } = await rateLimitedQueue();
+    const bent = limits();
+    bent.returnStartTokens = () => Promise.reject(new Error("redis down"));
+    const reported: unknown[] = [];
+    // Asks for 10, 5 tokens granted, 3 tasks leased: 2 to give back.
+    await service({ limits: bent, onRefundError: (error) => reported.push(error) }).lease(tenantId, args("rated", 0));
+    await sleep(50);
+    expect(reported).toEqual([expect.objectContaining({ message: "redis down" })]);
+  });
+});

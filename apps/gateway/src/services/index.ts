@@ -67,7 +67,16 @@ export function createServices(deps: ServiceDeps): { services: GatewayServices; 
       onCreated: (n) => deps.metrics.tasksSubmitted.inc(n),
     });
   const services: Omit<GatewayServices, "webhooks" | "realtime"> = {
-    leases: new LeaseService({ db: deps.db, doorbell, dispatch, horizonMs: deps.horizonMs, agingSeconds: deps.agingSeconds, limits: new FleetLimits(deps.redis, keys), queues: pullQueues }),
+    leases: new LeaseService({
+      db: deps.db,
+      doorbell,
+      dispatch,
+      horizonMs: deps.horizonMs,
+      agingSeconds: deps.agingSeconds,
+      limits: new FleetLimits(deps.redis, keys),
+      queues: pullQueues,
+      onRefundError: (error, queueId, dropped) => deps.log.warn({ err: error, queueId, dropped }, "could not give unused start tokens back; the queue starts slower until its bucket refills"),
+    }),
     schedules: new ScheduleService(deps.db, dispatch, deps.horizonMs, async (taskId) => {
       await deps.redis.publish(keys.cancelChannel, taskId);
     }),

@@ -37,6 +37,11 @@ export interface LeaseServiceDeps {
   agingSeconds: number;
   limits: FleetLimits;
   queues: PullQueueCache;
+  /**
+   * A start-token refund Redis refused (the tokens are lost: the queue starts slower until its bucket refills).
+   * Called at most once per REFUND_WARN_MS; `dropped` counts the failures since the last call.
+   */
+  onRefundError?(error: unknown, queueId: string, dropped: number): void;
 }
 
 export type CompletionOutcome =
@@ -49,6 +54,9 @@ export type CompletionOutcome =
  * no due time to wait for (a task behind a busy ordering key, a resumed queue).
  */
 const POLL_MS = 200;
+
+/** Refund failures come with every poll while Redis is down: one warning per this long is enough. */
+const REFUND_WARN_MS = 10_000;
 
 /** PULL attempts in the task's trace: the lease (an attempt starts) ... */
 function traceLeases(leases: StartedAttempt[], tenantId: string, workerId: string): void {
@@ -81,6 +89,9 @@ function sleepUnlessAborted(ms: number, abort?: AbortSignal): Promise<void> {
 
 /** Pull-mode workers: leases, heartbeats and outcomes, all fenced by the lease token. */
 export class LeaseService {
+  private refundWarnedAt = 0;
+  private refundFailures = 0;
+
   constructor(private readonly deps: LeaseServiceDeps) {}
 
   /**
@@ -111,6 +122,8 @@ export class LeaseService {
           // Granted while the caller went away (a Worker stopping aborts its long poll): the answer would reach
           // nobody and the tasks would wait out their leases, charged an attempt that never ran.
           await returnUndeliveredLeases(this.deps.db, tenantId, leases.map((l) => ({ taskId: l.task.id, leaseGeneration: l.task.leaseGeneration })), `worker:${args.workerId}`);
+          // Nothing started: their tokens go back too, or each abort costs the queue a share of its rate.
+          this.refundStartTokens(tenantId, queue, leases.length);
           return [];
         }
         if (leases.length > 0) {
@@ -146,20 +159,38 @@ export class LeaseService {
   ): Promise<{ leases: StartedAttempt[]; rateWaitMs: number }> {
     let max = args.max;
     let rateWaitMs = 0;
-    if (queue?.rate) {
-      // The queue's start rate holds for pull leases too (shared bucket with nobody else: PULL queues have no fleet).
-      const tokens = await this.deps.limits.takeStartTokens(tenantId, queue.id, queue.rate.perSecond, queue.rate.burst, args.max);
-      max = tokens.granted;
-      rateWaitMs = tokens.waitMs;
+    let granted = 0;
+    let leased = 0;
+    try {
+      if (queue?.rate) {
+        // The queue's start rate holds for pull leases too (shared bucket with nobody else: PULL queues have no fleet).
+        const tokens = await this.deps.limits.takeStartTokens(tenantId, queue.id, queue.rate.perSecond, queue.rate.burst, args.max);
+        granted = max = tokens.granted;
+        rateWaitMs = tokens.waitMs;
+      }
+      const leases = max > 0 ? await leaseFromPullQueue(this.deps.db, tenantId, queue, { ...args, max, agingSeconds: this.deps.agingSeconds }) : [];
+      leased = leases.length;
+      return { leases, rateWaitMs };
+    } finally {
+      // Tokens are for starts: a poll that found fewer tasks, or whose lease statement failed, gives the rest
+      // back, or an idle worker's polls drain the burst before work comes.
+      this.refundStartTokens(tenantId, queue, granted - leased);
     }
-    const leases = max > 0 ? await leaseFromPullQueue(this.deps.db, tenantId, queue, { ...args, max, agingSeconds: this.deps.agingSeconds }) : [];
-    if (queue?.rate && leases.length < max) {
-      // Tokens are for starts: a poll that found fewer tasks gives the rest back, or an idle worker's
-      // polls drain the burst before work comes. Not awaited: the connection keeps it ahead of the next take.
-      const { perSecond, burst } = queue.rate;
-      void this.deps.limits.returnStartTokens(tenantId, queue.id, perSecond, burst, max - leases.length).catch(() => undefined);
-    }
-    return { leases, rateWaitMs };
+  }
+
+  /** Not awaited: the connection keeps the refund ahead of the next take. */
+  private refundStartTokens(tenantId: string, queue: PullQueue | null, count: number): void {
+    if (!queue?.rate || count <= 0) return;
+    const { perSecond, burst } = queue.rate;
+    this.deps.limits.returnStartTokens(tenantId, queue.id, perSecond, burst, count).catch((error: unknown) => {
+      this.refundFailures += 1;
+      const now = Date.now();
+      if (now - this.refundWarnedAt < REFUND_WARN_MS) return;
+      this.refundWarnedAt = now;
+      const dropped = this.refundFailures;
+      this.refundFailures = 0;
+      this.deps.onRefundError?.(error, queue.id, dropped);
+    });
   }
 
   /** Until the queue's bell rings or its next task falls due; at most POLL_MS and what is left of the call. */
