@@ -26,7 +26,14 @@ const subscriber = createRedis(redisTargetOf(env), "tasklane-worker-sub", { log 
 const keys = createKeySpace(env.REDIS_KEY_PREFIX);
 // Refreshed every second: while Postgres is down, one line per interval rather than one a second.
 const directoryFailures = createFailureLog(log, { fields: { loop: "queue-directory" }, level: "warn", failed: "queue directory refresh failed", recovered: "queue directory refresh recovered" });
-const directory = new QueueDirectory(db, directoryFailures.failed, directoryFailures.succeeded);
+// Its own log: sharing the refresh's, a LISTEN session failing while refreshes worked was "first" (full stack) and "recovered" every second.
+const rotationListenFailures = createFailureLog(log, {
+  fields: { session: "secret-rotations" },
+  level: "warn",
+  failed: "signing-secret rotation session lost; reloading every second until it is back",
+  recovered: "signing-secret rotation session restored",
+});
+const directory = new QueueDirectory(db, directoryFailures.failed, directoryFailures.succeeded, rotationListenFailures);
 await directory.start();
 
 const dispatcher = createTaskDispatcher(redis, keys);
@@ -144,7 +151,8 @@ async function shutdown(signal: string): Promise<void> {
     await untilIdle(Date.now() + HAND_BACK_MS);
   }
   await ctx.completions.flush();
-  directory.stop();
+  // Before db.close(): a reload still running would fail against the closed pool and log it.
+  await directory.stop();
   subscriber.disconnect();
   redis.disconnect();
   // close() would wait for requests abandoned after the grace period; destroy() cuts them.
