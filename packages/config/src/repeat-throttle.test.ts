@@ -11,8 +11,24 @@ describe("createRepeatThrottle", () => {
     expect(throttle.failed()).toBeUndefined();
     expect(throttle.recovered()).toEqual({ suppressed: 1 });
     expect(throttle.recovered()).toBeUndefined();
-    // A new outage starts a new streak at once, whatever the interval.
+    // A new outage an interval after the last one began starts a new streak at once, however soon after the recovery.
     expect(throttle.failed()).toEqual({ first: true, suppressed: 0 });
+  });
+
+  it("counts a failure that comes back within the interval as part of its streak, not as a new outage", () => {
+    let now = 0;
+    const throttle = createRepeatThrottle(1_000, () => now);
+    expect(throttle.failed()).toEqual({ first: true, suppressed: 0 });
+    now = 100;
+    expect(throttle.recovered()).toEqual({ suppressed: 0 });
+    now = 200;
+    expect(throttle.failed()).toBeUndefined();
+    now = 300;
+    // Its failure line was answered already: this recovery is owed, reported once an interval has passed.
+    expect(throttle.recovered()).toBeUndefined();
+    now = 1_100;
+    expect(throttle.recovered()).toEqual({ suppressed: 1 });
+    expect(throttle.recovered()).toBeUndefined();
   });
 });
 
@@ -35,6 +51,34 @@ describe("createFailureLog", () => {
       ["error", { loop: "leases", err: refused }, "loop failed"],
       ["error", { loop: "leases", error: "connect ECONNREFUSED 127.0.0.1:5432", repeated: true, suppressed: 59 }, "loop failed"],
       ["info", { loop: "leases", suppressed: 19 }, "loop recovered"],
+    ]);
+  });
+
+  it("logs a flapping failure (fails, works, fails again every second) like a repeating one, not a stack and a recovery each time", () => {
+    const lines: [string, Record<string, unknown>, string][] = [];
+    const log = {
+      error: (obj: Record<string, unknown>, msg: string) => lines.push(["error", obj, msg]),
+      warn: (obj: Record<string, unknown>, msg: string) => lines.push(["warn", obj, msg]),
+      info: (obj: Record<string, unknown>, msg: string) => lines.push(["info", obj, msg]),
+    };
+    let now = 0;
+    const failures = createFailureLog(log as never, { fields: { session: "rotations" }, failed: "session lost", recovered: "session restored", intervalMs: 30_000, now: () => now });
+    const lost = new Error("Connection terminated unexpectedly");
+    // A minute of a session that fails every second and is back half a second later.
+    for (let second = 0; second < 60; second++) {
+      now = second * 1_000;
+      failures.failed(lost);
+      now += 500;
+      failures.succeeded();
+    }
+    // Then it stays up: the flaps counted since the last line are reported once the interval is over.
+    for (now = 60_500; now <= 61_500; now += 500) failures.succeeded();
+    expect(lines).toEqual([
+      ["error", { session: "rotations", err: lost }, "session lost"],
+      ["info", { session: "rotations" }, "session restored"],
+      ["error", { session: "rotations", err: lost, suppressed: 29 }, "session lost"],
+      ["info", { session: "rotations" }, "session restored"],
+      ["info", { session: "rotations", suppressed: 29 }, "session restored"],
     ]);
   });
 });

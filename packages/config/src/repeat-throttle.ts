@@ -6,7 +6,7 @@ export const REPEAT_LOG_INTERVAL_MS = 30_000;
 
 /** What to log for one failure, when anything: `suppressed` repeats went unlogged since the last line. */
 export interface RepeatLine {
-  /** The first failure since the last success (or ever). */
+  /** A new outage: no failure began a streak within the last interval. */
   first: boolean;
   suppressed: number;
 }
@@ -18,39 +18,62 @@ export interface RepeatLine {
  * Postgres failing every loop's tick) otherwise writes a line per attempt, all
  * alike, burying everything else. Shared by the Redis connection log and the
  * periodic loops' failure log, so both read the same way.
+ *
+ * A failure that flaps (fails, works, fails again within the interval) is one
+ * streak, not a new outage each time: otherwise every flap logged a full
+ * stack and a recovery line. Within an interval of the streak's first line, a
+ * failure after a recovery is counted like a repeat, and a recovery is
+ * logged only when a failure line has been since the last recovery line (or
+ * an interval has passed, to report the flaps counted meanwhile).
  */
 export interface RepeatThrottle {
   /** One more failure: the line to write, or undefined to stay quiet. */
   failed(): RepeatLine | undefined;
-  /** A success: undefined when nothing was failing, else the repeats suppressed since the last line. */
+  /** A success: undefined when there is nothing to report, else the repeats suppressed since the last line. */
   recovered(): { suppressed: number } | undefined;
 }
 
 export function createRepeatThrottle(intervalMs = REPEAT_LOG_INTERVAL_MS, now: () => number = () => Date.now()): RepeatThrottle {
-  let lastLoggedAt = Number.NEGATIVE_INFINITY;
+  /** The last line of either kind, and the last that began a streak. */
+  let lastLineAt = Number.NEGATIVE_INFINITY;
+  let streakAt = Number.NEGATIVE_INFINITY;
   let suppressed = 0;
   let failing = false;
+  /** A failure line was written and no recovery line since. */
+  let unanswered = false;
+  /** A recovery happened that was not logged (a flap). */
+  let recoveryOwed = false;
+  const line = <T>(at: number, rest: T): T & { suppressed: number } => {
+    lastLineAt = at;
+    const out = { ...rest, suppressed };
+    suppressed = 0;
+    return out;
+  };
   return {
     failed() {
-      const first = !failing;
-      failing = true;
       const at = now();
-      if (at - lastLoggedAt < intervalMs) {
+      const first = !failing && at - streakAt >= intervalMs;
+      failing = true;
+      if (!first && at - lastLineAt < intervalMs) {
         suppressed++;
         return undefined;
       }
-      lastLoggedAt = at;
-      const line = { first, suppressed };
-      suppressed = 0;
-      return line;
+      if (first) streakAt = at;
+      unanswered = true;
+      recoveryOwed = false;
+      return line(at, { first });
     },
     recovered() {
-      if (!failing) return undefined;
+      if (!failing && !recoveryOwed) return undefined;
       failing = false;
-      lastLoggedAt = Number.NEGATIVE_INFINITY;
-      const line = { suppressed };
-      suppressed = 0;
-      return line;
+      const at = now();
+      if (!unanswered && at - lastLineAt < intervalMs) {
+        recoveryOwed = true;
+        return undefined;
+      }
+      unanswered = false;
+      recoveryOwed = false;
+      return line(at, {});
     },
   };
 }
@@ -86,7 +109,8 @@ export function createFailureLog(log: Pick<Logger, "error" | "warn" | "info">, o
     failed(error) {
       const line = throttle.failed();
       if (!line) return;
-      if (line.first) log[level]({ ...options.fields, err: error }, options.failed);
+      // A new outage can follow flaps counted since the last line.
+      if (line.first) log[level]({ ...options.fields, err: error, ...(line.suppressed > 0 ? { suppressed: line.suppressed } : {}) }, options.failed);
       else log[level]({ ...options.fields, error: errorChain(error), repeated: true, suppressed: line.suppressed }, options.failed);
     },
     succeeded() {
