@@ -1,6 +1,7 @@
 import type { RedisClient } from "./connection.js";
-import type { KeySpace } from "./naming.js";
+import { jobIdFor, type KeySpace } from "./naming.js";
 import { luaScript } from "./scripts/load-scripts.js";
+import { groupByBullQueue } from "./task-dispatcher.js";
 
 /** Positions (0-based) in the job ids asked about. */
 export interface MissingJobs {
@@ -38,5 +39,20 @@ export class MissingJobFinder {
     const [gone, orphaned] = await this.redis.tasklaneFindMissingJobs(jobIds.length, ...jobIds.map((id) => this.keys.jobKey(bullQueueName, id)));
     // Lua counts from 1.
     return { gone: gone.map((i) => i - 1), orphaned: orphaned.map((i) => i - 1) };
+  }
+
+  /**
+   * The tasks among `intents` whose jobs are not in Redis at all, one script
+   * call per BullMQ queue. Orphaned jobs are left to the reconciler, which
+   * removes them before re-adding.
+   */
+  async goneOf<T extends { tenantId: string; queueId: string; taskId: string; dispatchGeneration: number }>(intents: readonly T[]): Promise<T[]> {
+    const gone = await Promise.all(
+      [...groupByBullQueue(this.keys, intents)].map(async ([name, group]) => {
+        const found = await this.find(name, group.map((i) => jobIdFor(i.taskId, i.dispatchGeneration)));
+        return found.gone.map((k) => group[k] as T);
+      }),
+    );
+    return gone.flat();
   }
 }

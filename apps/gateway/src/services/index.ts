@@ -1,6 +1,6 @@
 /** Wires the gateway's services from its I/O handles. */
 import type { Database } from "@tasklane/db";
-import { EventListenerRegistry, FleetLimits, createKeySpace, createTaskDispatcher, dispatchAfterCommit, type TaskDispatcher, type RedisClient } from "@tasklane/queue";
+import { EventListenerRegistry, FleetLimits, MissingJobFinder, createKeySpace, createTaskDispatcher, dispatchAfterCommit, type TaskDispatcher, type RedisClient } from "@tasklane/queue";
 import type { DispatchIntent } from "@tasklane/db";
 import type { ApiKeyAuthenticator } from "../auth/api-key-authenticator.js";
 import type { GatewayServices } from "../graphql/context.js";
@@ -100,8 +100,11 @@ export function createServices(deps: ServiceDeps): { services: GatewayServices; 
       pullQueues,
       redispatch: {
         dispatcher,
+        finder: new MissingJobFinder(deps.redis, keys),
         horizonMs: deps.horizonMs,
         onError: (error, queueId) => deps.log.warn({ err: error, queueId }, "could not put a resumed queue's tasks back in Redis; the reconciler will"),
+        onBackgroundDone: (queueId, outcome) =>
+          deps.log.info({ queueId, ...outcome }, outcome.complete ? "resumed queue's backlog checked" : "resumed queue's backlog partly checked; the reconciler's sweep takes the rest"),
       },
       ...(deps.resolver ? { resolver: deps.resolver } : {}),
     }),

@@ -4,10 +4,10 @@
  */
 import { BadUserInputError, NotFoundError, QueueLimit, QueueMode, defaultBurst, newId, type TaskStatus, type UpsertQueueInput } from "@tasklane/core";
 import { oldestQueuedAges, queueStatusCounts, withTenantScopePrisma, type Database, type Prisma, type QueueStatusCount } from "@tasklane/db";
-import type { TaskDispatcher } from "@tasklane/queue";
+import type { MissingJobFinder, TaskDispatcher } from "@tasklane/queue";
 import { assertOutboundUrl, type HostResolver } from "./outbound-url.js";
 import type { PullQueueCache } from "./pull-queue-cache.js";
-import { redispatchQueue } from "./queue-redispatch.js";
+import { redispatchQueue, type RedispatchDeps } from "./queue-redispatch.js";
 
 type QueueRow = Prisma.QueueModel;
 
@@ -39,9 +39,18 @@ export class QueueService {
       resolver?: HostResolver;
       pullQueues: PullQueueCache;
       /** Puts a PUSH queue's waiting tasks back in Redis when it starts to run (queue-redispatch.ts). */
-      redispatch?: { dispatcher: TaskDispatcher; horizonMs: number; onError(error: unknown, queueId: string): void };
+      redispatch?: Omit<RedispatchDeps, "db"> & {
+        dispatcher: TaskDispatcher;
+        finder: MissingJobFinder;
+        onError(error: unknown, queueId: string): void;
+        /** The background walk of a backlog deeper than the request's pages ended. */
+        onBackgroundDone?(queueId: string, outcome: { added: number; checked: number; complete: boolean }): void;
+      };
     },
   ) {}
+
+  /** Background walks running, by queue: one at a time per queue. */
+  private readonly walking = new Map<string, Promise<void>>();
 
   async upsert(tenantId: string, input: UpsertQueueInput): Promise<QueueRow> {
     const before = await this.db.prisma.queue.findUnique({
@@ -93,9 +102,30 @@ export class QueueService {
   private async startedRunning(row: QueueRow): Promise<void> {
     const redispatch = this.opts.redispatch;
     if (redispatch === undefined || row.mode !== QueueMode.PUSH || row.paused) return;
-    // Answered before the caller's next submissions, so those queue behind the waiting work as their priority says.
-    // On failure the reconciler's sweep still re-adds them: the change itself is committed and stands.
-    await redispatchQueue(this.db, redispatch.dispatcher, row.id, redispatch.horizonMs).catch((error: unknown) => redispatch.onError(error, row.id));
+    // The first pages are back before the caller's next submissions, so those queue behind the waiting
+    // work as their priority says; the rest follows in the background. On failure the reconciler's
+    // sweep still re-adds them: the change itself is committed and stands.
+    let rest: Awaited<ReturnType<typeof redispatchQueue>>["rest"] = null;
+    try {
+      ({ rest } = await redispatchQueue({ ...redispatch, db: this.db }, row.tenantId, row.id));
+    } catch (error: unknown) {
+      redispatch.onError(error, row.id);
+    }
+    // A walk already running for this queue covers the rest (what it passed is the reconciler's).
+    if (rest === null || this.walking.has(row.id)) {
+      void rest?.catch((error: unknown) => redispatch.onError(error, row.id));
+      return;
+    }
+    const walk = rest
+      .then((outcome) => redispatch.onBackgroundDone?.(row.id, outcome))
+      .catch((error: unknown) => redispatch.onError(error, row.id))
+      .finally(() => this.walking.delete(row.id));
+    this.walking.set(row.id, walk);
+  }
+
+  /** Until the background walks started so far have ended (tests, shutdown). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.walking.values()]);
   }
 
   /** Reads run confined to the tenant by row-level security (defence in depth; packages/db tenant-scope.ts). */
