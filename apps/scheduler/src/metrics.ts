@@ -19,6 +19,12 @@ export const RETENTION_TABLES = labelValues<keyof PrunedRows | "tenant_daily_usa
   deliveries: true,
   tenant_daily_usage: true,
 });
+/**
+ * Every `outcome` of tasklane_pull_timeouts_total, named as the worker's
+ * tasklane_task_outcomes_total names a PUSH timeout: `timed_out` when a retry
+ * follows, `dead` when the timeout ended the task.
+ */
+export const PULL_TIMEOUT_OUTCOMES = labelValues({ timed_out: true, dead: true });
 /** Every `reason` of tasklane_reconciler_readded_total. */
 export const READD_REASONS = labelValues({ rebuild: true, sweep: true });
 
@@ -26,8 +32,13 @@ export interface SchedulerMetrics {
   readonly registry: Registry;
   /** Outbox rows the safety-net dispatcher moved to Redis (the writers' fast path is not counted). */
   readonly outboxDispatched: Counter;
-  /** RUNNING tasks whose lease ran out (executor died or stalled). */
+  /** RUNNING tasks whose lease ran out (executor died or stalled): attempt outcome LEASE_EXPIRED only. */
   readonly leaseExpirations: Counter;
+  /**
+   * PULL attempts whose lease ran to the task's timeout (attempt outcome
+   * TIMED_OUT): a slow handler, which must not read as dying executors.
+   */
+  readonly pullTimeouts: Counter<"outcome">;
   /** Cron occurrences materialised as tasks. */
   readonly schedulesFired: Counter;
   /** Jobs the reconciler put back into Redis: `rebuild` after a lost epoch, `sweep` for single missing jobs. */
@@ -68,10 +79,21 @@ export function createSchedulerMetrics(tenantLabels: boolean): SchedulerMetrics 
     registers: [registry],
   });
   countFromZero(retentionPruned, "table", RETENTION_TABLES);
+  const pullTimeouts = new Counter({
+    name: "tasklane_pull_timeouts_total",
+    help: "PULL attempts ended TIMED_OUT by lease expiry (the task's timeout elapsed), by outcome (timed_out: retried; dead: the task ended)",
+    labelNames: ["outcome"] as const,
+    registers: [registry],
+  });
+  countFromZero(pullTimeouts, "outcome", PULL_TIMEOUT_OUTCOMES);
   return {
     registry,
     outboxDispatched: counter("tasklane_outbox_dispatched_total", "Tasks dispatched to Redis by the scheduler's outbox loop (the safety net; writers' own post-commit dispatch is not counted)"),
-    leaseExpirations: counter("tasklane_lease_expirations_total", "Leases that expired (attempt outcome LEASE_EXPIRED)"),
+    leaseExpirations: counter(
+      "tasklane_lease_expirations_total",
+      "Leases that expired with the executor gone or stalled (attempt outcome LEASE_EXPIRED; PULL timeouts are tasklane_pull_timeouts_total)",
+    ),
+    pullTimeouts,
     schedulesFired: counter("tasklane_schedules_fired_total", "Cron occurrences materialised as tasks"),
     reconcilerReadded,
     queueDepth: new Gauge({

@@ -16,9 +16,20 @@ const ANY_LEASE_EXPIRED = `SELECT 1 FROM tasks t WHERE ${LEASE_EXPIRED} LIMIT 1`
  * two apart. A PUSH lease is the timeout plus a grace and the PUSH worker
  * records its own timeouts, so a PUSH lease running out means the worker
  * stopped (LEASE_EXPIRED).
+ *
+ * Neither the task nor the attempt records which kind of executor held the
+ * lease (worker_id and the event's actor look alike for both), so the
+ * queue's mode now stands in for the mode the lease was granted under. The
+ * lease's end narrows the gap: a PULL lease ends at the budget at the
+ * latest, so one that ran out exactly there qualifies, and a PUSH lease with
+ * its grace (past the budget) never does, even on a queue switched from PUSH
+ * to PULL while it ran. Left: a queue switched from PULL to PUSH while a PULL
+ * attempt ran to its timeout reads LEASE_EXPIRED, and a PUSH lease granted
+ * without grace on a queue since switched to PULL reads TIMED_OUT. Either
+ * way the task runs again at once; only the attempt's outcome is misnamed.
  */
 const TIMED_OUT = `(SELECT q.mode FROM queues q WHERE q.id = t.queue_id) = 'PULL'
-     AND t.lease_expires_at >= (SELECT a.started_at FROM task_attempts a WHERE a.task_id = t.id ORDER BY a.id DESC LIMIT 1)
+     AND t.lease_expires_at = (SELECT a.started_at FROM task_attempts a WHERE a.task_id = t.id ORDER BY a.id DESC LIMIT 1)
        + t.timeout_seconds * interval '1 second'`;
 
 /** The error a timed-out attempt records, as the PUSH worker words it (the task's last_error and the event's reason too). */
@@ -52,8 +63,20 @@ const EXPIRE_LEASES = `WITH cand AS (
    ${dispatchOutboxCtes("ob", "upd", "$2::float8")},
    ${releaseNextInOrder("upd", "$2::float8")}
    SELECT upd.id AS task_id, upd.tenant_id, upd.queue_id, upd.priority, upd.run_at, upd.dispatch_generation, ob.outbox_id,
-     upd.status, upd.workflow_id, upd.trace_parent, released_rows.released
+     upd.status, upd.workflow_id, upd.trace_parent, upd.timed_out, released_rows.released
    FROM upd LEFT JOIN ob ON ob.task_id = upd.id ${RELEASED_JOIN}`;
+
+export interface ExpiredLeases {
+  /** Attempts ended LEASE_EXPIRED: the executor died, stalled or stopped heartbeating. */
+  expired: number;
+  /**
+   * PULL attempts ended TIMED_OUT (their lease ran to the task's timeout):
+   * `retried` where the task runs again, `dead` where that was its last
+   * attempt. The handler was slow, not the worker gone.
+   */
+  timedOut: { retried: number; dead: number };
+  dispatch: DispatchIntent[];
+}
 
 /**
  * Leases that ran out: the executor died or stalled, or a PULL attempt used up
@@ -61,17 +84,21 @@ const EXPIRE_LEASES = `WITH cand AS (
  * TIMED_OUT above); the task runs again at once while budget remains,
  * otherwise it is DEAD. The old token can never match again because the next
  * lease bumps the generation. A workflow task that ends DEAD here skips its
- * dependants in the same transaction.
+ * dependants in the same transaction. At most `limit` leases, of both kinds.
  */
-export async function expireLeases(db: Database, limit: number, horizonMs: number): Promise<{ expired: number; dispatch: DispatchIntent[] }> {
-  return withTransactionIfAny(db.pool, prepared(ANY_LEASE_EXPIRED, []), { expired: 0, dispatch: [] }, async (client) => {
+export async function expireLeases(db: Database, limit: number, horizonMs: number): Promise<ExpiredLeases> {
+  const none: ExpiredLeases = { expired: 0, timedOut: { retried: 0, dead: 0 }, dispatch: [] };
+  return withTransactionIfAny(db.pool, prepared(ANY_LEASE_EXPIRED, []), none, async (client) => {
     const res = await client.query(prepared(EXPIRE_LEASES, [limit, horizonMs]));
     const dead = res.rows
       .filter((r) => r.status === "DEAD")
       .map((r) => ({ id: r.task_id as string, workflowId: (r.workflow_id as string | null) ?? null }));
     const workflows = await advanceWorkflows(client, dead, "scheduler", horizonMs);
+    const timedOut = res.rows.filter((r) => r.timed_out === true);
+    const timedOutDead = timedOut.filter((r) => r.status === "DEAD").length;
     return {
-      expired: res.rowCount ?? 0,
+      expired: res.rows.length - timedOut.length,
+      timedOut: { retried: timedOut.length - timedOutDead, dead: timedOutDead },
       dispatch: [...res.rows.filter((r) => r.outbox_id != null).map(mapDispatchRow), ...mapReleased(res.rows), ...workflows.dispatch],
     };
   });
