@@ -2,10 +2,11 @@
  * A PUSH queue's resume (QueueService.setPaused, queue-redispatch.ts) on a
  * real Postgres and Redis: the request checks only its first pages, highest
  * priority first, and re-adds only the jobs that are gone; the rest of the
- * backlog is checked after the answer.
+ * backlog is checked after the answer; a resume that a concurrent pause
+ * overtook still puts the tasks back.
  */
 import { randomBytes } from "node:crypto";
-import { normalizeTaskSpec, parseInput, submitTaskInputSchema } from "@tasklane/core";
+import { normalizeTaskSpec, parseInput, submitTaskInputSchema, upsertQueueInputSchema } from "@tasklane/core";
 import { submitTasks, type DispatchIntent } from "@tasklane/db";
 import { MissingJobFinder, createKeySpace, createRedis, createTaskDispatcher, jobIdFor } from "@tasklane/queue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -46,11 +47,35 @@ afterAll(async () => {
   await t?.drop();
 });
 
-async function submit(tenantId: string, queue: string, n: number, priority: string): Promise<DispatchIntent[]> {
+async function submit(tenantId: string, queue: string, n: number, priority: string, { toRedis = true } = {}): Promise<DispatchIntent[]> {
   const specs = Array.from({ length: n }, () => normalizeTaskSpec(parseInput(submitTaskInputSchema, { type: "t", queue, priority }), Date.now()));
   const { dispatch } = await submitTasks(t.db, tenantId, specs, { horizonMs: 60_000 });
-  await dispatcher.dispatch(dispatch);
+  if (toRedis) await dispatcher.dispatch(dispatch);
   return dispatch;
+}
+
+/**
+ * Runs `change` while another transaction holds the queue's row lock, and commits a pause there
+ * once `change` waits for that lock: the pause lands between whatever `change` read before and its write.
+ */
+async function pausedUnder<T>(queueId: string, change: () => Promise<T>): Promise<T> {
+  const locker = await t.db.pool.connect();
+  try {
+    await locker.query("BEGIN");
+    await locker.query("SELECT 1 FROM queues WHERE id = $1 FOR UPDATE", [queueId]);
+    const changing = change();
+    for (let waited = 0; ; waited += 20) {
+      const { rows } = await t.db.pool.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
+      if (rows[0].n > 0) break;
+      if (waited > 10_000) throw new Error("the change never waited for the queue's row lock");
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await locker.query("UPDATE queues SET paused = true WHERE id = $1", [queueId]);
+    await locker.query("COMMIT");
+    return await changing;
+  } finally {
+    locker.release();
+  }
 }
 
 describe("resuming a PUSH queue with a backlog deeper than the request's pages", () => {
@@ -75,5 +100,29 @@ describe("resuming a PUSH queue with a backlog deeper than the request's pages",
     expect(dispatched.map((i) => i.taskId).sort()).toEqual(lost.map((i) => i.taskId).sort());
     expect(dispatched.every((i) => i.tenantId === tenantId && i.traceParent === TRACE)).toBe(true);
     expect(errors).toEqual([]);
+  });
+});
+
+describe("a resume that a concurrent pause overtook", () => {
+  // The queue runs when the resume reads it; a pause commits before the resume's write. The write turns a
+  // paused queue into a running one, so its tasks must go back to Redis.
+  it("setPaused(false) tells it was paused from its own UPDATE", async () => {
+    const { tenantId } = await seedTenant(t.db);
+    const queueId = await seedPushQueue(t.db, tenantId, "race", "http://127.0.0.1:9/hook");
+    const [waiting] = await submit(tenantId, "race", 1, "NORMAL", { toRedis: false });
+    dispatched.length = 0;
+    const row = await pausedUnder(queueId, () => queues.setPaused(tenantId, "race", false));
+    expect(row.paused).toBe(false);
+    expect(dispatched.map((i) => i.taskId)).toEqual([waiting?.taskId]);
+  });
+
+  it("upsertQueue with paused: false reads the queue it writes under the row's lock", async () => {
+    const { tenantId } = await seedTenant(t.db);
+    const queueId = await seedPushQueue(t.db, tenantId, "race-up", "http://127.0.0.1:9/hook");
+    const [waiting] = await submit(tenantId, "race-up", 1, "NORMAL", { toRedis: false });
+    dispatched.length = 0;
+    const row = await pausedUnder(queueId, () => queues.upsert(tenantId, parseInput(upsertQueueInputSchema, { name: "race-up", mode: "PUSH", paused: false })));
+    expect(row.paused).toBe(false);
+    expect(dispatched.map((i) => i.taskId)).toEqual([waiting?.taskId]);
   });
 });

@@ -31,6 +31,39 @@ const EMPTY_STATS: QueueStatsCounts = {
   oldestQueuedAgeSeconds: null,
 };
 
+type BeforeUpsert = { mode: string; paused: boolean; endpointUrl: string | null };
+
+/**
+ * Omitted means "leave as it is" (contract): an existing PUSH queue keeps its endpoint. A new PUSH
+ * queue, or one switching to PUSH, has none to keep and could never run anything without one.
+ */
+function endpointNeeded(input: UpsertQueueInput, before: BeforeUpsert | null): void {
+  const keptEndpoint = before?.mode === QueueMode.PUSH ? before.endpointUrl : null;
+  if (input.mode === QueueMode.PUSH && input.endpointUrl == null && keptEndpoint == null) {
+    const message = before === null ? "is required to create a PUSH queue" : "is required to switch a queue to PUSH";
+    throw new BadUserInputError(`endpointUrl ${message}`, [{ path: "endpointUrl", message }]);
+  }
+}
+
+function upsertChanges(input: UpsertQueueInput, before: BeforeUpsert | null) {
+  const keptEndpoint = before?.mode === QueueMode.PUSH ? before.endpointUrl : null;
+  const removed = new Set(input.removeLimits ?? []);
+  // The rate limit is stored whole: a burst left out defaults to one second's worth, never less than 1.
+  const rateLimit = removed.has(QueueLimit.RATE_LIMIT)
+    ? { rateLimitPerSecond: null, rateLimitBurst: null }
+    : input.rateLimit == null
+      ? {}
+      : { rateLimitPerSecond: input.rateLimit.perSecond, rateLimitBurst: input.rateLimit.burst ?? defaultBurst(input.rateLimit.perSecond) };
+  return {
+    mode: input.mode,
+    // PULL never keeps an endpoint; PUSH always has one (given, or kept: checked by endpointNeeded).
+    endpointUrl: input.mode === QueueMode.PUSH ? (input.endpointUrl ?? keptEndpoint) : null,
+    ...(removed.has(QueueLimit.CONCURRENCY) ? { concurrency: null } : input.concurrency != null ? { concurrency: input.concurrency } : {}),
+    ...(input.paused != null ? { paused: input.paused } : {}),
+    ...rateLimit,
+  };
+}
+
 export class QueueService {
   constructor(
     private readonly db: Database,
@@ -53,42 +86,32 @@ export class QueueService {
   private readonly walking = new Map<string, Promise<void>>();
 
   async upsert(tenantId: string, input: UpsertQueueInput): Promise<QueueRow> {
-    const before = await this.db.prisma.queue.findUnique({
+    // Checked on an unlocked read first: the endpoint's DNS lookup must not hold the queue's row lock.
+    const seen = await this.db.prisma.queue.findUnique({
       where: { tenantId_name: { tenantId, name: input.name } },
       select: { mode: true, paused: true, endpointUrl: true },
     });
-    // Omitted means "leave as it is" (contract): an existing PUSH queue keeps its endpoint. A new PUSH
-    // queue, or one switching to PUSH, has none to keep and could never run anything without one.
-    const keptEndpoint = before?.mode === QueueMode.PUSH ? before.endpointUrl : null;
-    if (input.mode === QueueMode.PUSH && input.endpointUrl == null && keptEndpoint == null) {
-      const message = before === null ? "is required to create a PUSH queue" : "is required to switch a queue to PUSH";
-      throw new BadUserInputError(`endpointUrl ${message}`, [{ path: "endpointUrl", message }]);
-    }
+    endpointNeeded(input, seen);
     if (input.mode === QueueMode.PUSH && input.endpointUrl != null) {
       await assertOutboundUrl(input.endpointUrl, "endpointUrl", {
         allowPrivate: this.opts.allowPrivateTargets,
         ...(this.opts.resolver ? { resolver: this.opts.resolver } : {}),
       });
     }
-    const removed = new Set(input.removeLimits ?? []);
-    // The rate limit is stored whole: a burst left out defaults to one second's worth, never less than 1.
-    const rateLimit = removed.has(QueueLimit.RATE_LIMIT)
-      ? { rateLimitPerSecond: null, rateLimitBurst: null }
-      : input.rateLimit == null
-        ? {}
-        : { rateLimitPerSecond: input.rateLimit.perSecond, rateLimitBurst: input.rateLimit.burst ?? defaultBurst(input.rateLimit.perSecond) };
-    const changes = {
-      mode: input.mode,
-      // PULL never keeps an endpoint; PUSH always has one (given, or kept: checked above).
-      endpointUrl: input.mode === QueueMode.PUSH ? (input.endpointUrl ?? keptEndpoint) : null,
-      ...(removed.has(QueueLimit.CONCURRENCY) ? { concurrency: null } : input.concurrency != null ? { concurrency: input.concurrency } : {}),
-      ...(input.paused != null ? { paused: input.paused } : {}),
-      ...rateLimit,
-    };
-    const row = await this.db.prisma.queue.upsert({
-      where: { tenantId_name: { tenantId, name: input.name } },
-      create: { id: newId("que"), tenantId, name: input.name, ...changes },
-      update: changes,
+    // The row as the write finds it, locked: read apart from the write, a pause committed in between
+    // (read running, written over) was a resume that put nothing back in Redis.
+    const { before, row } = await this.db.prisma.$transaction(async (tx) => {
+      const locked = await tx.$queryRaw<BeforeUpsert[]>`
+        SELECT mode::text AS mode, paused, endpoint_url AS "endpointUrl" FROM queues WHERE tenant_id = ${tenantId} AND name = ${input.name} FOR UPDATE`;
+      const before = locked[0] ?? null;
+      endpointNeeded(input, before);
+      const changes = upsertChanges(input, before);
+      const row = await tx.queue.upsert({
+        where: { tenantId_name: { tenantId, name: input.name } },
+        create: { id: newId("que"), tenantId, name: input.name, ...changes },
+        update: changes,
+      });
+      return { before, row };
     });
     this.opts.pullQueues.forget(tenantId, input.name);
     // A PULL queue's tasks have no jobs and a paused one's may have lost theirs: without this they
@@ -138,13 +161,19 @@ export class QueueService {
   }
 
   async setPaused(tenantId: string, name: string, paused: boolean): Promise<QueueRow> {
-    // Only a queue that was paused is redispatched on resume: a resume of a running queue stays one statement.
-    const wasPaused = await this.db.prisma.queue.count({ where: { tenantId, name, paused: true } });
-    const { count } = await this.db.prisma.queue.updateMany({ where: { tenantId, name }, data: { paused } });
-    if (count === 0) throw new NotFoundError("Queue", name);
+    // Only a queue that was paused is redispatched on resume, told by the statement that writes it (the old
+    // row, locked): read apart from the write, a pause committed in between made a resume put nothing back.
+    const res = await this.db.pool.query<{ was_paused: boolean }>(
+      `WITH old AS (SELECT id, paused FROM queues WHERE tenant_id = $1 AND name = $2 FOR UPDATE)
+       UPDATE queues q SET paused = $3, updated_at = now() FROM old WHERE q.id = old.id
+       RETURNING old.paused AS was_paused`,
+      [tenantId, name, paused],
+    );
+    const updated = res.rows[0];
+    if (updated === undefined) throw new NotFoundError("Queue", name);
     const row = await this.find(tenantId, name);
     if (row === null) throw new NotFoundError("Queue", name);
-    if (!paused && wasPaused > 0) await this.startedRunning(row);
+    if (!paused && updated.was_paused) await this.startedRunning(row);
     return row;
   }
 
