@@ -32,14 +32,16 @@ describe("createRepeatThrottle", () => {
   });
 });
 
+/** A logger that keeps each line as [level, fields, message]. */
+function recordingLog() {
+  const lines: [string, Record<string, unknown>, string][] = [];
+  const line = (level: string) => (obj: Record<string, unknown>, msg: string) => lines.push([level, obj, msg]);
+  return { lines, log: { error: line("error"), warn: line("warn"), info: line("info") } };
+}
+
 describe("createFailureLog", () => {
   it("logs a repeating loop failure once with its stack, then a summary per interval, then the recovery", () => {
-    const lines: [string, Record<string, unknown>, string][] = [];
-    const log = {
-      error: (obj: Record<string, unknown>, msg: string) => lines.push(["error", obj, msg]),
-      warn: (obj: Record<string, unknown>, msg: string) => lines.push(["warn", obj, msg]),
-      info: (obj: Record<string, unknown>, msg: string) => lines.push(["info", obj, msg]),
-    };
+    const { lines, log } = recordingLog();
     let now = 0;
     const failures = createFailureLog(log as never, { fields: { loop: "leases" }, failed: "loop failed", recovered: "loop recovered", intervalMs: 30_000, now: () => now });
     const refused = new Error("connect ECONNREFUSED 127.0.0.1:5432");
@@ -55,12 +57,7 @@ describe("createFailureLog", () => {
   });
 
   it("logs a flapping failure (fails, works, fails again every second) like a repeating one, not a stack and a recovery each time", () => {
-    const lines: [string, Record<string, unknown>, string][] = [];
-    const log = {
-      error: (obj: Record<string, unknown>, msg: string) => lines.push(["error", obj, msg]),
-      warn: (obj: Record<string, unknown>, msg: string) => lines.push(["warn", obj, msg]),
-      info: (obj: Record<string, unknown>, msg: string) => lines.push(["info", obj, msg]),
-    };
+    const { lines, log } = recordingLog();
     let now = 0;
     const failures = createFailureLog(log as never, { fields: { session: "rotations" }, failed: "session lost", recovered: "session restored", intervalMs: 30_000, now: () => now });
     const lost = new Error("Connection terminated unexpectedly");
