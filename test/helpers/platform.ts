@@ -26,6 +26,14 @@ export interface TestRedis {
   cleanup(): Promise<void>;
 }
 
+/** Deletes every key matching ARGV[1], atomically (DEL in chunks: Lua's unpack takes a few thousand at most). */
+const WIPE_PREFIX = `
+local keys = redis.call("KEYS", ARGV[1])
+for i = 1, #keys, 1000 do
+  redis.call("DEL", unpack(keys, i, math.min(i + 999, #keys)))
+end
+return #keys`;
+
 /**
  * A unique key prefix on a shared Redis DB (0 by default). Indexes listed in
  * redis-dbs.ts belong to files that FLUSHDB: pass one only if you own it.
@@ -39,12 +47,10 @@ export function createTestRedis(dbIndex = 0): TestRedis {
     async cleanup() {
       const redis = new Redis(url, { maxRetriesPerRequest: 1 });
       try {
-        let cursor = "0";
-        do {
-          const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
-          if (keys.length > 0) await redis.del(...keys);
-          cursor = next;
-        } while (cursor !== "0");
+        // In one script, so the keys go at once as with FLUSHDB: tests use this as a Redis wipe, and a
+        // SCAN-and-DEL walk of the shared DB under a loaded suite took long enough for the reconciler to
+        // rebuild in the middle of it, its restored slots then deleted and its re-added jobs not.
+        await redis.eval(WIPE_PREFIX, 0, `${prefix}:*`);
       } finally {
         redis.disconnect();
       }
