@@ -9,21 +9,14 @@
  * and cuts on a code point boundary so its own cut never makes a half pair.
  */
 
-/** A high surrogate not followed by a low one, or a low one not preceded by a high one; and NUL. */
-const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-/** Cheap first look: most texts have no NUL and no surrogate at all. */
-const MAYBE_UNSTORABLE = /[\u0000\ud800-\udfff]/;
-
 /** Whether `text` holds a NUL or an unpaired surrogate (what the gateway refuses). */
 export function isUnstorable(text: string): boolean {
-  if (!MAYBE_UNSTORABLE.test(text)) return false;
-  UNSTORABLE.lastIndex = 0;
-  return UNSTORABLE.test(text);
+  return !text.isWellFormed() || text.includes("\u0000");
 }
 
 /** `text` with each NUL and each unpaired surrogate replaced by U+FFFD (same length). */
 export function storableText(text: string): string {
-  return MAYBE_UNSTORABLE.test(text) ? text.replace(UNSTORABLE, "\uFFFD") : text;
+  return text.toWellFormed().replaceAll("\u0000", "\uFFFD");
 }
 
 /** At most `max` UTF-16 code units of `text`, one fewer when the cut would split a surrogate pair. */
