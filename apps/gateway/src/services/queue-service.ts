@@ -4,7 +4,6 @@
  */
 import { BadUserInputError, NotFoundError, QueueLimit, QueueMode, defaultBurst, newId, type TaskStatus, type UpsertQueueInput } from "@tasklane/core";
 import { oldestQueuedAges, queueStatusCounts, withTenantScopePrisma, type Database, type Prisma, type QueueStatusCount } from "@tasklane/db";
-import type { MissingJobFinder, TaskDispatcher } from "@tasklane/queue";
 import { assertOutboundUrl, type HostResolver } from "./outbound-url.js";
 import type { PullQueueCache } from "./pull-queue-cache.js";
 import { redispatchQueue, type RedispatchDeps } from "./queue-redispatch.js";
@@ -37,16 +36,16 @@ type BeforeUpsert = { mode: string; paused: boolean; endpointUrl: string | null 
  * Omitted means "leave as it is" (contract): an existing PUSH queue keeps its endpoint. A new PUSH
  * queue, or one switching to PUSH, has none to keep and could never run anything without one.
  */
+const keptEndpoint = (before: BeforeUpsert | null): string | null => (before?.mode === QueueMode.PUSH ? before.endpointUrl : null);
+
 function endpointNeeded(input: UpsertQueueInput, before: BeforeUpsert | null): void {
-  const keptEndpoint = before?.mode === QueueMode.PUSH ? before.endpointUrl : null;
-  if (input.mode === QueueMode.PUSH && input.endpointUrl == null && keptEndpoint == null) {
+  if (input.mode === QueueMode.PUSH && input.endpointUrl == null && keptEndpoint(before) == null) {
     const message = before === null ? "is required to create a PUSH queue" : "is required to switch a queue to PUSH";
     throw new BadUserInputError(`endpointUrl ${message}`, [{ path: "endpointUrl", message }]);
   }
 }
 
 function upsertChanges(input: UpsertQueueInput, before: BeforeUpsert | null) {
-  const keptEndpoint = before?.mode === QueueMode.PUSH ? before.endpointUrl : null;
   const removed = new Set(input.removeLimits ?? []);
   // The rate limit is stored whole: a burst left out defaults to one second's worth, never less than 1.
   const rateLimit = removed.has(QueueLimit.RATE_LIMIT)
@@ -57,7 +56,7 @@ function upsertChanges(input: UpsertQueueInput, before: BeforeUpsert | null) {
   return {
     mode: input.mode,
     // PULL never keeps an endpoint; PUSH always has one (given, or kept: checked by endpointNeeded).
-    endpointUrl: input.mode === QueueMode.PUSH ? (input.endpointUrl ?? keptEndpoint) : null,
+    endpointUrl: input.mode === QueueMode.PUSH ? (input.endpointUrl ?? keptEndpoint(before)) : null,
     ...(removed.has(QueueLimit.CONCURRENCY) ? { concurrency: null } : input.concurrency != null ? { concurrency: input.concurrency } : {}),
     ...(input.paused != null ? { paused: input.paused } : {}),
     ...rateLimit,
@@ -73,8 +72,6 @@ export class QueueService {
       pullQueues: PullQueueCache;
       /** Puts a PUSH queue's waiting tasks back in Redis when it starts to run (queue-redispatch.ts). */
       redispatch?: Omit<RedispatchDeps, "db"> & {
-        dispatcher: TaskDispatcher;
-        finder: MissingJobFinder;
         onError(error: unknown, queueId: string): void;
         /** The background walk of a backlog deeper than the request's pages ended. */
         onBackgroundDone?(queueId: string, outcome: { added: number; checked: number; complete: boolean }): void;
