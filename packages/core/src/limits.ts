@@ -102,6 +102,19 @@ export interface OmittedParentResult {
 export const WORKFLOW_KEY_PATTERN = /^[A-Za-z0-9_.:-]{1,100}$/;
 /** Live webhook endpoints per tenant: each terminal event fans out to all of them, so the count bounds that work. */
 export const MAX_WEBHOOKS_PER_TENANT = 50;
+/**
+ * Queues per tenant (queues are never deleted, so every one counts). Every
+ * worker's queue directory and the fair fetcher hold all of them, so one
+ * tenant's millions would slow every tenant: 1,000, like Cloud Tasks' default
+ * queue quota per project. Updating an existing queue is never refused.
+ */
+export const MAX_QUEUES_PER_TENANT = 1000;
+/**
+ * Live schedules per tenant (a deleted one frees its slot). The scheduler
+ * claims and materialises every due schedule of every tenant, so the count
+ * bounds one tenant's share of its work. Updating one is never refused.
+ */
+export const MAX_SCHEDULES_PER_TENANT = 1000;
 
 /** A queue's start rate: a token bucket refilled at perSecond, holding up to burst. */
 export interface StartRate {

@@ -27,5 +27,6 @@ export * from "./transitions/workflow-progress.js";
 export * from "./tasks/submit-quotas.js";
 export * from "./tenancy/pending-counters.js";
 export * from "./tenancy/tenant-scope.js";
+export * from "./tenancy/owned-caps.js";
 export * from "./retention/prune-finished.js";
 export * from "./transitions/return-leases.js";

@@ -3,7 +3,17 @@
  * endpoint is cleared when a queue becomes PULL.
  */
 import { BadUserInputError, NotFoundError, QueueLimit, QueueMode, defaultBurst, newId, type TaskStatus, type UpsertQueueInput } from "@tasklane/core";
-import { oldestQueuedAges, queueStatusCounts, withTenantScopePrisma, type Database, type Prisma, type QueueStatusCount } from "@tasklane/db";
+import {
+  assertRoomFor,
+  lockOwnedCreates,
+  oldestQueuedAges,
+  prismaRunner,
+  queueStatusCounts,
+  withTenantScopePrisma,
+  type Database,
+  type Prisma,
+  type QueueStatusCount,
+} from "@tasklane/db";
 import { assertOutboundUrl, type HostResolver } from "./outbound-url.js";
 import type { PullQueueCache } from "./pull-queue-cache.js";
 import { redispatchQueue, type RedispatchDeps } from "./queue-redispatch.js";
@@ -98,9 +108,18 @@ export class QueueService {
     // The row as the write finds it, locked: read apart from the write, a pause committed in between
     // (read running, written over) was a resume that put nothing back in Redis.
     const { before, row } = await this.db.prisma.$transaction(async (tx) => {
+      // A create is capped (MAX_QUEUES_PER_TENANT, owned-caps.ts): its lock is taken before the read below, so
+      // a create of the same name that committed while this one waited is read here, and this becomes its update.
+      const creating = seen === null;
+      if (creating) await lockOwnedCreates(prismaRunner(tx), tenantId, "queues");
       const locked = await tx.$queryRaw<BeforeUpsert[]>`
         SELECT mode::text AS mode, paused, endpoint_url AS "endpointUrl" FROM queues WHERE tenant_id = ${tenantId} AND name = ${input.name} FOR UPDATE`;
       const before = locked[0] ?? null;
+      if (before === null) {
+        // Queues are never deleted, so one seen is still there; the lock is taken here all the same if not.
+        if (!creating) await lockOwnedCreates(prismaRunner(tx), tenantId, "queues");
+        await assertRoomFor(prismaRunner(tx), tenantId, "queues");
+      }
       endpointNeeded(input, before);
       const changes = upsertChanges(input, before);
       const row = await tx.queue.upsert({

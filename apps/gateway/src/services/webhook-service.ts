@@ -5,16 +5,14 @@
  */
 import {
   IdPrefix,
-  MAX_WEBHOOKS_PER_TENANT,
   NotFoundError,
-  QuotaExceededError,
   generateSigningSecret,
   isWellFormedId,
   newId,
   type CreateWebhookInput,
   type UpdateWebhookInput,
 } from "@tasklane/core";
-import type { Database, Prisma } from "@tasklane/db";
+import { prismaRunner, reserveOwnedSlot, type Database, type Prisma } from "@tasklane/db";
 import { assertOutboundUrl, type HostResolver } from "./outbound-url.js";
 
 export type WebhookRow = Prisma.WebhookModel;
@@ -79,12 +77,11 @@ export class WebhookService {
       allowPrivate: this.opts.allowPrivateTargets,
       ...(this.opts.resolver ? { resolver: this.opts.resolver } : {}),
     });
-    // A soft cap: two concurrent creates may both pass the count; the bound still holds within a few.
-    const live = await this.db.prisma.webhook.count({ where: { tenantId, deletedAt: null } });
-    if (live >= MAX_WEBHOOKS_PER_TENANT) throw new QuotaExceededError(`A tenant may have at most ${MAX_WEBHOOKS_PER_TENANT} webhooks`);
     const secret = generateSigningSecret();
-    const row = await this.db.prisma.webhook.create({
-      data: { id: newId(IdPrefix.webhook), tenantId, url: input.url, events: input.events, secret },
+    // MAX_WEBHOOKS_PER_TENANT, exact under concurrent creates (owned-caps.ts).
+    const row = await this.db.prisma.$transaction(async (tx) => {
+      await reserveOwnedSlot(prismaRunner(tx), tenantId, "webhooks");
+      return tx.webhook.create({ data: { id: newId(IdPrefix.webhook), tenantId, url: input.url, events: input.events, secret } });
     });
     return { row, secret };
   }

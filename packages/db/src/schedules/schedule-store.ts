@@ -15,6 +15,7 @@ import pg from "pg";
 import { withTransaction, type Database } from "../database.js";
 import type { DispatchIntent } from "../outbox/dispatch-intent.js";
 import { TASK_COLUMNS, mapTaskRow, type TaskRecord } from "../tasks/task-record.js";
+import { pgRunner, reserveOwnedSlot } from "../tenancy/owned-caps.js";
 import { skipPendingRuns } from "./cancel-runs.js";
 import { materialiseDue, type MaterialiseOptions } from "./materialise-occurrences.js";
 import { SCHEDULE_COLUMNS, SCHEDULE_VIEW_COLUMNS, mapScheduleRow, type ScheduleRecord, type ScheduleTemplate } from "./schedule-record.js";
@@ -44,9 +45,11 @@ async function nextRunFromNow(client: pg.PoolClient, cron: string, timezone: str
   return nextOccurrence(cron, timezone, now);
 }
 
+/** A new schedule; QUOTA_EXCEEDED past MAX_SCHEDULES_PER_TENANT live ones (owned-caps.ts), writing nothing. */
 export async function createSchedule(db: Database, tenantId: string, def: ScheduleDefinition): Promise<ScheduleRecord> {
   return withTransaction(db.pool, async (client) => {
     await assertQueueExists(client, tenantId, def.template.queue);
+    await reserveOwnedSlot(pgRunner(client), tenantId, "schedules");
     const next = def.enabled ? await nextRunFromNow(client, def.cron, def.timezone) : null;
     try {
       const res = await client.query(

@@ -1,5 +1,5 @@
 /** Queues, addressed by name within the caller's tenant. */
-import { parseArg, parseInput, upsertQueueInputSchema } from "@tasklane/core";
+import { MAX_QUEUES_PER_TENANT, parseArg, parseInput, upsertQueueInputSchema } from "@tasklane/core";
 import { Arg, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from "type-graphql";
 import { requireTenant } from "../../auth/guards.js";
 import { Permission } from "../../auth/scopes.js";
@@ -29,7 +29,9 @@ export class QueueResolver {
     return ctx.loaders.queueStats.load(queue.id);
   }
 
-  @Mutation(() => Queue, { description: "creates the queue or updates it by name, leaving omitted fields as they are; a new PUSH queue, or one switched to PUSH, needs endpointUrl" })
+  @Mutation(() => Queue, {
+    description: `creates the queue or updates it by name, leaving omitted fields as they are; a new PUSH queue, or one switched to PUSH, needs endpointUrl; a tenant has at most ${MAX_QUEUES_PER_TENANT.toLocaleString("en-US")} queues: creating one more is QUOTA_EXCEEDED (updates are never refused)`,
+  })
   async upsertQueue(@Arg("input", () => UpsertQueueInput) input: UpsertQueueInput, @Ctx() ctx: GatewayContext): Promise<Queue> {
     const caller = requireTenant(ctx.principal, Permission.MANAGE);
     const parsed = parseInput(upsertQueueInputSchema, input);

@@ -1,5 +1,5 @@
 /** Cron schedules: CRUD, manual trigger and run history. Firing happens in the scheduler. */
-import { createScheduleInputSchema, parseArg, parseInput, updateScheduleInputSchema } from "@tasklane/core";
+import { MAX_SCHEDULES_PER_TENANT, createScheduleInputSchema, parseArg, parseInput, updateScheduleInputSchema } from "@tasklane/core";
 import type { ScheduleRecord } from "@tasklane/db";
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from "type-graphql";
 import { requireTenant } from "../../auth/guards.js";
@@ -47,7 +47,9 @@ export class ScheduleResolver {
     return (runs.get(schedule.id) ?? []).map(toTask);
   }
 
-  @Mutation(() => Schedule)
+  @Mutation(() => Schedule, {
+    description: `at most ${MAX_SCHEDULES_PER_TENANT.toLocaleString("en-US")} live schedules per tenant (a deleted one frees its slot): one more is QUOTA_EXCEEDED`,
+  })
   async createSchedule(@Arg("input", () => CreateScheduleInput) input: CreateScheduleInput, @Ctx() ctx: GatewayContext): Promise<Schedule> {
     const caller = requireTenant(ctx.principal, Permission.MANAGE);
     return toSchedule(await ctx.services.schedules.create(caller.tenantId, parseInput(createScheduleInputSchema, input)));

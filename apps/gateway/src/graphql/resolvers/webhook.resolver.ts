@@ -2,7 +2,7 @@
  * Webhook endpoints and their delivery log. Storage is behind
  * services/webhook-service.ts; this file validates, authorises and maps.
  */
-import { createWebhookInputSchema, parseArg, parseInput, updateWebhookInputSchema, webhookDeliveriesFirstSchema } from "@tasklane/core";
+import { MAX_WEBHOOKS_PER_TENANT, createWebhookInputSchema, parseArg, parseInput, updateWebhookInputSchema, webhookDeliveriesFirstSchema } from "@tasklane/core";
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from "type-graphql";
 import { requireTenant } from "../../auth/guards.js";
 import { Permission } from "../../auth/scopes.js";
@@ -31,7 +31,7 @@ export class WebhookResolver {
     return rows.map(toWebhookDelivery);
   }
 
-  @Mutation(() => WebhookWithSecret, { description: "the secret is shown once" })
+  @Mutation(() => WebhookWithSecret, { description: `the secret is shown once; at most ${MAX_WEBHOOKS_PER_TENANT} live endpoints per tenant (a deleted one frees its slot): one more is QUOTA_EXCEEDED` })
   async createWebhook(@Arg("input", () => CreateWebhookInput) input: CreateWebhookInput, @Ctx() ctx: GatewayContext): Promise<WebhookWithSecret> {
     const caller = requireTenant(ctx.principal, Permission.MANAGE);
     const { row, secret } = await ctx.services.webhooks.create(caller.tenantId, parseInput(createWebhookInputSchema, input));
