@@ -32,7 +32,7 @@ export async function fireSchedules(ctx: SchedulerContext, maxWaitMs: number): P
   });
   if (result.nextDueInMs !== undefined) return Math.min(result.nextDueInMs ?? maxWaitMs, maxWaitMs);
   ctx.metrics.schedulesFired.inc(result.fired);
-  if (result.schedules > 0) ctx.log.debug({ fired: result.fired, skipped: result.skipped }, "schedules fired");
+  if (result.schedules > 0) ctx.log.debug({ fired: result.fired, skipped: result.skipped, overQuota: result.overQuota }, "schedules fired");
   await withFastPathSpans(
     "task.dispatch",
     result.dispatch,

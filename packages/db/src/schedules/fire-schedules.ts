@@ -55,7 +55,11 @@ export async function fireDueSchedules(db: Database, options: FireOptions): Prom
       [options.lookaheadMs, options.limit],
     );
     const result: FireResult = { schedules: due.rowCount ?? 0, ...emptyTally() };
-    for (const row of due.rows) {
+    // Tenant by tenant: runs of a tenant with quotas lock its usage row (and with a pending cap its
+    // submit lock) until commit (admitRuns), so two schedulers taking tenants in different orders
+    // could wait on each other. In one order they cannot.
+    const byTenant = [...due.rows].sort((a, b) => (a.tenant_id < b.tenant_id ? -1 : a.tenant_id > b.tenant_id ? 1 : 0));
+    for (const row of byTenant) {
       const schedule = mapScheduleRow(row);
       const now = row.db_now as Date;
       const until = new Date(now.getTime() + (schedule.overlapPolicy === OverlapPolicy.ALLOW ? options.lookaheadMs : 0));

@@ -26,24 +26,34 @@ export interface MaterialiseOptions {
 
 /** What materialising occurrences did, added up over schedules and windows. */
 export interface MaterialiseTally {
+  /** Occurrences fired (a run, or SKIPPED by the overlap policy). */
   fired: number;
+  /** Occurrences SKIPPED by the misfire policy. */
   skipped: number;
+  /** Occurrences due to run but SKIPPED by the tenant's dailyTaskQuota or maxPendingTasks (not in fired). */
+  overQuota: number;
   dispatch: DispatchIntent[];
   /** Runs cancelled by CANCEL_RUNNING that were RUNNING: their executors must be told. */
   cancelledRunning: string[];
 }
 
-export const emptyTally = (): MaterialiseTally => ({ fired: 0, skipped: 0, dispatch: [], cancelledRunning: [] });
+export const emptyTally = (): MaterialiseTally => ({ fired: 0, skipped: 0, overQuota: 0, dispatch: [], cancelledRunning: [] });
 
 /** The ordering key that serialises the runs of a QUEUE-overlap schedule. */
 export const scheduleOrderingKey = (scheduleId: string) => `tasklane:schedule:${scheduleId}`;
 
-/** How cron runs are inserted: by the scheduler, outside quotas (see SubmitOptions.quotas), each with its own trace. */
+/**
+ * How cron runs are inserted: by the scheduler, each with its own trace,
+ * counted toward the tenant's quotas like submissions; one past
+ * dailyTaskQuota or maxPendingTasks is recorded SKIPPED, lastError saying
+ * which, never refused (SubmitOptions.quotas "skip"): the batch's other
+ * schedules, and this one's later occurrences, go on as usual.
+ */
 function runOptions(options: MaterialiseOptions): SubmitOptions {
   return {
     horizonMs: options.horizonMs,
     actor: "scheduler",
-    quotas: false,
+    quotas: "skip",
     ...(options.newTraceParent ? { newTraceParent: options.newTraceParent } : {}),
   };
 }
@@ -79,8 +89,12 @@ async function previousRunUnfinished(client: pg.PoolClient, scheduleId: string):
 
 async function insertRuns(client: pg.PoolClient, s: ScheduleRecord, inserts: TaskInsert[], options: MaterialiseOptions, tally: MaterialiseTally): Promise<void> {
   if (inserts.length === 0) return;
-  const { dispatch } = await insertTaskRefs(client, s.tenantId, inserts, runOptions(options));
+  const { tasks, dispatch } = await insertTaskRefs(client, s.tenantId, inserts, runOptions(options));
   tally.dispatch.push(...dispatch);
+  // A run to start that came back SKIPPED was held back by a quota.
+  const overQuota = inserts.filter((spec, i) => spec.initialStatus == null && tasks[i]?.status === "SKIPPED").length;
+  tally.overQuota += overQuota;
+  tally.fired -= overQuota;
 }
 
 /** One occurrence to fire, as the overlap policy says given the schedule's unfinished runs. */
@@ -122,9 +136,16 @@ export async function materialiseWindow(
   const occurrences = [first, ...occurrencesBetween(s.cron, s.timezone, first, until, MISFIRE_WINDOW - 1)];
   const more = occurrences.length >= MISFIRE_WINDOW;
   const decision = decideMisfireWindow({ policy: s.misfirePolicy, occurrences, more, now, graceMs: options.graceMs ?? MISFIRE_GRACE_MS });
-  await insertRuns(client, s, decision.skip.map((at) => runInsert(s, at, { initialStatus: "SKIPPED" })), options, tally);
-  // One at a time: each run must be visible to the overlap check of the next.
-  for (const at of decision.fire) await fireOccurrence(client, s, at, options, tally);
+  const skipped = decision.skip.map((at) => runInsert(s, at, { initialStatus: "SKIPPED" }));
+  if (s.overlapPolicy === OverlapPolicy.ALLOW) {
+    // ALLOW starts every occurrence whatever ran before (decideOverlap): the window is one insert,
+    // its quotas checked once for all of its runs.
+    await insertRuns(client, s, [...skipped, ...decision.fire.map((at) => runInsert(s, at, {}))], options, tally);
+  } else {
+    await insertRuns(client, s, skipped, options, tally);
+    // One at a time: each run must be visible to the overlap check of the next.
+    for (const at of decision.fire) await fireOccurrence(client, s, at, options, tally);
+  }
   tally.fired += decision.fire.length;
   tally.skipped += decision.skip.length;
   const last = occurrences[decision.decided - 1] as Date;

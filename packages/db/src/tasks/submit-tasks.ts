@@ -2,7 +2,7 @@ import { newId, type TaskSpec, type TaskStatus } from "@tasklane/core";
 import type pg from "pg";
 import { prepared, withTransaction, type Database, type Queryable } from "../database.js";
 import { dispatchOutboxCtes, mapDispatchRow, type DispatchIntent } from "../outbox/dispatch-intent.js";
-import { chargeQuotas, lookupQueuesAndQuotas } from "./submit-quotas.js";
+import { admitRuns, chargeQuotas, lookupQueuesAndQuotas, type TenantQuotas } from "./submit-quotas.js";
 import { TASK_COLUMNS, mapTaskRow, taskColumnsOf, type TaskRecord } from "./task-record.js";
 import { notifyOutboxInsert } from "../transitions/sql-fragments.js";
 
@@ -11,14 +11,16 @@ export interface SubmitOptions {
   horizonMs: number;
   actor?: string;
   /**
-   * Whether the tenant's quotas apply (submit-quotas.ts): new tasks count
-   * toward submittedToday, and dailyTaskQuota / maxPendingTasks refuse the
-   * batch with QUOTA_EXCEEDED. Cron occurrences pass false: a schedule is a
-   * standing order, and refusing inside the firing transaction would stall
-   * the other schedules of the batch.
+   * Whether the tenant's quotas apply (submit-quotas.ts). true: new tasks
+   * count toward submittedToday, and dailyTaskQuota / maxPendingTasks refuse
+   * the batch with QUOTA_EXCEEDED. "skip" (cron runs): new tasks count the
+   * same, but those past a quota are not refused: they are inserted SKIPPED,
+   * lastError naming the quota (admitRuns), since refusing inside the firing
+   * transaction would stall the other schedules of the batch. false: nothing
+   * is counted or checked.
    * @defaultValue true
    */
-  quotas?: boolean;
+  quotas?: boolean | "skip";
   /**
    * Starts the trace of a task that comes without a traceParent (cron runs,
    * workflow tasks) and returns its W3C traceparent; absent or null: none.
@@ -37,6 +39,8 @@ export interface TaskInsert extends TaskSpec {
   initialStatus?: "BLOCKED" | "SKIPPED" | null;
   /** W3C traceparent the task's trace continues from (attempts, dispatches and deliveries are its children). */
   traceParent?: string | null;
+  /** Why a task inserted SKIPPED was (tasks.last_error and its event's reason); set by admitRuns. */
+  lastError?: string | null;
 }
 
 export interface SubmitResult<T = TaskRecord> {
@@ -100,7 +104,7 @@ export async function submitTaskRefs(db: Database, tenantId: string, specs: Task
 
 async function submitShaped<T>(db: Database, tenantId: string, specs: TaskInsert[], options: SubmitOptions, shape: AnswerShape<T>): Promise<SubmitResult<T>> {
   if (specs.length === 0) return { tasks: [], dispatch: [], created: 0, repeatOf: [] };
-  if (options.quotas ?? true) {
+  if ((options.quotas ?? true) === true) {
     const done = await insertTasksIfUncapped(db, tenantId, specs, options, shape);
     if (done) return done;
   }
@@ -134,17 +138,50 @@ async function insertShaped<T>(
   shape: AnswerShape<T>,
 ): Promise<SubmitResult<T>> {
   const queueNames = [...new Set(specs.map((s) => s.queue))];
-  const enforceQuotas = options.quotas ?? true;
-  const { queueIds, quotas } = await lookupQueuesAndQuotas(client, tenantId, queueNames, enforceQuotas);
-  const ids = specs.map(() => newId("task"));
-  const countUsageInline = enforceQuotas && quotas.dailyTaskQuota === null && quotas.maxPendingTasks === null;
+  const mode = options.quotas ?? true;
+  const { queueIds, quotas } = await lookupQueuesAndQuotas(client, tenantId, queueNames, mode !== false);
+  const capped = quotas.dailyTaskQuota !== null || quotas.maxPendingTasks !== null;
+  // Cron runs past a quota become SKIPPED runs saying which; the insert then counts the others (slot 0 under a daily quota).
+  const rows = mode === "skip" ? await skipPastQuotas(client, tenantId, specs, quotas) : specs;
+  const usage = usageCount(mode, quotas);
+  const ids = rows.map(() => newId("task"));
   const inserted = await client.query(
-    prepared(shape.byQueueIds, insertParams(tenantId, ids, specs.map((s) => queueIds.get(s.queue) as string), specs, options, countUsageInline)),
+    prepared(shape.byQueueIds, insertParams(tenantId, ids, rows.map((s) => queueIds.get(s.queue) as string), rows, options, usage)),
   );
-  const resolved = await resolveSubmitted(client, tenantId, specs, ids, inserted.rows, shape);
+  const resolved = await resolveSubmitted(client, tenantId, rows, ids, inserted.rows, shape);
   // Charged last, so the daily usage row stays locked for as short a time as possible.
-  if (enforceQuotas && !countUsageInline) await chargeQuotas(client, tenantId, resolved.created, quotas);
+  if (mode === true && capped) await chargeQuotas(client, tenantId, resolved.created, quotas);
   return resolved;
+}
+
+/**
+ * How the insert statement counts the day's usage itself: not at all (false
+ * quotas, or chargeQuotas does it after), in this session's own row (no daily
+ * quota to check), or in the tenant's slot-0 row a daily quota is checked on
+ * (cron runs admitted by admitRuns, which locked that row).
+ */
+type UsageCount = "none" | "session-row" | "quota-row";
+
+function usageCount(mode: NonNullable<SubmitOptions["quotas"]>, quotas: TenantQuotas): UsageCount {
+  if (mode === false) return "none";
+  if (mode === "skip") return quotas.dailyTaskQuota !== null ? "quota-row" : "session-row";
+  return quotas.dailyTaskQuota === null && quotas.maxPendingTasks === null ? "session-row" : "none";
+}
+
+/** `specs` with the runs the tenant's quotas do not admit now turned SKIPPED, their reason in lastError (the earliest in input order are admitted). */
+async function skipPastQuotas(client: pg.PoolClient, tenantId: string, specs: TaskInsert[], quotas: TenantQuotas): Promise<TaskInsert[]> {
+  const runs = specs.filter((s) => s.initialStatus == null).length;
+  const { admitted, reason } = await admitRuns(client, tenantId, runs, quotas);
+  if (reason === null) return specs;
+  let left = admitted;
+  return specs.map((s) => {
+    if (s.initialStatus != null) return s;
+    if (left > 0) {
+      left -= 1;
+      return s;
+    }
+    return { ...s, initialStatus: "SKIPPED", lastError: reason };
+  });
 }
 
 /** submitTasks' one-statement path; null when the tenant has quotas or names a queue it lacks (nothing was written). */
@@ -156,7 +193,7 @@ async function insertTasksIfUncapped<T>(
   shape: AnswerShape<T>,
 ): Promise<SubmitResult<T> | null> {
   const ids = specs.map(() => newId("task"));
-  const inserted = await db.pool.query(prepared(shape.byQueueNames, insertParams(tenantId, ids, specs.map((s) => s.queue), specs, options, true)));
+  const inserted = await db.pool.query(prepared(shape.byQueueNames, insertParams(tenantId, ids, specs.map((s) => s.queue), specs, options, "session-row")));
   if (inserted.rows[0]?.go !== true) return null;
   return resolveSubmitted(db.pool, tenantId, specs, ids, inserted.rows.filter((r) => r.task_id != null), shape);
 }
@@ -190,18 +227,19 @@ function insertStatement(queues: "queue-ids" | "queue-names", answer: "tasks" | 
        input AS (
          SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::"Priority"[], $7::timestamptz[],
            $8::int[], $9::"BackoffStrategy"[], $10::float8[], $11::float8[], $12::bool[], $13::int[], $14::text[],
-           $15::text[], $16::text[], $17::text[], $20::text[], $21::text[], $22::text[], $23::text[], $24::text[], $25::text[])
+           $15::text[], $16::text[], $17::text[], $20::text[], $21::text[], $22::text[], $23::text[], $24::text[], $25::text[],
+           $28::text[])
            WITH ORDINALITY
          AS i(id, queue_ref, type, payload, priority, run_at, max_attempts, backoff_strategy, backoff_delay_seconds,
               backoff_max_delay_seconds, backoff_jitter, timeout_seconds, idempotency_key, ordering_key, callback_url,
-              metadata, schedule_id, occurrence_key, workflow_id, workflow_key, initial_status, trace_parent, ord)
+              metadata, schedule_id, occurrence_key, workflow_id, workflow_key, initial_status, trace_parent, last_error, ord)
          ${byName ? "WHERE (SELECT ok FROM go)" : ""}
        ),
        ins AS (
          INSERT INTO tasks (id, tenant_id, queue_id, type, payload, status, priority, run_at, max_attempts,
            backoff_strategy, backoff_delay_seconds, backoff_max_delay_seconds, backoff_jitter, timeout_seconds,
            idempotency_key, ordering_key, callback_url, metadata, schedule_id, occurrence_key, workflow_id,
-           workflow_key, completed_at, dispatch_generation, enqueued_generation, trace_parent)
+           workflow_key, completed_at, dispatch_generation, enqueued_generation, trace_parent, last_error)
          SELECT i.id, $1, iq.id, i.type, i.payload::jsonb,
            (CASE WHEN i.initial_status IS NOT NULL THEN i.initial_status
                  WHEN i.run_at <= now() THEN 'QUEUED' ELSE 'SCHEDULED' END)::"TaskStatus",
@@ -211,7 +249,7 @@ function insertStatement(queues: "queue-ids" | "queue-names", answer: "tasks" | 
            CASE WHEN i.initial_status = 'SKIPPED' THEN now() END, 1,
            -- The outbox row written below hands generation 1 over; PULL tasks never go to Redis.
            CASE WHEN iq.mode = 'PULL' OR i.run_at <= now() + $19::float8 * interval '1 millisecond' THEN 1 ELSE 0 END,
-           i.trace_parent
+           i.trace_parent, i.last_error
          -- Rows with a key go in key order: each waits on a concurrent statement inserting the same
          -- key, and two statements taking their keys in different orders deadlocked (one refused whole).
          FROM input i ${queueJoin} ORDER BY i.idempotency_key NULLS FIRST, i.occurrence_key NULLS FIRST, i.ord
@@ -220,17 +258,20 @@ function insertStatement(queues: "queue-ids" | "queue-names", answer: "tasks" | 
          RETURNING *
        ),
        ev AS (
-         INSERT INTO task_events (task_id, tenant_id, from_status, to_status, attempt, lease_generation, actor)
-         SELECT id, tenant_id, NULL, status, 0, 0, $18 FROM ins
+         INSERT INTO task_events (task_id, tenant_id, from_status, to_status, attempt, lease_generation, actor, reason)
+         SELECT id, tenant_id, NULL, status, 0, 0, $18, last_error FROM ins
        ),
        -- A schedule's run SKIPPED by its misfire or overlap policy is born terminal: task.skipped, as for any other.
        nt AS (${notifyOutboxInsert("ins")}),
        ${dispatchOutboxCtes("ob", "ins", "$19::float8")},
        -- Tenants without quotas count today's submissions here, in this session's own usage
        -- row (submit-quotas.ts), saving a round trip; with a quota, chargeQuotas checks it after.
+       -- Cron runs admitted under a daily quota ($27) count in its row, slot 0, which admitRuns locked.
+       -- Runs born SKIPPED (schedule policy, quotas) never run and do not count.
        usage AS (
          INSERT INTO tenant_daily_usage AS u (tenant_id, day, slot, submitted)
-         SELECT $1, (now() AT TIME ZONE 'UTC')::date, pg_backend_pid(), count(*) FROM ins
+         SELECT $1, (now() AT TIME ZONE 'UTC')::date, CASE WHEN $27::bool THEN 0 ELSE pg_backend_pid() END, count(*) FROM ins
+         WHERE ins.status <> 'SKIPPED'
          HAVING $26::bool AND count(*) > 0
          ON CONFLICT (tenant_id, day, slot) DO UPDATE SET submitted = u.submitted + EXCLUDED.submitted
        )
@@ -250,7 +291,7 @@ const TASK_REFS: AnswerShape<SubmittedTaskRef> = {
   map: (row) => ({ id: row.id as string, queueId: row.queue_id as string, status: row.status as TaskStatus }),
 };
 
-function insertParams(tenantId: string, ids: string[], queueRefs: string[], specs: TaskInsert[], options: SubmitOptions, countUsageInline: boolean): unknown[] {
+function insertParams(tenantId: string, ids: string[], queueRefs: string[], specs: TaskInsert[], options: SubmitOptions, usage: UsageCount): unknown[] {
   return [
     tenantId,
     ids,
@@ -277,7 +318,9 @@ function insertParams(tenantId: string, ids: string[], queueRefs: string[], spec
     specs.map((s) => s.workflowKey ?? null),
     specs.map((s) => s.initialStatus ?? null),
     specs.map((s) => s.traceParent ?? options.newTraceParent?.() ?? null),
-    countUsageInline,
+    usage !== "none",
+    usage === "quota-row",
+    specs.map((s) => s.lastError ?? null),
   ];
 }
 

@@ -48,7 +48,7 @@ export class ScheduleResolver {
   }
 
   @Mutation(() => Schedule, {
-    description: `at most ${MAX_SCHEDULES_PER_TENANT.toLocaleString("en-US")} live schedules per tenant (a deleted one frees its slot): one more is QUOTA_EXCEEDED`,
+    description: `at most ${MAX_SCHEDULES_PER_TENANT.toLocaleString("en-US")} live schedules per tenant (a deleted one frees its slot): one more is QUOTA_EXCEEDED. Runs count toward the tenant's dailyTaskQuota and maxPendingTasks; an occurrence past either is recorded SKIPPED, lastError naming the quota`,
   })
   async createSchedule(@Arg("input", () => CreateScheduleInput) input: CreateScheduleInput, @Ctx() ctx: GatewayContext): Promise<Schedule> {
     const caller = requireTenant(ctx.principal, Permission.MANAGE);

@@ -18,10 +18,10 @@ export class TenantLimits {
   @Field(() => Int)
   apiBurst!: number;
 
-  @Field(() => Int, { nullable: true, description: "SCHEDULED+QUEUED+RETRYING+BLOCKED cap" })
+  @Field(() => Int, { nullable: true, description: "SCHEDULED+QUEUED+RETRYING+BLOCKED cap; a cron run past it is SKIPPED, lastError saying so" })
   maxPendingTasks!: number | null;
 
-  @Field(() => Int, { nullable: true, description: "submissions per UTC day" })
+  @Field(() => Int, { nullable: true, description: "new tasks per UTC day, cron runs included; a cron run past it is SKIPPED, lastError saying so" })
   dailyTaskQuota!: number | null;
 }
 
