@@ -52,6 +52,17 @@ const PRIVATE_URLS = [
   "http://[fd12:3456::1]/",
   "http://[fe80::1]/",
   "http://[febf::1]/",
+  // IPv4-compatible and IPv4-translated loopback, local-use NAT64, 6to4 of loopback, site-local, Teredo, documentation.
+  "http://[::127.0.0.1]/",
+  "http://[::ffff:0:7f00:1]/",
+  "http://[64:ff9b:1::7f00:1]/",
+  "http://[2002:7f00:1::1]/",
+  "http://[fec0::1]/",
+  "http://[2001::1]/",
+  "http://[2001:db8::1]/",
+  "http://192.0.2.1/",
+  "http://198.51.100.1/",
+  "http://203.0.113.1/",
   `http://${LOOPBACK_NAME}/`,
 ];
 

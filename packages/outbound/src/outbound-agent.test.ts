@@ -10,9 +10,9 @@ const realSetTimeout = globalThis.setTimeout;
 const realSleep = (ms: number) => new Promise((resolve) => realSetTimeout(resolve, ms));
 
 /** localhost resolves to loopback through /etc/hosts, so no network is needed. */
-function resolve(allowPrivate: boolean): Promise<{ error: Error | null; address: string | LookupAddress[] }> {
+function resolve(allowPrivate: boolean, host = "localhost"): Promise<{ error: Error | null; address: string | LookupAddress[] }> {
   return new Promise((done) => {
-    guardedLookup(allowPrivate)("localhost", { all: false }, (error, address) => done({ error, address }));
+    guardedLookup(allowPrivate)(host, { all: false }, (error, address) => done({ error, address }));
   });
 }
 
@@ -20,6 +20,22 @@ describe("guardedLookup", () => {
   it("refuses a name that resolves to a private address at connect time", async () => {
     const { error } = await resolve(false);
     expect(error).toBeInstanceOf(PrivateTargetError);
+  });
+
+  // An address "resolves" to itself without any DNS: these are what the connect-time check sees
+  // when a name answers with them. The same classification (core's isPrivateAddress) as at registration.
+  it.each(["::7f00:1", "::ffff:0:7f00:1", "64:ff9b:1::7f00:1", "2002:7f00:1::1", "fec0::1", "2001:db8::1", "2001::1", "192.0.2.1", "198.51.100.1", "203.0.113.1"])(
+    "refuses an answer of %s at connect time",
+    async (address) => {
+      const { error } = await resolve(false, address);
+      expect(error).toBeInstanceOf(PrivateTargetError);
+    },
+  );
+
+  it("lets a public answer through", async () => {
+    const { error, address } = await resolve(false, "2002:808:808::1");
+    expect(error).toBeNull();
+    expect(address).toBe("2002:808:808::1");
   });
 
   it("lets it through when private targets are allowed", async () => {
