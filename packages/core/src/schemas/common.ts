@@ -33,13 +33,23 @@ function isHttpUrl(raw: string): boolean {
 }
 
 /**
+ * What a URL parser drops without a word: spaces and control characters
+ * (U+0000-U+0020) at either end, and tabs and line breaks anywhere. A URL
+ * holding them would be stored and shown as typed but dialled as something
+ * else, so it is refused rather than quietly cleaned.
+ */
+const SILENTLY_DROPPED = /^[\u0000-\u0020]|[\u0000-\u0020]$|[\t\n\r]/;
+
+/**
  * Syntax only: whether the target may be reached (SSRF policy, DNS) is decided
  * by checkOutboundUrl and the resolver at the edge, which know the deployment's
- * allowPrivate setting.
+ * allowPrivate setting. Shared by webhook URLs, PUSH endpoints and callbacks,
+ * so all three refuse the same strings.
  */
 export const httpUrlSchema = z
   .string()
   .max(MAX_URL_LENGTH)
+  .refine((raw) => !SILENTLY_DROPPED.test(raw), { message: "must not start or end with a space or control character, nor hold a tab or line break" })
   .refine(isHttpUrl, { message: "must be an absolute http(s) URL" });
 
 export const queueNameSchema = z

@@ -139,6 +139,18 @@ describe("submitTaskInputSchema", () => {
     expect(ok({ callbackUrl: "/relative" })).toBe(false);
   });
 
+  // new URL() drops these silently, so the URL would be stored as typed and dialled as something else (found by QA).
+  it.each([" http://127.0.0.1/x", "http://127.0.0.1/x ", "\thttps://example.com/", "https://example.com/\n", "https://exa\nmple.com/", "https://example.com/a\tb", "\u0000https://example.com/", "https://example.com/\u001f"])(
+    "callbackUrl: refuses %j, which a URL parser would quietly clean",
+    (callbackUrl) => {
+      expect(ok({ callbackUrl })).toBe(false);
+    },
+  );
+
+  it("callbackUrl: a space inside (percent-encoded when dialled) is still accepted", () => {
+    expect(ok({ callbackUrl: "https://example.com/a b?q=c d" })).toBe(true);
+  });
+
   it("reports a deep payload through parseInput as BAD_USER_INPUT on payload", () => {
     try {
       parseInput(submitTaskInputSchema, { type: "t", payload: nested(40) });

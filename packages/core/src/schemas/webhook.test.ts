@@ -16,6 +16,8 @@ describe("createWebhookInputSchema", () => {
       { url: "https://example.com/h", events: ["TASK.SUCCEEDED"] },
       { url: "ftp://example.com/h", events: ["*"] },
       { url: "not a url", events: ["*"] },
+      { url: " https://example.com/h", events: ["*"] },
+      { url: "https://example.com/h\n", events: ["*"] },
     ];
     for (const input of bad) expect(createWebhookInputSchema.safeParse(input).success).toBe(false);
   });
@@ -26,7 +28,7 @@ describe("updateWebhookInputSchema", () => {
     expect(updateWebhookInputSchema.parse({})).toEqual({});
     expect(updateWebhookInputSchema.parse({ url: null, events: null, enabled: null })).toEqual({ url: null, events: null, enabled: null });
     expect(updateWebhookInputSchema.parse({ enabled: true, events: ["task.succeeded", "*", "task.succeeded"] })).toEqual({ enabled: true, events: ["*", "task.succeeded"] });
-    for (const input of [{ events: [] }, { events: ["task.started"] }, { url: "ftp://example.com/h" }, { url: "" }, { enabled: "yes" }]) {
+    for (const input of [{ events: [] }, { events: ["task.started"] }, { url: "ftp://example.com/h" }, { url: "" }, { url: "https://example.com/h " }, { enabled: "yes" }]) {
       expect(updateWebhookInputSchema.safeParse(input).success, JSON.stringify(input)).toBe(false);
     }
   });
