@@ -2,13 +2,15 @@ import { NotFoundError, isWellFormedId } from "@tasklane/core";
 import { withTransaction, type Database } from "../database.js";
 import { refuseDeadOnly } from "./dead-only-refusal.js";
 import { mapTaskRow, taskColumnsOf, type TaskRecord } from "../tasks/task-record.js";
-import { RETURNING_FOR_CTES, eventInsert, sameId } from "./sql-fragments.js";
+import { RETURNING_FOR_CTES, eventInsert, notifyOutboxInsert, sameId } from "./sql-fragments.js";
 
 /**
  * DEAD -> CANCELLED: the tenant gives up on a dead task, so it leaves the
- * dead-letter queue. Attempts, result and error stay as they were. No
- * notification: the task's terminal event (task.dead) was already sent, and
- * nothing new happened to the work itself.
+ * dead-letter queue. Attempts, result and error stay as they were. The task
+ * reached CANCELLED, so webhooks and its callbackUrl hear task.cancelled, as
+ * from cancelTask: the outbox row commits with the change (a receiver that
+ * mirrors statuses would otherwise keep it DEAD for good). It follows the
+ * task.dead sent when it died.
  */
 export async function discardTask(db: Database, tenantId: string, id: string, actor: string): Promise<TaskRecord> {
   if (!isWellFormedId("task", id)) throw new NotFoundError("Task", id);
@@ -23,7 +25,8 @@ export async function discardTask(db: Database, tenantId: string, id: string, ac
          FROM cand WHERE ${sameId("t", "cand")}
          RETURNING ${RETURNING_FOR_CTES}, cand.from_status
        ),
-       ev AS (${eventInsert("upd", "$3", "'discard'")})
+       ev AS (${eventInsert("upd", "$3", "'discard'")}),
+       nt AS (${notifyOutboxInsert("upd")})
        SELECT ${taskColumnsOf("upd")} FROM upd JOIN queues q ON q.id = upd.queue_id`,
       [id, tenantId, actor],
     );
