@@ -11,8 +11,21 @@ import { sendDelivery } from "./send-delivery.js";
 export const REQUEST_TIMEOUT_MS = 10_000;
 /** Lock beyond the request timeout, for recording the outcome; a killed notifier's claims come back after timeout + margin. */
 export const LOCK_MARGIN_MS = 5_000;
-/** Most deliveries in flight to one endpoint URL per notifier, so one slow receiver cannot take the whole pool. */
-export const PER_ENDPOINT_CONCURRENCY = 4;
+/**
+ * Most deliveries in flight per tenant and receiver origin (scheme, host and
+ * port) per notifier, so one slow receiver cannot take the whole pool, however
+ * many URLs (paths, query strings) the tenant points at it.
+ */
+export const PER_ORIGIN_CONCURRENCY = 4;
+
+/**
+ * Most of the notifier's slots one tenant may hold while another tenant has
+ * due work: half, so a tenant with many slow origins leaves the other half to
+ * the rest. A tenant alone may use them all.
+ */
+export function tenantShare(concurrency: number): number {
+  return Math.max(1, Math.ceil(concurrency / 2));
+}
 /** Most deliveries claimed per query. */
 const CLAIM_BATCH = 200;
 
@@ -43,11 +56,12 @@ export function createDeliveryTick(deps: DeliveryLoopDeps): () => Promise<boolea
     const claimed = await claimDueDeliveries(deps.db, {
       limit: want,
       lockMs: REQUEST_TIMEOUT_MS + LOCK_MARGIN_MS,
-      perEndpointLimit: PER_ENDPOINT_CONCURRENCY,
-      inFlightByUrl: deps.inFlight.byUrl(),
+      perOriginLimit: PER_ORIGIN_CONCURRENCY,
+      tenantShare: tenantShare(deps.concurrency),
+      inFlight: deps.inFlight.counts(),
     });
     for (const delivery of claimed) {
-      deps.inFlight.track(delivery.url, runDelivery(deps, delivery).finally(deps.onSlotFreed));
+      deps.inFlight.track(delivery, runDelivery(deps, delivery).finally(deps.onSlotFreed));
     }
     return claimed.length === want;
   };

@@ -1,31 +1,35 @@
+import { originKey, type ClaimedDelivery, type InFlightCounts } from "@tasklane/db";
+
 /**
- * Deliveries this process is running: counted overall (NOTIFIER_CONCURRENCY)
- * and per endpoint URL (the claim query asks only for what still fits), and
- * kept as promises so a shutdown can wait for them.
+ * Deliveries this process is running: counted overall (NOTIFIER_CONCURRENCY),
+ * per tenant and origin and per tenant (the claim asks only for what still
+ * fits under each cap), and kept as promises so a shutdown can wait for them.
  */
 export class InFlight {
-  private readonly perUrl = new Map<string, number>();
+  private readonly perOrigin = new Map<string, number>();
+  private readonly perTenant = new Map<string, number>();
   private readonly running = new Set<Promise<void>>();
 
   get size(): number {
     return this.running.size;
   }
 
-  /** A copy, handed to the claim so this process's own in-flight work counts against each endpoint's cap. */
-  byUrl(): Map<string, number> {
-    return new Map(this.perUrl);
+  /** Copies, handed to the claim so this process's own in-flight work counts against each cap. */
+  counts(): InFlightCounts {
+    return { byOrigin: new Map(this.perOrigin), byTenant: new Map(this.perTenant) };
   }
 
   /** `work` must handle its own errors (the delivery runner logs them); a rejection here is ignored. */
-  track(url: string, work: Promise<void>): void {
-    this.perUrl.set(url, (this.perUrl.get(url) ?? 0) + 1);
+  track(delivery: Pick<ClaimedDelivery, "tenantId" | "origin">, work: Promise<void>): void {
+    const key = originKey(delivery.tenantId, delivery.origin);
+    increment(this.perOrigin, key);
+    increment(this.perTenant, delivery.tenantId);
     const tracked: Promise<void> = work
       .catch(() => undefined)
       .finally(() => {
         this.running.delete(tracked);
-        const left = (this.perUrl.get(url) ?? 1) - 1;
-        if (left > 0) this.perUrl.set(url, left);
-        else this.perUrl.delete(url);
+        decrement(this.perOrigin, key);
+        decrement(this.perTenant, delivery.tenantId);
       });
     this.running.add(tracked);
   }
@@ -43,4 +47,14 @@ export class InFlight {
     clearTimeout(timer);
     return this.running.size;
   }
+}
+
+function increment(counts: Map<string, number>, key: string): void {
+  counts.set(key, (counts.get(key) ?? 0) + 1);
+}
+
+function decrement(counts: Map<string, number>, key: string): void {
+  const left = (counts.get(key) ?? 1) - 1;
+  if (left > 0) counts.set(key, left);
+  else counts.delete(key);
 }

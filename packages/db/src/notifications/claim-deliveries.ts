@@ -9,6 +9,8 @@ export interface ClaimedDelivery {
   /** The task the event is about; null for workflow events. */
   taskId: string | null;
   url: string;
+  /** The URL's scheme, host and port as the per-origin cap counts them (see ORIGIN_SQL). */
+  origin: string;
   event: string;
   /** The exact bytes to sign and send: stored once at fan-out, identical on every attempt. */
   body: string;
@@ -29,20 +31,46 @@ export interface ClaimOptions {
   limit: number;
   /** Lock length: the request timeout plus a margin for recording the outcome. */
   lockMs: number;
-  /** Most deliveries in flight per endpoint URL in this process. */
-  perEndpointLimit: number;
-  /** What this process already has in flight per URL; those count against perEndpointLimit. */
-  inFlightByUrl: ReadonlyMap<string, number>;
+  /** Most deliveries in flight per tenant and receiver origin (scheme, host and port) in this process. */
+  perOriginLimit: number;
+  /**
+   * Most deliveries one tenant may have in flight in this process while
+   * another tenant has due work this claim could start; a tenant alone may
+   * use every slot.
+   */
+  tenantShare: number;
+  /** What this process already has in flight, per tenant and origin and per tenant; those count against the caps. */
+  inFlight: InFlightCounts;
+}
+
+/** A process's deliveries in flight, as the claim counts them. */
+export interface InFlightCounts {
+  /** Keyed by originKey(tenantId, origin). */
+  byOrigin: ReadonlyMap<string, number>;
+  byTenant: ReadonlyMap<string, number>;
+}
+
+/** The key of InFlightCounts.byOrigin: a tenant's deliveries to one origin. */
+export function originKey(tenantId: string, origin: string): string {
+  return `${tenantId} ${origin}`;
 }
 
 /**
- * Due rows examined per claim before the per-endpoint cap is applied. A bound
- * keeps the window function cheap under a huge backlog; a slow endpoint with
- * thousands of due rows can then crowd others out of one scan, but failed
- * attempts move past the window (next_attempt_at) and successful ones drain.
+ * Due rows read per tenant with due work, oldest first, before the caps are
+ * applied: enough for a tenant's share spread over a few origins. One tenant's
+ * backlog to a slow origin deeper than this can hold back that tenant's other
+ * origins (until it drains or its attempts fail forward), never another tenant's.
  */
-const SCAN_FACTOR = 10;
-const MIN_SCAN = 1000;
+const PER_TENANT_SCAN = 64;
+
+/**
+ * A URL's origin as the caps count it: scheme, host and port, lower-cased,
+ * without user info, a default port (http 80, https 443) dropped. Computed
+ * on the rows one claim reads (a few per tenant), so no column is kept.
+ */
+const ORIGIN_SQL = String.raw`regexp_replace(
+  lower(regexp_replace(d.url, '^([A-Za-z][A-Za-z0-9+.-]*)://(?:[^/?#@]*@)?([^/?#]*).*$', '\1://\2')),
+  '^(?:(http://[^/]*):80|(https://[^/]*):443)$', '\1\2')`;
 
 type Row = {
   id: string;
@@ -50,6 +78,7 @@ type Row = {
   webhook_id: string | null;
   task_id: string | null;
   url: string;
+  origin: string;
   event: string;
   body: string;
   attempts: number;
@@ -66,27 +95,59 @@ type Row = {
 /**
  * Claims due PENDING deliveries: next_attempt_at reached and no live lock
  * (a lock left by a killed notifier runs out and the delivery comes back).
- * Rows are picked with SKIP LOCKED, so notifiers never wait on each other,
- * oldest first, at most `perEndpointLimit` minus what is already in flight per
- * URL, so one slow receiver cannot take every slot.
+ * Rows are picked with SKIP LOCKED, so notifiers never wait on each other.
+ *
+ * Fair across tenants, as Svix and Hatchet isolate their tenants:
+ * - every tenant with due work is looked at, however deep another tenant's
+ *   backlog: the tenants with PENDING rows are walked one index descent each
+ *   (a loose index scan on webhook_deliveries_due_by_tenant_idx), then each
+ *   one's oldest due rows are read from the same index (PER_TENANT_SCAN);
+ * - per tenant and receiver origin at most `perOriginLimit` in flight in this
+ *   process (callbacks included), so URLs differing by path or query string
+ *   share one cap;
+ * - while two or more tenants have work this claim could start, none goes
+ *   past `tenantShare` in flight; alone, a tenant may take every free slot;
+ * - the free slots go round-robin, least loaded tenant first: a tenant's
+ *   n-th row ranks by its in-flight count + n, then by due time.
  */
 export async function claimDueDeliveries(db: Database, options: ClaimOptions): Promise<ClaimedDelivery[]> {
   if (options.limit <= 0) return [];
-  const busy = [...options.inFlightByUrl.entries()];
-  // Prepared: polled ten times a second, the statement was parsed and planned on every poll.
+  const origins = [...options.inFlight.byOrigin.entries()];
+  const tenants = [...options.inFlight.byTenant.entries()];
+  // Prepared: claimed whenever a slot frees up, the statement was parsed and planned on every call.
   const res = await db.pool.query<Row>(
     prepared(
-      `WITH busy AS (SELECT * FROM unnest($4::text[], $5::int[]) AS b(url, n)),
+      `WITH RECURSIVE pending_tenants AS (
+       (SELECT tenant_id FROM webhook_deliveries WHERE status = 'PENDING' ORDER BY tenant_id, next_attempt_at LIMIT 1)
+       UNION ALL
+       SELECT (SELECT d.tenant_id FROM webhook_deliveries d
+               WHERE d.status = 'PENDING' AND d.tenant_id > p.tenant_id ORDER BY d.tenant_id, d.next_attempt_at LIMIT 1)
+       FROM pending_tenants p WHERE p.tenant_id IS NOT NULL
+     ),
+     busy_origin AS (SELECT * FROM unnest($4::text[], $5::int[]) AS b(key, n)),
+     busy_tenant AS (SELECT * FROM unnest($6::text[], $7::int[]) AS b(tenant_id, n)),
+     due AS (
+       SELECT r.id, r.tenant_id, r.next_attempt_at, r.origin,
+         row_number() OVER (PARTITION BY r.tenant_id, r.origin ORDER BY r.next_attempt_at, r.id) AS origin_rn
+       FROM pending_tenants p CROSS JOIN LATERAL (
+         SELECT d.id, d.tenant_id, d.next_attempt_at, ${ORIGIN_SQL} AS origin
+         FROM webhook_deliveries d
+         WHERE d.tenant_id = p.tenant_id AND d.status = 'PENDING' AND d.next_attempt_at <= now()
+           AND (d.locked_until IS NULL OR d.locked_until < now())
+         ORDER BY d.next_attempt_at, d.id LIMIT $8
+       ) r
+       WHERE p.tenant_id IS NOT NULL
+     ),
+     fit AS (
+       SELECT u.id, u.tenant_id, u.next_attempt_at,
+         row_number() OVER (PARTITION BY u.tenant_id ORDER BY u.next_attempt_at, u.id) AS tenant_rn
+       FROM due u LEFT JOIN busy_origin bo ON bo.key = u.tenant_id || ' ' || u.origin
+       WHERE u.origin_rn <= $3 - COALESCE(bo.n, 0)
+     ),
      cand AS (
-       SELECT c.id FROM (
-         SELECT s.id, s.url, s.next_attempt_at,
-           row_number() OVER (PARTITION BY s.url ORDER BY s.next_attempt_at, s.id) AS rn
-         FROM (SELECT id, url, next_attempt_at FROM webhook_deliveries
-               WHERE status = 'PENDING' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())
-               ORDER BY next_attempt_at LIMIT $6) s
-       ) c LEFT JOIN busy b ON b.url = c.url
-       WHERE c.rn <= $3 - COALESCE(b.n, 0)
-       ORDER BY c.next_attempt_at, c.id LIMIT $1
+       SELECT f.id FROM fit f LEFT JOIN busy_tenant bt ON bt.tenant_id = f.tenant_id
+       WHERE (SELECT count(DISTINCT tenant_id) FROM fit) < 2 OR f.tenant_rn <= $9 - COALESCE(bt.n, 0)
+       ORDER BY COALESCE(bt.n, 0) + f.tenant_rn, f.next_attempt_at, f.id LIMIT $1
      ),
      locked AS (
        SELECT d.id, d.tenant_id, d.webhook_id FROM webhook_deliveries d
@@ -96,7 +157,7 @@ export async function claimDueDeliveries(db: Database, options: ClaimOptions): P
      UPDATE webhook_deliveries d SET locked_until = now() + $2 * interval '1 millisecond'
      FROM locked l JOIN tenants t ON t.id = l.tenant_id LEFT JOIN webhooks w ON w.id = l.webhook_id
      WHERE d.id = l.id
-     RETURNING d.id, d.tenant_id, d.webhook_id, d.task_id, d.url, d.event, d.body, d.attempts, d.locked_until,
+     RETURNING d.id, d.tenant_id, d.webhook_id, d.task_id, d.url, ${ORIGIN_SQL} AS origin, d.event, d.body, d.attempts, d.locked_until,
        w.secret AS webhook_secret, w.enabled AS webhook_enabled, (w.deleted_at IS NOT NULL) AS webhook_deleted,
        w.disabled_reason, t.signing_secret,
        CASE WHEN t.previous_secret_expires_at > now() THEN t.previous_signing_secret END AS previous_secret,
@@ -104,10 +165,13 @@ export async function claimDueDeliveries(db: Database, options: ClaimOptions): P
       [
         options.limit,
         options.lockMs,
-        options.perEndpointLimit,
-        busy.map(([url]) => url),
-        busy.map(([, n]) => n),
-        Math.max(options.limit * SCAN_FACTOR, MIN_SCAN),
+        options.perOriginLimit,
+        origins.map(([key]) => key),
+        origins.map(([, n]) => n),
+        tenants.map(([tenantId]) => tenantId),
+        tenants.map(([, n]) => n),
+        PER_TENANT_SCAN,
+        options.tenantShare,
       ],
     ),
   );
@@ -125,6 +189,7 @@ function mapClaimed(r: Row): ClaimedDelivery {
     webhookId: r.webhook_id,
     taskId: r.task_id,
     url: r.url,
+    origin: r.origin,
     event: r.event,
     body: r.body,
     attempts: r.attempts,

@@ -1,0 +1,11 @@
+-- The notifier's claim (packages/db/src/notifications/claim-deliveries.ts)
+-- looks at every tenant with due deliveries, however deep one tenant's
+-- backlog: it walks the tenants with PENDING rows one index descent each (a
+-- loose index scan) and reads each one's oldest due rows. With only
+-- (status, next_attempt_at) it read the 1,000 oldest due rows across all
+-- tenants, so one tenant's backlog to a slow receiver hid every other
+-- tenant's webhooks for as long as it lasted. Partial: delivered and failed
+-- rows, most of the table, take no entry. CONCURRENTLY, in a migration of its
+-- own, so a big table keeps taking writes while it is built
+-- (docs/operations.md, Upgrades and migrations).
+CREATE INDEX CONCURRENTLY "webhook_deliveries_due_by_tenant_idx" ON "webhook_deliveries" ("tenant_id", "next_attempt_at", "id") WHERE status = 'PENDING';
