@@ -116,6 +116,16 @@ export const MAX_QUEUES_PER_TENANT = 1000;
  */
 export const MAX_SCHEDULES_PER_TENANT = 1000;
 
+/**
+ * Live API keys per tenant: not revoked, made by createApiKey (they never
+ * expire). Every key is a credential to audit and the apiKeys list answers
+ * them all unpaged, so 100 keeps both small; a revoked key frees its slot.
+ * Console session keys (consoleSignIn, each expiring after 12 h) are outside
+ * it: a tenant at the cap must still be able to sign in to the console,
+ * where it would revoke keys.
+ */
+export const MAX_API_KEYS_PER_TENANT = 100;
+
 /** A queue's start rate: a token bucket refilled at perSecond, holding up to burst. */
 export interface StartRate {
   perSecond: number;

@@ -2,7 +2,7 @@
  * A tenant's API keys. The secret is returned once; only its sha256 is stored.
  */
 import { NotFoundError, hashSecret, isWellFormedId, newApiKeySecret, newId } from "@tasklane/core";
-import type { Database, Prisma } from "@tasklane/db";
+import { prismaRunner, reserveOwnedSlot, type Database, type Prisma } from "@tasklane/db";
 import type { ApiKeyAuthenticator } from "../auth/api-key-authenticator.js";
 import type { ApiKeyScope } from "../auth/scopes.js";
 
@@ -14,12 +14,24 @@ export class ApiKeyService {
     private readonly authenticator: ApiKeyAuthenticator,
   ) {}
 
-  /** `expiresAt`: the key stops authenticating after it (console session keys); omitted = never. */
+  /**
+   * `expiresAt`: the key stops authenticating after it (console session keys);
+   * omitted = never. A key that never expires takes one of the tenant's
+   * MAX_API_KEYS_PER_TENANT slots, exact under concurrent creates
+   * (owned-caps.ts): past it QUOTA_EXCEEDED, nothing written. A session key
+   * takes none, so signing in to the console (to revoke keys, say) always
+   * works; it lives 12 hours and retention deletes it a week after.
+   */
   async create(tenantId: string, name: string, scopes: readonly ApiKeyScope[], expiresAt?: Date): Promise<{ row: ApiKeyRow; secret: string }> {
     const key = newApiKeySecret();
-    const row = await this.db.prisma.apiKey.create({
-      data: { id: newId("key"), tenantId, name, prefix: key.prefix, secretHash: hashSecret(key.secret), scopes: [...scopes], expiresAt: expiresAt ?? null },
-    });
+    const data = { id: newId("key"), tenantId, name, prefix: key.prefix, secretHash: hashSecret(key.secret), scopes: [...scopes], expiresAt: expiresAt ?? null };
+    const row =
+      expiresAt === undefined
+        ? await this.db.prisma.$transaction(async (tx) => {
+            await reserveOwnedSlot(prismaRunner(tx), tenantId, "apiKeys");
+            return tx.apiKey.create({ data });
+          })
+        : await this.db.prisma.apiKey.create({ data });
     return { row, secret: key.secret };
   }
 

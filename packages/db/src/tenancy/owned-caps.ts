@@ -1,7 +1,7 @@
 /**
- * Caps on how many queues, schedules and webhook endpoints a tenant owns
- * (limits.ts: MAX_QUEUES_PER_TENANT, MAX_SCHEDULES_PER_TENANT,
- * MAX_WEBHOOKS_PER_TENANT), checked by the create that would pass one, in the
+ * Caps on how many queues, schedules, webhook endpoints and API keys a tenant
+ * owns (limits.ts: MAX_QUEUES_PER_TENANT, MAX_SCHEDULES_PER_TENANT,
+ * MAX_WEBHOOKS_PER_TENANT, MAX_API_KEYS_PER_TENANT), checked by the create that would pass one, in the
  * transaction that writes it: refused, it writes nothing.
  *
  * Race-safe: a tenant's creates of one kind are serialised by a
@@ -14,11 +14,11 @@
  * previous holder's row.) Updates and deletes never take it. The count reads
  * at most the cap's worth of index entries (~1,000), and only creates pay it.
  */
-import { MAX_QUEUES_PER_TENANT, MAX_SCHEDULES_PER_TENANT, MAX_WEBHOOKS_PER_TENANT, QuotaExceededError } from "@tasklane/core";
+import { MAX_API_KEYS_PER_TENANT, MAX_QUEUES_PER_TENANT, MAX_SCHEDULES_PER_TENANT, MAX_WEBHOOKS_PER_TENANT, QuotaExceededError } from "@tasklane/core";
 import type pg from "pg";
 import type { Prisma } from "../generated/prisma/client.js";
 
-export type OwnedKind = "queues" | "schedules" | "webhooks";
+export type OwnedKind = "queues" | "schedules" | "webhooks" | "apiKeys";
 
 interface OwnedCap {
   cap: number;
@@ -26,6 +26,8 @@ interface OwnedCap {
   count: string;
   /** QuotaExceededError's extensions.quota. */
   quota: string;
+  /** What the refusal's message calls them, when not the kind's own name. */
+  noun?: string;
 }
 
 const CAPS: Record<OwnedKind, OwnedCap> = {
@@ -39,6 +41,14 @@ const CAPS: Record<OwnedKind, OwnedCap> = {
     cap: MAX_WEBHOOKS_PER_TENANT,
     count: "SELECT count(*)::int AS live FROM webhooks WHERE tenant_id = $1 AND deleted_at IS NULL",
     quota: "webhooksPerTenant",
+  },
+  // Keys with an expiry are console session keys (createApiKey makes none),
+  // outside the cap so a tenant at it can still sign in (MAX_API_KEYS_PER_TENANT).
+  apiKeys: {
+    cap: MAX_API_KEYS_PER_TENANT,
+    count: "SELECT count(*)::int AS live FROM api_keys WHERE tenant_id = $1 AND revoked_at IS NULL AND expires_at IS NULL",
+    quota: "apiKeysPerTenant",
+    noun: "API keys",
   },
 };
 
@@ -69,9 +79,9 @@ export async function lockOwnedCreates(run: SqlRunner, tenantId: string, kind: O
  * holding lockOwnedCreates (an earlier statement of the same transaction).
  */
 export async function assertRoomFor(run: SqlRunner, tenantId: string, kind: OwnedKind): Promise<void> {
-  const { cap, count, quota } = CAPS[kind];
+  const { cap, count, quota, noun = kind } = CAPS[kind];
   const [row] = await run.rows<{ live: number }>(count, [tenantId]);
-  if (Number(row?.live ?? 0) >= cap) throw new QuotaExceededError(`A tenant may have at most ${cap} ${kind}`, { quota, limit: cap });
+  if (Number(row?.live ?? 0) >= cap) throw new QuotaExceededError(`A tenant may have at most ${cap} ${noun}`, { quota, limit: cap });
 }
 
 /** lockOwnedCreates then assertRoomFor: what a create does first in its transaction. */

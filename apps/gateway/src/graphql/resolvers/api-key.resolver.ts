@@ -16,7 +16,10 @@ export class ApiKeyResolver {
     return (await ctx.services.apiKeys.list(caller.tenantId)).map(toApiKey);
   }
 
-  @Mutation(() => ApiKeyWithSecret, { description: 'scopes: full, submit, worker, read (default ["full"])' })
+  @Mutation(() => ApiKeyWithSecret, {
+    description:
+      'scopes: full, submit, worker, read (default ["full"]); at most 100 live keys per tenant (a revoked one frees its slot; console session keys are not counted): one more is QUOTA_EXCEEDED',
+  })
   async createApiKey(
     @Arg("name", () => String) name: string,
     @Arg("scopes", () => [String], { nullable: true }) scopes: string[] | null | undefined,
