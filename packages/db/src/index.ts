@@ -29,4 +29,5 @@ export * from "./tenancy/pending-counters.js";
 export * from "./tenancy/tenant-scope.js";
 export * from "./tenancy/owned-caps.js";
 export * from "./retention/prune-finished.js";
+export * from "./retention/prune-credentials.js";
 export * from "./transitions/return-leases.js";

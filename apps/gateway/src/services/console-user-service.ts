@@ -4,9 +4,10 @@
  * Sign-in verifies the password and mints a short-lived tenant API key
  * (scopes ["full"], expires after CONSOLE_SESSION_TTL_MS) for the console's
  * server to call this API with; the console keeps it in its encrypted session
- * cookie and revokes it at sign-out. Every way a sign-in can fail (unknown
- * email, wrong password, malformed email) costs one scrypt and ends in the
- * same UNAUTHENTICATED error.
+ * cookie and revokes it at sign-out. Session keys are not counted toward
+ * MAX_API_KEYS_PER_TENANT (see ApiKeyService.create). Every way a sign-in
+ * can fail (unknown email, wrong password, malformed email) costs one scrypt
+ * and ends in the same UNAUTHENTICATED error.
  */
 import { randomBytes } from "node:crypto";
 import { ConflictError, NotFoundError, RateLimitedError, UnauthenticatedError, newId } from "@tasklane/core";
@@ -19,8 +20,6 @@ type ConsoleUserRow = Prisma.ConsoleUserModel;
 
 /** How long a console session's API key lives (the console's session lasts as long). */
 export const CONSOLE_SESSION_TTL_MS = 12 * 60 * 60 * 1000;
-/** Expired session keys are deleted this long after expiry (kept a while for the keys page's history). */
-const EXPIRED_SESSION_KEY_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 export const CONSOLE_SESSION_KEY_PREFIX = "console session ";
 
 /** Failed sign-ins per email per gateway instance before RATE_LIMITED; a guessing brake, not a lockout. */
@@ -72,14 +71,10 @@ export class ConsoleUserService {
     }
     this.#failures.delete(user.email);
     const expiresAt = new Date(this.now() + CONSOLE_SESSION_TTL_MS);
+    // A key with an expiry: outside MAX_API_KEYS_PER_TENANT, so a tenant at
+    // its cap can still sign in (and revoke keys there). The scheduler's
+    // retention deletes it a week after it expires (EXPIRED_KEY_RETENTION_DAYS).
     const { row, secret } = await this.apiKeys.create(user.tenantId, `${CONSOLE_SESSION_KEY_PREFIX}${user.email}`, [ApiKeyScope.full], expiresAt);
-    await this.db.prisma.apiKey.deleteMany({
-      where: {
-        tenantId: user.tenantId,
-        name: { startsWith: CONSOLE_SESSION_KEY_PREFIX },
-        expiresAt: { lt: new Date(this.now() - EXPIRED_SESSION_KEY_RETENTION_MS) },
-      },
-    });
     return { user, token: secret, apiKeyId: row.id, expiresAt };
   }
 

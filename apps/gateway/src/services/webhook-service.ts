@@ -18,6 +18,9 @@ import { assertOutboundUrl, type HostResolver } from "./outbound-url.js";
 export type WebhookRow = Prisma.WebhookModel;
 export type WebhookDeliveryRow = Prisma.WebhookDeliveryModel;
 
+/** A deleted webhook's secret column (NOT NULL): its secret is dropped at deletion. */
+export const DELETED_WEBHOOK_SECRET = "";
+
 /** What a webhook the tenant disabled itself says in disabledReason. */
 export const DISABLED_BY_TENANT = "disabled by the tenant";
 
@@ -124,15 +127,17 @@ export class WebhookService {
   }
 
   /**
-   * Soft delete: the row stays for the delivery log, fan-out skips it, and
-   * deliveries already queued for it are abandoned by the notifier.
+   * Soft delete: the row stays for the delivery log (until retention prunes
+   * it, pruneCredentials), fan-out skips it, and deliveries already queued
+   * for it are abandoned by the notifier. Its secret goes at once: nothing
+   * signs with a deleted endpoint's secret, and it is never shown again.
    * Absent, another tenant's and already deleted are the same NOT_FOUND.
    */
   async delete(tenantId: string, id: string): Promise<boolean> {
     if (!isWellFormedId(IdPrefix.webhook, id)) throw new NotFoundError("Webhook", id);
     const { count } = await this.db.prisma.webhook.updateMany({
       where: { id, tenantId, deletedAt: null },
-      data: { deletedAt: new Date(), enabled: false },
+      data: { deletedAt: new Date(), enabled: false, secret: DELETED_WEBHOOK_SECRET },
     });
     if (count === 0) throw new NotFoundError("Webhook", id);
     return true;
