@@ -8,6 +8,12 @@ export interface TextResponse {
   text: string;
   /** The body went on past `limit` ("truncate"): `text` is its first `limit` bytes only. */
   truncated: boolean;
+  /**
+   * Why the body was left unfinished (`bodyGraceMs` only): it outlasted its
+   * grace, the request was aborted, or the connection failed while it was
+   * read. `text` is what had arrived. Unset when the body ended.
+   */
+  bodyCut?: string;
 }
 
 /**
@@ -30,6 +36,15 @@ export interface PostTextOptions {
    * whole). Either way the connection is closed rather than drained.
    */
   overLimit: "truncate" | "fail";
+  /**
+   * Set, the final status is the answer and the body only a detail: once the
+   * status arrives the body gets at most this long, and whatever ends it
+   * first (this grace, `signal`, a connection that fails or closes early)
+   * resolves with the status and the bytes read so far (`bodyCut` says why),
+   * never rejects. Unset (the PUSH worker, whose result is the body), the
+   * body must end within `signal` and a failure while reading it rejects.
+   */
+  bodyGraceMs?: number;
 }
 
 export class BodyTooLargeError extends Error {
@@ -74,6 +89,7 @@ class TextCollector implements Dispatcher.DispatchHandler {
   #chunks: Buffer[] = [];
   #size = 0;
   #settled = false;
+  #bodyTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly opts: PostTextOptions,
@@ -93,10 +109,19 @@ class TextCollector implements Dispatcher.DispatchHandler {
     else signal.once("abort", this.#onAbort);
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
     // 1xx answers come before the final one; only the last counts.
     this.#statusCode = statusCode;
     this.#headers = headers;
+    const grace = this.opts.bodyGraceMs;
+    if (grace !== undefined && statusCode >= 200) {
+      this.#bodyTimer = setTimeout(() => {
+        const reason = `body not finished within ${grace} ms`;
+        this.#settle(() => this.resolve(this.#response(false, reason)));
+        // Closes the connection: a body this slow is not worth a socket.
+        controller.abort(new Error(reason));
+      }, grace);
+    }
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -123,18 +148,27 @@ class TextCollector implements Dispatcher.DispatchHandler {
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
-    this.#settle(() => this.reject(error));
+    // With a grace, a final status already in hand is the answer, whatever became of its body.
+    if (this.opts.bodyGraceMs !== undefined && this.#statusCode >= 200) {
+      const reason = error instanceof RequestAbortedError ? "request aborted" : `${error.name}: ${error.message}`;
+      this.#settle(() => this.resolve(this.#response(false, reason)));
+    } else {
+      this.#settle(() => this.reject(error));
+    }
   }
 
-  #response(truncated: boolean): TextResponse {
+  #response(truncated: boolean, bodyCut?: string): TextResponse {
     const chunks = this.#chunks;
     const text = chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
-    return { statusCode: this.#statusCode, headers: this.#headers, text, truncated };
+    const response: TextResponse = { statusCode: this.#statusCode, headers: this.#headers, text, truncated };
+    if (bodyCut !== undefined) response.bodyCut = bodyCut;
+    return response;
   }
 
   #settle(settle: () => void): void {
     if (this.#settled) return;
     this.#settled = true;
+    if (this.#bodyTimer !== undefined) clearTimeout(this.#bodyTimer);
     const signal = this.opts.signal;
     if ("removeEventListener" in signal) signal.removeEventListener("abort", this.#onAbort);
     else signal.off("abort", this.#onAbort);

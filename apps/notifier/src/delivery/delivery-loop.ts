@@ -7,7 +7,11 @@ import type { InFlight } from "./in-flight.js";
 import { decideOutcome } from "./retry-policy.js";
 import { sendDelivery } from "./send-delivery.js";
 
-/** Whole-request deadline (connect, headers and body): a receiver gets 10 s, like most webhook senders give. */
+/**
+ * Request deadline: a receiver gets 10 s to answer, like most webhook senders
+ * give. Its body gets at most BODY_GRACE_MS after the status, within the same
+ * 10 s, and never changes the outcome (send-delivery.ts).
+ */
 export const REQUEST_TIMEOUT_MS = 10_000;
 /** Lock beyond the request timeout, for recording the outcome; a killed notifier's claims come back after timeout + margin. */
 export const LOCK_MARGIN_MS = 5_000;
@@ -70,6 +74,8 @@ export function createDeliveryTick(deps: DeliveryLoopDeps): () => Promise<boolea
 async function runDelivery(deps: DeliveryLoopDeps, delivery: ClaimedDelivery): Promise<void> {
   const started = process.hrtime.bigint();
   let outcome: DeliveryOutcome;
+  /** Why a response's body was left unfinished: logged, never an outcome (the status decides). */
+  let bodyCut: string | undefined;
   if (delivery.blockedReason !== null) {
     outcome = { kind: "abandoned", error: delivery.blockedReason };
   } else {
@@ -86,6 +92,7 @@ async function runDelivery(deps: DeliveryLoopDeps, delivery: ClaimedDelivery): P
     const result = await sendDelivery(delivery, { agent: deps.agent, allowPrivate: deps.allowPrivate, timeoutMs: REQUEST_TIMEOUT_MS, ...(traceParent !== undefined ? { traceParent } : {}) });
     endSpan(span, result.kind === "response" && result.status < 300 ? undefined : result.kind === "response" ? `HTTP ${result.status}` : result.kind === "refused" ? result.reason : result.error,
       result.kind === "response" ? { "http.response.status_code": result.status } : undefined);
+    if (result.kind === "response") bodyCut = result.bodyCut;
     deps.metrics.requestSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
     outcome = decideOutcome(result, delivery.attempts, deps.retrySchedule);
   }
@@ -101,8 +108,8 @@ async function runDelivery(deps: DeliveryLoopDeps, delivery: ClaimedDelivery): P
     deps.metrics.deliveries.inc({ outcome: held ? outcome.kind : "stale" });
     if (held && outcome.kind === "retry") deps.onRetryScheduled(outcome.delayMs);
     if (!held) log.warn({ outcome: outcome.kind }, "delivery claim expired before its outcome was recorded; outcome dropped");
-    else if (outcome.kind === "delivered") log.debug("delivered");
-    else log.info({ outcome }, "delivery not delivered");
+    else if (outcome.kind === "delivered") log.debug(bodyCut === undefined ? {} : { bodyCut }, "delivered");
+    else log.info({ outcome, ...(bodyCut === undefined ? {} : { bodyCut }) }, "delivery not delivered");
   } catch (error) {
     // The lock runs out and the delivery is sent again under the same webhook-id: a duplicate, never a loss.
     deps.metrics.deliveries.inc({ outcome: "unrecorded" });

@@ -5,8 +5,8 @@ import { PrivateTargetError, postText } from "@tasklane/outbound";
 
 /** What one POST came to, before any retry decision. */
 export type SendResult =
-  /** The receiver answered (any status). */
-  | { kind: "response"; status: number; retryAfterSeconds: number | undefined; snippet: string }
+  /** The receiver answered (any status); `bodyCut` says why its body was left unfinished, if it was. */
+  | { kind: "response"; status: number; retryAfterSeconds: number | undefined; snippet: string; bodyCut?: string }
   /** Never sent: the target is not allowed (SSRF policy). Retrying would not change that. */
   | { kind: "refused"; reason: string }
   /** No answer: connection error or timeout. */
@@ -22,6 +22,12 @@ export interface SendOptions {
 
 /** Response bytes read at most; the rest is discarded. */
 export const MAX_RESPONSE_BYTES = 65_536;
+/**
+ * How long a body may take once the status is in: the status decides the
+ * outcome (Standard Webhooks), the body is only read for last_error. A 2xx
+ * whose body trickles or is cut off is delivered, not retried.
+ */
+export const BODY_GRACE_MS = 1_000;
 /** Characters of the response kept for last_error. */
 const SNIPPET_CHARS = 300;
 const USER_AGENT = "Tasklane-Webhooks/0.1";
@@ -48,10 +54,21 @@ export async function sendDelivery(delivery: ClaimedDelivery, options: SendOptio
   };
   const timeout = AbortSignal.timeout(options.timeoutMs);
   try {
-    const res = await postText(options.agent, check.url, { headers, body: delivery.body, signal: timeout, limit: MAX_RESPONSE_BYTES, overLimit: "truncate" });
+    // The timeout covers the request and the status; the body gets BODY_GRACE_MS after it, and whatever
+    // becomes of the body (slow, cut off, aborted) postText answers with the status.
+    const res = await postText(options.agent, check.url, {
+      headers,
+      body: delivery.body,
+      signal: timeout,
+      limit: MAX_RESPONSE_BYTES,
+      overLimit: "truncate",
+      bodyGraceMs: BODY_GRACE_MS,
+    });
     const retryAfterHeader = res.headers["retry-after"];
     const retryAfter = parseRetryAfter(Array.isArray(retryAfterHeader) ? retryAfterHeader[0] : retryAfterHeader, Date.now());
-    return { kind: "response", status: res.statusCode, retryAfterSeconds: retryAfter, snippet: res.text.slice(0, SNIPPET_CHARS) };
+    const result: SendResult = { kind: "response", status: res.statusCode, retryAfterSeconds: retryAfter, snippet: res.text.slice(0, SNIPPET_CHARS) };
+    if (res.bodyCut !== undefined) result.bodyCut = res.bodyCut;
+    return result;
   } catch (error) {
     const refused = privateTargetCause(error);
     if (refused) return { kind: "refused", reason: `target refused: ${refused.message}` };
