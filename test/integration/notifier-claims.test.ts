@@ -42,6 +42,9 @@ describe("claimDueDeliveries", () => {
     const b = await seedNotifierTenant(tdb.db);
     await due(a.tenantId, Array.from({ length: 5_000 }, (_, i) => `http://slow.example:8080/a?i=${i}`), 3_600_000);
     await due(b.tenantId, ["https://b.example/hook"], 10);
+    // A tenant whose deliveries all wait for a retry is walked past: nothing of it is claimed.
+    const c = await seedNotifierTenant(tdb.db);
+    await due(c.tenantId, ["https://c.example/hook", "https://c.example/hook"], -60_000);
     const busy: InFlightCounts = { byOrigin: new Map([[originKey(a.tenantId, "http://slow.example:8080"), 4]]), byTenant: new Map([[a.tenantId, 4]]) };
     const claimed = await claim({ limit: 28, inFlight: busy });
     expect(claimed.map((c) => [c.tenantId, c.origin])).toEqual([[b.tenantId, "https://b.example"]]);

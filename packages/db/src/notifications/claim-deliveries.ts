@@ -100,8 +100,13 @@ type Row = {
  * Fair across tenants, as Svix and Hatchet isolate their tenants:
  * - every tenant with due work is looked at, however deep another tenant's
  *   backlog: the tenants with PENDING rows are walked one index descent each
- *   (a loose index scan on webhook_deliveries_due_by_tenant_idx), then each
- *   one's oldest due rows are read from the same index (PER_TENANT_SCAN);
+ *   (a loose index scan on webhook_deliveries_due_by_tenant_idx, whose first
+ *   entry per tenant is its earliest next_attempt_at), then the oldest due
+ *   rows of each one with any due are read from the same index
+ *   (PER_TENANT_SCAN). The walk costs ~5 µs per tenant with PENDING rows, due
+ *   or waiting for a retry: 3.5 ms with 4 such tenants and 100,000 rows of
+ *   one, ~25-35 ms with 5,000 (a bounded walk from a rotating cursor would
+ *   cap that, if so many tenants ever wait on retries at once);
  * - per tenant and receiver origin at most `perOriginLimit` in flight in this
  *   process (callbacks included), so URLs differing by path or query string
  *   share one cap;
@@ -118,11 +123,13 @@ export async function claimDueDeliveries(db: Database, options: ClaimOptions): P
   const res = await db.pool.query<Row>(
     prepared(
       `WITH RECURSIVE pending_tenants AS (
-       (SELECT tenant_id FROM webhook_deliveries WHERE status = 'PENDING' ORDER BY tenant_id, next_attempt_at LIMIT 1)
+       (SELECT tenant_id, next_attempt_at AS first_due FROM webhook_deliveries
+        WHERE status = 'PENDING' ORDER BY tenant_id, next_attempt_at LIMIT 1)
        UNION ALL
-       SELECT (SELECT d.tenant_id FROM webhook_deliveries d
-               WHERE d.status = 'PENDING' AND d.tenant_id > p.tenant_id ORDER BY d.tenant_id, d.next_attempt_at LIMIT 1)
-       FROM pending_tenants p WHERE p.tenant_id IS NOT NULL
+       SELECT n.tenant_id, n.first_due FROM pending_tenants p CROSS JOIN LATERAL (
+         SELECT d.tenant_id, d.next_attempt_at AS first_due FROM webhook_deliveries d
+         WHERE d.status = 'PENDING' AND d.tenant_id > p.tenant_id ORDER BY d.tenant_id, d.next_attempt_at LIMIT 1
+       ) n
      ),
      busy_origin AS (SELECT * FROM unnest($4::text[], $5::int[]) AS b(key, n)),
      busy_tenant AS (SELECT * FROM unnest($6::text[], $7::int[]) AS b(tenant_id, n)),
@@ -136,7 +143,7 @@ export async function claimDueDeliveries(db: Database, options: ClaimOptions): P
            AND (d.locked_until IS NULL OR d.locked_until < now())
          ORDER BY d.next_attempt_at, d.id LIMIT $8
        ) r
-       WHERE p.tenant_id IS NOT NULL
+       WHERE p.first_due <= now()
      ),
      fit AS (
        SELECT u.id, u.tenant_id, u.next_attempt_at,
