@@ -2,7 +2,7 @@ import { MAX_ERROR_LENGTH, type FailureDecision } from "@tasklane/core";
 import { prepared, withTransaction, type Database, type Queryable } from "../database.js";
 import { dispatchOutboxCtes, mapDispatchRow, mapReleased, type DispatchIntent } from "../outbox/dispatch-intent.js";
 import { mapTaskRow, taskColumnsOf, type TaskRecord } from "../tasks/task-record.js";
-import { RELEASED_JOIN, RETURNING_FOR_CTES, endAttempts, enqueuedGenerationExpr, eventInsert, lockById, notifyOutboxInsert, releaseNextInOrder, sameId } from "./sql-fragments.js";
+import { RELEASED_JOIN, RETURNING_FOR_CTES, endAttempts, enqueuedGenerationExpr, eventInsert, LOCKED_TASK, lockById, notifyOutboxInsert, releaseNextInOrder, sameId } from "./sql-fragments.js";
 import { advanceWorkflows, noProgress, type WorkflowProgress } from "./workflow-progress.js";
 import { storableJson, storableText } from "../pg-text.js";
 
@@ -149,7 +149,7 @@ function completionSql(scope: string, releasesOrder = true, answersWithTasks = t
   const text = finishSql(
     `SELECT t.id, t.status AS from_status, t.lease_token AS old_token, i.result
      FROM (SELECT u.id, u.gen, u.result FROM unnest($1::text[], $2::int[], $3::text[]) AS u(id, gen, result) ORDER BY u.id) i
-     CROSS JOIN LATERAL ${lockById("i.id", "l.id, l.status, l.lease_generation, l.lease_token, l.workflow_id, l.ordering_key")} t
+     CROSS JOIN LATERAL ${lockById("i.id", ["id", "status", "lease_generation", "lease_token", "workflow_id", "ordering_key"])} t
      WHERE t.status = 'RUNNING' AND t.lease_generation = i.gen AND ${scope}`,
     SUCCEEDED_SET,
     `'SUCCEEDED'`,
@@ -218,7 +218,7 @@ function leasedCompletionSql(answersWithTasks: boolean): string {
   return finishSql(
     `SELECT t.id, t.status AS from_status, t.lease_token AS old_token, i.result
      FROM (SELECT u.id, u.token, u.result FROM unnest($1::text[], $2::text[], $3::text[]) AS u(id, token, result) ORDER BY u.id) i
-     CROSS JOIN LATERAL ${lockById("i.id", "l.id, l.status, l.lease_token, l.workflow_id, l.ordering_key", "l.tenant_id = $4")} t
+     CROSS JOIN LATERAL ${lockById("i.id", ["id", "status", "lease_token", "workflow_id", "ordering_key"], `${LOCKED_TASK}.tenant_id = $4`)} t
      WHERE t.status = 'RUNNING' AND t.lease_token = i.token AND t.workflow_id IS NULL AND t.ordering_key IS NULL`,
     SUCCEEDED_SET,
     `'SUCCEEDED'`,
@@ -315,7 +315,7 @@ export async function failAttempt(db: Database, failure: Failure, actor: string,
 function failureSql(retry: boolean): string {
   return finishSql(
     `SELECT t.id, t.status AS from_status, t.lease_token AS old_token, $4::float8 AS delay_ms
-     FROM ${lockById("$1", "l.id, l.status, l.lease_generation, l.lease_token")} t
+     FROM ${lockById("$1", ["id", "status", "lease_generation", "lease_token"])} t
      WHERE t.status = 'RUNNING' AND t.lease_generation = $2`,
     retry
       ? `status = 'RETRYING', run_at = now() + cand.delay_ms * interval '1 millisecond', last_error = $3,

@@ -24,7 +24,7 @@ export async function returnUndeliveredLeases(
     `WITH cand AS (
        SELECT t.id, t.status AS from_status, t.lease_token AS old_token
        FROM unnest($1::text[], $2::int[]) AS l(id, generation)
-       CROSS JOIN LATERAL ${lockById("l.id", "l.id, l.status, l.lease_token, l.lease_generation, l.tenant_id")} t
+       CROSS JOIN LATERAL ${lockById("l.id", ["id", "status", "lease_token", "lease_generation", "tenant_id"])} t
        WHERE t.tenant_id = $3 AND t.status = 'RUNNING' AND t.lease_generation = l.generation
      ),
      upd AS (
@@ -50,7 +50,7 @@ export const INTERRUPTED_ATTEMPT_REASON = "worker stopped while the request was 
 const RETURN_INTERRUPTED = `WITH cand AS (
      SELECT t.id, t.status AS from_status, t.lease_token AS old_token
      FROM (SELECT u.id, u.generation FROM unnest($1::text[], $2::int[]) AS u(id, generation) ORDER BY u.id) l
-     CROSS JOIN LATERAL ${lockById("l.id", "l.id, l.status, l.lease_token, l.lease_generation")} t
+     CROSS JOIN LATERAL ${lockById("l.id", ["id", "status", "lease_token", "lease_generation"])} t
      WHERE t.status = 'RUNNING' AND t.lease_generation = l.generation
    ),
    upd AS (

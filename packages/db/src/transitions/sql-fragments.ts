@@ -72,17 +72,24 @@ export function sameId(target: string, candidate: string): string {
 
 /**
  * A subquery that locks the task with id `idExpr` by primary-key probe and
- * yields `columns` of it (alias `l`), for the caller to test the locked row.
+ * yields `columns` of it, for the caller to test the locked row.
  * OFFSET 0 keeps the caller's test out of the probe: there the planner could
  * serve `id = x` from a partial index whose predicate the test implies, such
  * as tasks_runnable_lane_idx (id is its fourth column) or the RUNNING-only
  * lease index, and walk every waiting or running task for each id (0.2-0.5 ms
  * per id at 20,000 tasks), a plan that looked cheapest while the table was small.
- * `alsoWhere` (over `l`) keeps rows it excludes unlocked, such as another tenant's.
+ * `alsoWhere` (over the alias LOCKED_TASK) keeps rows it excludes unlocked, such as another tenant's.
+ * The row's alias is one no caller uses: `idExpr` names the caller's own row,
+ * and an alias it shared (an outer `l`) made `l.id = l.id`, true of every task.
  */
-export function lockById(idExpr: string, columns: string, alsoWhere?: string): string {
-  return `(SELECT ${columns} FROM tasks l WHERE l.id = ${idExpr}${alsoWhere === undefined ? "" : ` AND ${alsoWhere}`} OFFSET 0 FOR UPDATE OF l)`;
+export function lockById(idExpr: string, columns: readonly string[], alsoWhere?: string): string {
+  const a = LOCKED_TASK;
+  if (idExpr.startsWith(`${a}.`)) throw new Error(`lockById: ${idExpr} names the locked row itself`);
+  return `(SELECT ${columns.map((c) => `${a}.${c}`).join(", ")} FROM tasks ${a} WHERE ${a}.id = ${idExpr}${alsoWhere === undefined ? "" : ` AND ${alsoWhere}`} OFFSET 0 FOR UPDATE OF ${a})`;
 }
+
+/** The alias of the row lockById locks, for its `alsoWhere`. */
+export const LOCKED_TASK = "locked_task";
 
 /** An UPDATE ... RETURNING hands whole rows on: to eventInsert/notify/dispatch CTEs and to the caller. */
 export const RETURNING_FOR_CTES = "t.*";

@@ -206,7 +206,7 @@ const START_BY_IDS = startSql(
   `SELECT t.id, t.status AS from_status, i.rand, i.ord,
      (CASE WHEN $3::float8 > 0 THEN $3::float8 ELSE t.timeout_seconds * 1000 + $4::float8 END) AS lease_ms
    FROM (SELECT u.id, u.rand, u.ord FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(id, rand, ord) ORDER BY u.id) i
-   CROSS JOIN LATERAL ${lockById("i.id", "l.id, l.tenant_id, l.queue_id, l.status, l.run_at, l.ordering_key, l.timeout_seconds")} t
+   CROSS JOIN LATERAL ${lockById("i.id", ["id", "tenant_id", "queue_id", "status", "run_at", "ordering_key", "timeout_seconds"])} t
    WHERE ${dueAndUnblocked("now() + $7::float8 * interval '1 millisecond'")}
      AND NOT EXISTS (SELECT 1 FROM queues pq WHERE pq.id = t.queue_id AND pq.paused)`,
   PUSH_TASKS,
