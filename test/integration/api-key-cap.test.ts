@@ -3,9 +3,11 @@
  * revoked; console session keys, which expire, are outside the cap) is
  * QUOTA_EXCEEDED and writes nothing, exactly, however many creates race for
  * the last slots; a revoked key frees its slot; signing in to the console
- * still works at the cap. Keys up to the cap are seeded straight in SQL.
+ * still works at the cap, and a console user keeps at most
+ * MAX_CONSOLE_SESSIONS_PER_USER session keys. Keys up to the cap are seeded
+ * straight in SQL.
  */
-import { MAX_API_KEYS_PER_TENANT, newId } from "@tasklane/core";
+import { MAX_API_KEYS_PER_TENANT, MAX_CONSOLE_SESSIONS_PER_USER, newId } from "@tasklane/core";
 import { describe, expect, it } from "vitest";
 import { useGateway } from "../helpers/gateway-fixture.js";
 import { codeOf, createTenant, gql, type GqlResponse } from "../helpers/platform.js";
@@ -86,5 +88,37 @@ describe("cap on a tenant's API keys", () => {
     expect((await gql(platform.gateway.url, REVOKE_KEY, { id: victim.id }, session.token)).errors).toBeUndefined();
     expect((await gql(platform.gateway.url, CREATE_KEY, { n: "made-room" }, session.token)).errors).toBeUndefined();
     expect(await liveKeys(t.tenantId)).toBe(MAX_API_KEYS_PER_TENANT);
+  });
+
+  it("a console user keeps at most MAX_CONSOLE_SESSIONS_PER_USER session keys: signing in deletes the oldest beyond it", async () => {
+    const t = await createTenant(platform.gateway, "console-sessions", { apiRatePerSecond: 1000, apiBurst: 1000 });
+    const password = "a perfectly fine password";
+    for (const e of ["busy@example.com", "calm@example.com"]) {
+      expect((await gql(platform.gateway.url, CREATE_USER, { t: t.tenantId, e, p: password }, platform.gateway.adminToken)).errors).toBeUndefined();
+    }
+    const signIn = async (e: string) => (await gql<{ consoleSignIn: { token: string; apiKeyId: string } }>(platform.gateway.url, SIGN_IN, { e, p: password })).data!.consoleSignIn;
+    const calm = await signIn("calm@example.com");
+    // A tenant's own key that happens to carry a session's name is not a session key.
+    expect((await gql(platform.gateway.url, CREATE_KEY, { n: "console session busy@example.com" }, t.apiKey)).errors).toBeUndefined();
+    // One already expired counts too (it would otherwise stay a week).
+    const expired = newId("key");
+    await platform.database.db.pool.query(
+      `INSERT INTO api_keys (id, tenant_id, name, prefix, secret_hash, scopes, expires_at, created_at)
+       VALUES ($1, $2, 'console session busy@example.com', 'tl_' || left(md5($1), 12), md5($1), '{full}', now() - interval '1 hour', now() - interval '13 hours')`,
+      [expired, t.tenantId],
+    );
+
+    const sessions = [];
+    for (let i = 0; i < MAX_CONSOLE_SESSIONS_PER_USER + 2; i++) sessions.push(await signIn("busy@example.com"));
+    const busyKeys = await platform.database.db.pool.query<{ id: string }>(
+      "SELECT id FROM api_keys WHERE tenant_id = $1 AND name = 'console session busy@example.com' AND expires_at IS NOT NULL ORDER BY created_at",
+      [t.tenantId],
+    );
+    expect(busyKeys.rows.map((r) => r.id)).toEqual(sessions.slice(-MAX_CONSOLE_SESSIONS_PER_USER).map((s) => s.apiKeyId));
+    expect(busyKeys.rows.map((r) => r.id)).not.toContain(expired);
+    expect(codeOf(await gql(platform.gateway.url, `{ tenant { id } }`, {}, sessions[0]!.token))).toBe("UNAUTHENTICATED");
+    expect((await gql(platform.gateway.url, `{ tenant { id } }`, {}, sessions.at(-1)!.token)).errors).toBeUndefined();
+    expect((await gql(platform.gateway.url, `{ tenant { id } }`, {}, calm.token)).errors).toBeUndefined();
+    expect(await rows("SELECT count(*)::int AS n FROM api_keys WHERE tenant_id = $1 AND name = 'console session busy@example.com' AND expires_at IS NULL", t.tenantId)).toBe(1);
   });
 });

@@ -125,6 +125,13 @@ export const MAX_SCHEDULES_PER_TENANT = 1000;
  * where it would revoke keys.
  */
 export const MAX_API_KEYS_PER_TENANT = 100;
+/**
+ * Session keys one console user keeps, live or expired: signing in deletes
+ * that user's oldest beyond it (signing out the session that held it). They
+ * are outside MAX_API_KEYS_PER_TENANT, so this is what bounds them, and with
+ * it the apiKeys list, however often a user signs in.
+ */
+export const MAX_CONSOLE_SESSIONS_PER_USER = 10;
 
 /** A queue's start rate: a token bucket refilled at perSecond, holding up to burst. */
 export interface StartRate {

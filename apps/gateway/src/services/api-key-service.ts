@@ -35,6 +35,24 @@ export class ApiKeyService {
     return { row, secret: key.secret };
   }
 
+  /**
+   * Deletes all but the newest `keep` of the tenant's keys named `name` that
+   * expire (console session keys; createApiKey's never expire, so they are
+   * never touched here). A deleted key stops authenticating at once here and
+   * within the authenticator's cache TTL (≤ 2 s) elsewhere.
+   */
+  async trimExpiringKeys(tenantId: string, name: string, keep: number): Promise<number> {
+    const { rows } = await this.db.pool.query<{ prefix: string }>(
+      `DELETE FROM api_keys WHERE id IN (
+         SELECT id FROM api_keys WHERE tenant_id = $1 AND name = $2 AND expires_at IS NOT NULL
+         ORDER BY created_at DESC, id DESC OFFSET $3)
+       RETURNING prefix`,
+      [tenantId, name, keep],
+    );
+    for (const { prefix } of rows) this.authenticator.forget(prefix);
+    return rows.length;
+  }
+
   /** Idempotent: revoking a revoked key returns it unchanged. Another tenant's key is NOT_FOUND. */
   async revoke(tenantId: string, id: string): Promise<ApiKeyRow> {
     if (!isWellFormedId("key", id)) throw new NotFoundError("ApiKey", id);

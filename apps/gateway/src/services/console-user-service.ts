@@ -5,12 +5,13 @@
  * (scopes ["full"], expires after CONSOLE_SESSION_TTL_MS) for the console's
  * server to call this API with; the console keeps it in its encrypted session
  * cookie and revokes it at sign-out. Session keys are not counted toward
- * MAX_API_KEYS_PER_TENANT (see ApiKeyService.create). Every way a sign-in
- * can fail (unknown email, wrong password, malformed email) costs one scrypt
- * and ends in the same UNAUTHENTICATED error.
+ * MAX_API_KEYS_PER_TENANT (see ApiKeyService.create); a user keeps at most
+ * MAX_CONSOLE_SESSIONS_PER_USER of them. Every way a sign-in can fail
+ * (unknown email, wrong password, malformed email) costs one scrypt and ends
+ * in the same UNAUTHENTICATED error.
  */
 import { randomBytes } from "node:crypto";
-import { ConflictError, NotFoundError, RateLimitedError, UnauthenticatedError, newId } from "@tasklane/core";
+import { ConflictError, MAX_CONSOLE_SESSIONS_PER_USER, NotFoundError, RateLimitedError, UnauthenticatedError, newId } from "@tasklane/core";
 import { Prisma, type Database } from "@tasklane/db";
 import { ApiKeyScope } from "../auth/scopes.js";
 import type { ApiKeyService } from "./api-key-service.js";
@@ -72,9 +73,13 @@ export class ConsoleUserService {
     this.#failures.delete(user.email);
     const expiresAt = new Date(this.now() + CONSOLE_SESSION_TTL_MS);
     // A key with an expiry: outside MAX_API_KEYS_PER_TENANT, so a tenant at
-    // its cap can still sign in (and revoke keys there). The scheduler's
-    // retention deletes it a week after it expires (EXPIRED_KEY_RETENTION_DAYS).
-    const { row, secret } = await this.apiKeys.create(user.tenantId, `${CONSOLE_SESSION_KEY_PREFIX}${user.email}`, [ApiKeyScope.full], expiresAt);
+    // its cap can still sign in (and revoke keys there). What bounds them is
+    // MAX_CONSOLE_SESSIONS_PER_USER: this user's oldest beyond it go now.
+    // The scheduler's retention deletes the rest a week after they expire
+    // (EXPIRED_KEY_RETENTION_DAYS).
+    const name = `${CONSOLE_SESSION_KEY_PREFIX}${user.email}`;
+    const { row, secret } = await this.apiKeys.create(user.tenantId, name, [ApiKeyScope.full], expiresAt);
+    await this.apiKeys.trimExpiringKeys(user.tenantId, name, MAX_CONSOLE_SESSIONS_PER_USER);
     return { user, token: secret, apiKeyId: row.id, expiresAt };
   }
 
