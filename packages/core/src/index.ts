@@ -12,6 +12,7 @@ export * from "./schemas/index.js";
 export * from "./signing.js";
 export * from "./statuses.js";
 export * from "./task-state-machine.js";
+export * from "./backlog-admission.js";
 export * from "./fairness.js";
 export * from "./cron/index.js";
 export * from "./workflow/index.js";

@@ -1,7 +1,9 @@
 /**
  * Platform protection: when the pending tasks of all tenants together reach
  * GLOBAL_MAX_PENDING_TASKS, submissions answer OVERLOADED (HTTP 503 +
- * Retry-After) until the fleet has drained some.
+ * Retry-After) until the fleet has drained some: first those of any tenant
+ * holding a heavy share of the backlog, the others only past a margin
+ * (admitToBacklog), so one tenant's flood does not shut the rest out.
  *
  * Documented choice: the check reads an estimate refreshed every second (the
  * sum of tenant_counters, exact when read), not a count per submission, so it
@@ -13,9 +15,9 @@
  * queue_counters now and then, so neither table grows with every connection
  * the platform ever opened.
  */
-import { OverloadedError } from "@tasklane/core";
+import { OverloadedError, admitToBacklog, heavyTenantThreshold, type BacklogState } from "@tasklane/core";
 import { startPeriodic, type Periodic } from "@tasklane/config";
-import { foldPendingCounters, foldQueueCounters, totalPendingTasks, type Database } from "@tasklane/db";
+import { foldPendingCounters, foldQueueCounters, platformBacklog, type Database } from "@tasklane/db";
 import type { Logger } from "../observability/logger.js";
 
 const REFRESH_MS = 1_000;
@@ -25,7 +27,7 @@ const FOLD_EVERY = 30;
 export const OVERLOADED_RETRY_AFTER_SECONDS = 5;
 
 export class BacklogGuard {
-  #pending: number | null = null;
+  #backlog: BacklogState | null = null;
   #ticks = 0;
   #loop: Periodic | undefined;
 
@@ -40,7 +42,8 @@ export class BacklogGuard {
   }
 
   async refresh(): Promise<void> {
-    this.#pending = await totalPendingTasks(this.db.pool);
+    const { pending, heavyTenants } = await platformBacklog(this.db.pool, heavyTenantThreshold(this.maxPending));
+    this.#backlog = { pending, heavyTenants: new Set(heavyTenants) };
     this.#ticks += 1;
     if (this.#ticks % FOLD_EVERY === 0) {
       await foldPendingCounters(this.db.pool);
@@ -48,9 +51,9 @@ export class BacklogGuard {
     }
   }
 
-  /** Throws OVERLOADED when `newTasks` more would take the platform past its cap. */
-  assertAccepting(newTasks: number): void {
-    if (this.#pending !== null && this.#pending + newTasks > this.maxPending) {
+  /** Throws OVERLOADED when the tenant's `newTasks` more are not admitted to the platform's backlog. */
+  assertAccepting(tenantId: string, newTasks: number): void {
+    if (this.#backlog !== null && !admitToBacklog(this.#backlog, this.maxPending, tenantId, newTasks)) {
       throw new OverloadedError(OVERLOADED_RETRY_AFTER_SECONDS);
     }
   }

@@ -58,7 +58,7 @@ export interface TaskServiceDeps {
   /** Tells the executor of a RUNNING task to stop (PUSH abort); best effort, heartbeats also report it. */
   announceCancel(taskId: string): Promise<void>;
   /** Platform protection: refuses submissions (OVERLOADED) while the global backlog is at its cap. */
-  backlog?: { assertAccepting(newTasks: number): void };
+  backlog?: { assertAccepting(tenantId: string, newTasks: number): void };
   /** Told how many tasks each submission statement created (an idempotent repeat creates none). */
   onCreated?: (tasks: number) => void;
 }
@@ -98,7 +98,7 @@ export function createTaskService({ db, dispatcher, log, announceCancel, horizon
     actor: string,
     traceParent: string | null,
   ): Promise<T[]> {
-    backlog?.assertAccepting(specs.length);
+    backlog?.assertAccepting(tenantId, specs.length);
     // Each task's trace starts here (tasks.trace_parent); its dispatch, attempts and deliveries join it.
     const trace = startSubmitTrace(specs.length, tenantId, traceParent);
     const traced = trace.traceParents.some((p) => p !== null) ? specs.map((s, i) => ({ ...s, traceParent: trace.traceParents[i] ?? null })) : specs;

@@ -24,6 +24,17 @@ export async function totalPendingTasks(db: Queryable): Promise<number> {
   return Number(res.rows[0]?.pending ?? 0);
 }
 
+/** The platform backlog and the tenants holding at least `heavyAt` of it (one scan of tenant_counters). */
+export async function platformBacklog(db: Queryable, heavyAt: number): Promise<{ pending: number; heavyTenants: string[] }> {
+  const res = await db.query<{ pending: string; heavy: string[] }>(
+    `SELECT coalesce(sum(p), 0)::text AS pending, coalesce(array_agg(tenant_id) FILTER (WHERE p >= $1), '{}') AS heavy
+     FROM (SELECT tenant_id, sum(pending) AS p FROM tenant_counters GROUP BY tenant_id) per_tenant`,
+    [heavyAt],
+  );
+  const row = res.rows[0];
+  return { pending: Number(row?.pending ?? 0), heavyTenants: row?.heavy ?? [] };
+}
+
 const FOLD_TENANT_COUNTERS = foldSessionRowsSql({ table: "tenant_counters", key: ["tenant_id"], value: "pending" });
 
 /** Folds per-session rows into each tenant's base row (see foldSessionRowsSql). */
