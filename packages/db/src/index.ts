@@ -31,3 +31,4 @@ export * from "./tenancy/owned-caps.js";
 export * from "./retention/prune-finished.js";
 export * from "./retention/prune-credentials.js";
 export * from "./transitions/return-leases.js";
+export * from "./store-unavailable.js";

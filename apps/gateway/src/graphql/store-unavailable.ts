@@ -3,47 +3,15 @@
  * restarting, a connection cut, the pool unable to connect) so clients get
  * OVERLOADED with retry advice instead of an INTERNAL error they cannot act
  * on. Nothing was changed by such a request: its transaction never committed.
+ * The recognition itself is @tasklane/db's (the PUSH worker uses it too); it
+ * sees through a GraphQLError's originalError.
  */
 import { OverloadedError } from "@tasklane/core";
-import { GraphQLError } from "graphql";
+import { isStoreUnavailable } from "@tasklane/db";
 
 /** How long clients are told to wait: a Postgres restart or failover takes seconds. */
 export const STORE_UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
 
-/** SQLSTATE classes: 08 connection exception, 57P operator intervention (shutdown, cannot connect now), 53300 too many connections. */
-const UNAVAILABLE_SQLSTATE = /^(08|57P)|^53300$/;
-const UNAVAILABLE_NODE_CODES: ReadonlySet<string> = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH"]);
-/** Prisma: can't reach the server, timed out reaching it, server closed the connection. */
-const UNAVAILABLE_PRISMA_CODES: ReadonlySet<string> = new Set(["P1001", "P1002", "P1017"]);
-/** Prisma driver adapter error kinds (meta.driverAdapterError.cause.kind). */
-const UNAVAILABLE_ADAPTER_KINDS: ReadonlySet<string> = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections"]);
-/** pg and pg-pool report these without a code. */
-const UNAVAILABLE_MESSAGE = /Connection terminated|timeout exceeded when trying to connect|not queryable|the database system is (shutting down|starting up|in recovery mode)/i;
-
-function codeOf(error: object): unknown {
-  return "code" in error ? error.code : undefined;
-}
-
-/** The next error down: GraphQL's original error, Error.cause, or Prisma's driver adapter error. */
-function inner(error: object): unknown {
-  if (error instanceof GraphQLError && error.originalError !== undefined) return error.originalError;
-  if ("cause" in error && error.cause !== undefined) return error.cause;
-  const meta = "meta" in error ? (error.meta as { driverAdapterError?: unknown } | undefined) : undefined;
-  return meta?.driverAdapterError;
-}
-
-export function isStoreUnavailable(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; depth < 8 && typeof current === "object" && current !== null; depth++) {
-    const code = codeOf(current);
-    if (typeof code === "string" && (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_NODE_CODES.has(code) || UNAVAILABLE_PRISMA_CODES.has(code))) return true;
-    const kind = "kind" in current ? current.kind : undefined;
-    if (typeof kind === "string" && UNAVAILABLE_ADAPTER_KINDS.has(kind)) return true;
-    if (current instanceof Error && UNAVAILABLE_MESSAGE.test(current.message)) return true;
-    if (current instanceof AggregateError && current.errors.some((e) => isStoreUnavailable(e))) return true;
-    current = inner(current);
-  }
-  return false;
-}
+export { isStoreUnavailable };
 
 export const storeUnavailableError = () => new OverloadedError(STORE_UNAVAILABLE_RETRY_AFTER_SECONDS);
