@@ -3,17 +3,26 @@
  * a notifier: every tenant with due work is found however deep another
  * tenant's backlog, the per-origin cap counts URLs by scheme, host and port,
  * a tenant takes at most its share of the slots while another has due work
- * (all of them alone), and two claimers never take the same row.
+ * (all of them alone), a claim walks at most `walkLimit` tenants, from
+ * where the last one stopped, round, and two claimers never take the same row.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createLogger } from "@tasklane/config";
 import { claimDueDeliveries, originKey, type ClaimOptions, type InFlightCounts } from "@tasklane/db";
+import { createDeliveryTick } from "@tasklane/notifier/delivery/delivery-loop";
+import { InFlight } from "@tasklane/notifier/delivery/in-flight";
+import { createMetrics } from "@tasklane/notifier/metrics";
+import { createOutboundAgent } from "@tasklane/outbound";
+import { startReceiver } from "../helpers/http-receiver.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
 import { seedNotifierTenant } from "./notifier-harness.js";
 
 let tdb: TestDatabase;
 const none = (): InFlightCounts => ({ byOrigin: new Map(), byTenant: new Map() });
-const claim = (over: Partial<ClaimOptions> = {}) =>
-  claimDueDeliveries(tdb.db, { limit: 32, lockMs: 15_000, perOriginLimit: 4, tenantShare: 16, inFlight: none(), ...over });
+const options = (over: Partial<ClaimOptions>): ClaimOptions => ({
+  limit: 32, lockMs: 15_000, perOriginLimit: 4, tenantShare: 16, inFlight: none(), afterTenant: "", walkLimit: 1_000, ...over,
+});
+const claim = async (over: Partial<ClaimOptions> = {}) => (await claimDueDeliveries(tdb.db, options(over))).deliveries;
 
 /** `urls.length` due deliveries of `tenantId`, one per URL, due `agoMs` ago and 1 ms apart in that order. */
 async function due(tenantId: string, urls: string[], agoMs = 60_000): Promise<void> {
@@ -102,6 +111,54 @@ describe("claimDueDeliveries", () => {
     await tdb.db.pool.query("DELETE FROM webhook_deliveries WHERE tenant_id = $1", [b.tenantId]);
     await tdb.db.pool.query("UPDATE webhook_deliveries SET locked_until = NULL");
     expect(await claim()).toHaveLength(32);
+  });
+
+  it("walks at most walkLimit tenants, from the previous claim's last one and round to the first", async () => {
+    const ts = (await Promise.all(Array.from({ length: 5 }, () => seedNotifierTenant(tdb.db)))).map((t) => t.tenantId).sort();
+    for (const t of ts) await due(t, [`https://${t}.example/hook`]);
+    const step = async (afterTenant: string, walkLimit: number) => {
+      const r = await claimDueDeliveries(tdb.db, options({ afterTenant, walkLimit }));
+      return { tenants: r.deliveries.map((d) => d.tenantId).sort(), walkedTo: r.walkedTo, truncated: r.truncated };
+    };
+    expect(await step("", 2)).toEqual({ tenants: [ts[0], ts[1]], walkedTo: ts[1], truncated: true });
+    expect(await step(ts[1]!, 2)).toEqual({ tenants: [ts[2], ts[3]], walkedTo: ts[3], truncated: true });
+    // Past the last tenant the walk goes round: ts[4], then ts[0] (whose row is claimed already).
+    expect(await step(ts[3]!, 2)).toEqual({ tenants: [ts[4]], walkedTo: ts[0], truncated: true });
+    await tdb.db.pool.query("UPDATE webhook_deliveries SET locked_until = NULL");
+    expect(await step(ts[2]!, 10)).toEqual({ tenants: ts, walkedTo: ts[2], truncated: false });
+    // Nothing PENDING: nothing walked.
+    await tdb.db.pool.query("DELETE FROM webhook_deliveries");
+    expect(await step(ts[2]!, 10)).toEqual({ tenants: [], walkedTo: "", truncated: false });
+  });
+
+  it("the delivery loop walks on at once while a window finds nothing and tenants are left, at most 8 windows in a row", async () => {
+    const receiver = await startReceiver();
+    const agent = createOutboundAgent(true, 5_000);
+    const inFlight = new InFlight();
+    const tick = createDeliveryTick({
+      db: tdb.db, agent, log: createLogger("notifier", "silent"), metrics: createMetrics(() => inFlight.size), inFlight,
+      allowPrivate: true, retrySchedule: [60], concurrency: 32, onSlotFreed: () => undefined, onRetryScheduled: () => undefined,
+    }, 2);
+    try {
+      // Six tenants whose deliveries wait for a retry, then one (the last walked) with one due.
+      for (let i = 0; i < 6; i++) await due((await seedNotifierTenant(tdb.db)).tenantId, ["https://waiting.example/h"], -60_000);
+      const last = await seedNotifierTenant(tdb.db);
+      await due(last.tenantId, [`${receiver.url}/due`]);
+      expect([await tick(), await tick(), await tick()]).toEqual([true, true, true]);
+      expect(await tick()).toBe(false);
+      expect(inFlight.size + receiver.requests.length).toBe(1);
+      await inFlight.drain(5_000);
+      expect(receiver.requests.map((r) => r.path)).toEqual(["/due"]);
+      // Nothing due among 20 waiting tenants: 7 more windows at once, then it waits for a poke or poll.
+      for (let i = 0; i < 14; i++) await due((await seedNotifierTenant(tdb.db)).tenantId, ["https://waiting.example/h"], -60_000);
+      const answers: boolean[] = [];
+      for (let i = 0; i < 9; i++) answers.push(await tick());
+      expect(answers).toEqual([true, true, true, true, true, true, true, false, true]);
+    } finally {
+      await inFlight.drain(5_000);
+      await agent.close();
+      await receiver.close();
+    }
   });
 
   it("never hands one delivery to two claimers at once", async () => {

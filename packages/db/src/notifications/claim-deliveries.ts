@@ -41,6 +41,23 @@ export interface ClaimOptions {
   tenantShare: number;
   /** What this process already has in flight, per tenant and origin and per tenant; those count against the caps. */
   inFlight: InFlightCounts;
+  /**
+   * Where the walk over tenants with PENDING deliveries starts: after this
+   * tenant id ("" for the first), wrapping round; the previous claim's
+   * `walkedTo`, so successive claims take the tenants in turn.
+   */
+  afterTenant: string;
+  /** Most tenants one claim walks. */
+  walkLimit: number;
+}
+
+/** What one claim took, and how far its walk over tenants went. */
+export interface ClaimResult {
+  deliveries: ClaimedDelivery[];
+  /** The last tenant walked: the next claim's `afterTenant` ("" when no tenant has PENDING deliveries). */
+  walkedTo: string;
+  /** The walk stopped at `walkLimit`: tenants past `walkedTo` were not looked at. */
+  truncated: boolean;
 }
 
 /** A process's deliveries in flight, as the claim counts them. */
@@ -73,7 +90,10 @@ const ORIGIN_SQL = String.raw`regexp_replace(
   '^(?:(http://[^/]*):80|(https://[^/]*):443)$', '\1\2')`;
 
 type Row = {
-  id: string;
+  walked: number;
+  walked_to: string | null;
+  /** Null on the one row that only carries the walk's extent, when nothing was claimed. */
+  id: string | null;
   tenant_id: string;
   webhook_id: string | null;
   task_id: string | null;
@@ -104,9 +124,10 @@ type Row = {
  *   entry per tenant is its earliest next_attempt_at), then the oldest due
  *   rows of each one with any due are read from the same index
  *   (PER_TENANT_SCAN). The walk costs ~5 µs per tenant with PENDING rows, due
- *   or waiting for a retry: 3.5 ms with 4 such tenants and 100,000 rows of
- *   one, ~25-35 ms with 5,000 (a bounded walk from a rotating cursor would
- *   cap that, if so many tenants ever wait on retries at once);
+ *   or waiting for a retry (3.5 ms with 4 such tenants and 100,000 rows of
+ *   one, ~25-35 ms with 5,000), so it takes at most `walkLimit` tenants,
+ *   from `afterTenant` round: past that many, successive claims take them in
+ *   turn;
  * - per tenant and receiver origin at most `perOriginLimit` in flight in this
  *   process (callbacks included), so URLs differing by path or query string
  *   share one cap;
@@ -115,22 +136,34 @@ type Row = {
  * - the free slots go round-robin, least loaded tenant first: a tenant's
  *   n-th row ranks by its in-flight count + n, then by due time.
  */
-export async function claimDueDeliveries(db: Database, options: ClaimOptions): Promise<ClaimedDelivery[]> {
-  if (options.limit <= 0) return [];
+export async function claimDueDeliveries(db: Database, options: ClaimOptions): Promise<ClaimResult> {
+  if (options.limit <= 0) return { deliveries: [], walkedTo: options.afterTenant, truncated: false };
   const origins = [...options.inFlight.byOrigin.entries()];
   const tenants = [...options.inFlight.byTenant.entries()];
   // Prepared: claimed whenever a slot frees up, the statement was parsed and planned on every call.
   const res = await db.pool.query<Row>(
     prepared(
-      `WITH RECURSIVE pending_tenants AS (
-       (SELECT tenant_id, next_attempt_at AS first_due FROM webhook_deliveries
-        WHERE status = 'PENDING' ORDER BY tenant_id, next_attempt_at LIMIT 1)
+      `WITH RECURSIVE walk AS (
+       (SELECT tenant_id, next_attempt_at AS first_due, 1 AS n FROM webhook_deliveries
+        WHERE status = 'PENDING' AND tenant_id > $10 ORDER BY tenant_id, next_attempt_at LIMIT 1)
        UNION ALL
-       SELECT n.tenant_id, n.first_due FROM pending_tenants p CROSS JOIN LATERAL (
+       SELECT x.tenant_id, x.first_due, w.n + 1 FROM walk w CROSS JOIN LATERAL (
          SELECT d.tenant_id, d.next_attempt_at AS first_due FROM webhook_deliveries d
-         WHERE d.status = 'PENDING' AND d.tenant_id > p.tenant_id ORDER BY d.tenant_id, d.next_attempt_at LIMIT 1
-       ) n
+         WHERE d.status = 'PENDING' AND d.tenant_id > w.tenant_id ORDER BY d.tenant_id, d.next_attempt_at LIMIT 1
+       ) x WHERE w.n < $11
      ),
+     wrap AS (
+       (SELECT tenant_id, next_attempt_at AS first_due, (SELECT count(*) FROM walk) + 1 AS n FROM webhook_deliveries
+        WHERE status = 'PENDING' AND tenant_id <= $10 AND (SELECT count(*) FROM walk) < $11
+        ORDER BY tenant_id, next_attempt_at LIMIT 1)
+       UNION ALL
+       SELECT x.tenant_id, x.first_due, w.n + 1 FROM wrap w CROSS JOIN LATERAL (
+         SELECT d.tenant_id, d.next_attempt_at AS first_due FROM webhook_deliveries d
+         WHERE d.status = 'PENDING' AND d.tenant_id > w.tenant_id AND d.tenant_id <= $10
+         ORDER BY d.tenant_id, d.next_attempt_at LIMIT 1
+       ) x WHERE w.n < $11
+     ),
+     pending_tenants AS (SELECT * FROM walk UNION ALL SELECT * FROM wrap),
      busy_origin AS (SELECT * FROM unnest($4::text[], $5::int[]) AS b(key, n)),
      busy_tenant AS (SELECT * FROM unnest($6::text[], $7::int[]) AS b(tenant_id, n)),
      due AS (
@@ -160,15 +193,20 @@ export async function claimDueDeliveries(db: Database, options: ClaimOptions): P
        SELECT d.id, d.tenant_id, d.webhook_id FROM webhook_deliveries d
        WHERE d.id IN (SELECT id FROM cand) AND d.status = 'PENDING' AND (d.locked_until IS NULL OR d.locked_until < now())
        FOR UPDATE SKIP LOCKED
+     ),
+     claimed AS (
+       UPDATE webhook_deliveries d SET locked_until = now() + $2 * interval '1 millisecond'
+       FROM locked l JOIN tenants t ON t.id = l.tenant_id LEFT JOIN webhooks w ON w.id = l.webhook_id
+       WHERE d.id = l.id
+       RETURNING d.id, d.tenant_id, d.webhook_id, d.task_id, d.url, ${ORIGIN_SQL} AS origin, d.event, d.body, d.attempts, d.locked_until,
+         w.secret AS webhook_secret, w.enabled AS webhook_enabled, (w.deleted_at IS NOT NULL) AS webhook_deleted,
+         w.disabled_reason, t.signing_secret,
+         CASE WHEN t.previous_secret_expires_at > now() THEN t.previous_signing_secret END AS previous_secret,
+         (SELECT tk.trace_parent FROM tasks tk WHERE tk.id = d.task_id) AS trace_parent
      )
-     UPDATE webhook_deliveries d SET locked_until = now() + $2 * interval '1 millisecond'
-     FROM locked l JOIN tenants t ON t.id = l.tenant_id LEFT JOIN webhooks w ON w.id = l.webhook_id
-     WHERE d.id = l.id
-     RETURNING d.id, d.tenant_id, d.webhook_id, d.task_id, d.url, ${ORIGIN_SQL} AS origin, d.event, d.body, d.attempts, d.locked_until,
-       w.secret AS webhook_secret, w.enabled AS webhook_enabled, (w.deleted_at IS NOT NULL) AS webhook_deleted,
-       w.disabled_reason, t.signing_secret,
-       CASE WHEN t.previous_secret_expires_at > now() THEN t.previous_signing_secret END AS previous_secret,
-       (SELECT tk.trace_parent FROM tasks tk WHERE tk.id = d.task_id) AS trace_parent`,
+     SELECT m.walked, m.walked_to, c.* FROM (
+       SELECT count(*)::int AS walked, (SELECT tenant_id FROM pending_tenants ORDER BY n DESC LIMIT 1) AS walked_to FROM pending_tenants
+     ) m LEFT JOIN claimed c ON true`,
       [
         options.limit,
         options.lockMs,
@@ -179,13 +217,20 @@ export async function claimDueDeliveries(db: Database, options: ClaimOptions): P
         tenants.map(([, n]) => n),
         PER_TENANT_SCAN,
         options.tenantShare,
+        options.afterTenant,
+        options.walkLimit,
       ],
     ),
   );
-  return res.rows.map(mapClaimed);
+  const extent = res.rows[0];
+  return {
+    deliveries: res.rows.filter((r): r is Row & { id: string } => r.id !== null).map(mapClaimed),
+    walkedTo: extent?.walked_to ?? "",
+    truncated: (extent?.walked ?? 0) >= options.walkLimit,
+  };
 }
 
-function mapClaimed(r: Row): ClaimedDelivery {
+function mapClaimed(r: Row & { id: string }): ClaimedDelivery {
   const isWebhook = r.webhook_id !== null;
   const secrets = isWebhook
     ? r.webhook_secret === null ? [] : [r.webhook_secret]
