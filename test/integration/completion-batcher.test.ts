@@ -2,13 +2,15 @@
  * The PUSH worker's CompletionBatcher on a real Postgres: one statement
  * records many tenants' outcomes, so one value the database refuses must not
  * fail the others (they would run again after their leases), and the refused
- * one is recorded without its result rather than left to its lease.
+ * one is recorded without its result rather than left to its lease. One
+ * Postgres cannot reach is held and recorded again while its lease lasts.
  */
 import { normalizeTaskSpec, parseInput, submitTaskInputSchema } from "@tasklane/core";
 import { createDatabase, getTask, listAttempts, startAttemptsByIds, submitTasks, type Completion } from "@tasklane/db";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CompletionBatcher } from "../../apps/worker/src/completion-batcher.js";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { CompletionBatcher, OutcomeNotRecorded } from "../../apps/worker/src/completion-batcher.js";
 import { seedPushQueue, seedTenant } from "../helpers/seed.js";
+import { startTcpProxy } from "../helpers/tcp-proxy.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
 
 let tdb: TestDatabase;
@@ -59,14 +61,50 @@ describe("CompletionBatcher", () => {
     expect(events.rows.at(-1)).toEqual({ to_status: "SUCCEEDED", reason: attempt!.error });
   });
 
-  it("still rejects a batch the database failed for a reason of its own (the leases then run out, as before)", async () => {
-    const { started } = await startedTasks(2);
+  it("holds outcomes while Postgres cannot be reached, until their leases end, and drops past the cap, logging each through the throttled logs", async () => {
+    const { started } = await startedTasks(3);
     // Postgres unreachable: no statement can run, for any item, and none is recorded without its result.
     const unreachable = createDatabase({ url: "postgresql://postgres@127.0.0.1:1/none", max: 1, applicationName: "batcher-test" });
-    const batcher = new CompletionBatcher(unreachable, "worker:test", async () => undefined, 300_000, 100, 50);
-    const outcomes = await Promise.allSettled(started.map((s) => batcher.complete(completion(s, { ok: true }))));
+    const logged = { unavailable: [] as unknown[], dropped: [] as unknown[] };
+    const batcher = new CompletionBatcher(unreachable, "worker:test", async () => undefined, 300_000, 100, 50, {
+      maxHeld: 2,
+      unavailableLog: { failed: (e) => logged.unavailable.push(e), succeeded: () => undefined },
+      droppedLog: { failed: (e) => logged.dropped.push(e), succeeded: () => undefined },
+    });
+    const t0 = performance.now();
+    const outcomes = await Promise.allSettled(started.map((s) => batcher.complete(completion(s, { ok: true }), t0 + 700)));
+    const tookMs = performance.now() - t0;
     await unreachable.close();
-    expect(outcomes.map((o) => o.status)).toEqual(["rejected", "rejected"]);
+    expect(outcomes.map((o) => o.status)).toEqual(["rejected", "rejected", "rejected"]);
+    const reasons = outcomes.map((o) => (o.status === "rejected" ? (o.reason as Error) : undefined));
+    for (const r of reasons) expect(r).toBeInstanceOf(OutcomeNotRecorded);
+    // The third was over the cap at once; the two held ones were tried again until their leases ended.
+    expect(reasons[2]!.message).toMatch(/2 outcomes are already held/);
+    expect(reasons[0]!.message).toMatch(/lease ran out/);
+    expect(tookMs).toBeGreaterThanOrEqual(700);
+    expect(logged.unavailable.length).toBeGreaterThan(1);
+    expect(logged.dropped).toHaveLength(3);
+    expect(batcher.heldCount).toBe(0);
     for (const s of started) expect((await getTask(tdb.db, s.task.tenantId, s.task.id))?.status).toBe("RUNNING");
+  });
+
+  it("records held outcomes once Postgres answers again, the drain waiting for them", async () => {
+    const { tenantId, started } = await startedTasks(3);
+    const proxy = await startTcpProxy("127.0.0.1", Number(new URL(tdb.url).port || 5432));
+    const viaProxy = createDatabase({ url: proxy.rewrite(tdb.url), max: 2, applicationName: "batcher-test" });
+    try {
+      await proxy.cut();
+      const batcher = new CompletionBatcher(viaProxy, "worker:test", async () => undefined, 300_000, 100, 5);
+      const far = performance.now() + 60_000;
+      const outcomes = Promise.all(started.map((s, i) => batcher.complete(completion(s, { n: i }), far)));
+      await vi.waitFor(() => expect(batcher.heldCount).toBe(3), { timeout: 5_000, interval: 10 });
+      await proxy.restore();
+      await batcher.drain(performance.now() + 10_000);
+      expect(await outcomes).toEqual([true, true, true]);
+      for (const [i, s] of started.entries()) expect(await getTask(tdb.db, tenantId, s.task.id)).toMatchObject({ status: "SUCCEEDED", result: { n: i } });
+    } finally {
+      await viaProxy.close();
+      await proxy.close();
+    }
   });
 });

@@ -5,7 +5,7 @@ import { ServerClock } from "@tasklane/core/server-clock";
 import { createDatabase, prepareDatabaseOrExit, type DispatchIntent } from "@tasklane/db";
 import { dependencyProbe, startOpsServer, startTracing, tracingRequested } from "@tasklane/observability";
 import { createKeySpace, createRedis, createTaskDispatcher, dispatchAfterCommit, parseDoorbell, redisTargetOf, untilUnreachable } from "@tasklane/queue";
-import { CompletionBatcher } from "./completion-batcher.js";
+import { CompletionBatcher, OutcomeNotRecorded } from "./completion-batcher.js";
 import type { WorkerContext } from "./context.js";
 import { FairFetcher } from "./fetch/fair-fetcher.js";
 import { QueueDirectory } from "./fetch/queue-directory.js";
@@ -48,7 +48,20 @@ const ctx: WorkerContext = {
   keys,
   dispatcher,
   directory,
-  completions: new CompletionBatcher(db, `worker:${workerId}`, fastDispatch, horizonMs),
+  completions: new CompletionBatcher(db, `worker:${workerId}`, fastDispatch, horizonMs, undefined, undefined, {
+    unavailableLog: createFailureLog(log, {
+      fields: { loop: "completions" },
+      level: "warn",
+      failed: "could not record outcomes: Postgres unreachable; holding them and trying again while their leases last",
+      recovered: "recording outcomes again",
+    }),
+    droppedLog: createFailureLog(log, {
+      fields: { loop: "completions" },
+      level: "error",
+      failed: "dropped held outcomes; their tasks run again when their leases run out",
+      recovered: "no more held outcomes dropped",
+    }),
+  }),
   agent: createOutboundAgent(env.ALLOW_PRIVATE_TARGETS, 10_000, 256),
   log,
   horizonMs,
@@ -77,7 +90,9 @@ const fetcher = new FairFetcher(ctx, async (started, executed) => {
   try {
     await runAttempt(ctx, started, abort, executed);
   } catch (error) {
-    // The outcome could not be recorded (Postgres down?): the lease will expire and the task runs again.
+    // The outcome could not be recorded: the lease will expire and the task runs again. An outcome
+    // held for Postgres and given up on was logged by the batcher, once per interval for all of them.
+    if (error instanceof OutcomeNotRecorded) return;
     log.error({ err: error, taskId: started.task.id, tenantId: started.task.tenantId, attempt: started.task.attempts }, "could not record attempt outcome");
   } finally {
     inFlight.delete(started.task.id);
@@ -121,6 +136,8 @@ const GRACE_MS = WORKER_DRAIN_GRACE_MS;
 const SHUTDOWN_TIMEOUT_MS = SHUTDOWN_DEADLINE_MS.worker;
 /** After the grace, how long the attempts cut off get to be handed back: one statement each, well inside the deadline. */
 const HAND_BACK_MS = 5_000;
+/** Left of the deadline, after held outcomes' last chance, for stopping the directory and closing connections. */
+const DRAIN_CLOSE_MS = 2_000;
 
 async function untilIdle(deadline: number): Promise<void> {
   while (fetcher.running > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
@@ -129,6 +146,7 @@ async function untilIdle(deadline: number): Promise<void> {
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
+  const stopDeadline = performance.now() + SHUTDOWN_TIMEOUT_MS;
   log.info({ signal, inFlight: fetcher.running }, "worker draining: no new fetches");
   ops?.markDraining();
   setTimeout(() => {
@@ -150,7 +168,10 @@ async function shutdown(signal: string): Promise<void> {
     for (const attempt of inFlight.values()) attempt.abort(WORKER_STOPPING);
     await untilIdle(Date.now() + HAND_BACK_MS);
   }
-  await ctx.completions.flush();
+  // Outcomes held while Postgres was unreachable get until shortly before the deadline (closing takes the rest).
+  const held = ctx.completions.heldCount;
+  if (held > 0) log.info({ held }, "recording held outcomes before stopping");
+  await ctx.completions.drain(stopDeadline - DRAIN_CLOSE_MS);
   // Before db.close(): a reload still running would fail against the closed pool and log it.
   await directory.stop();
   subscriber.disconnect();

@@ -6,6 +6,7 @@ import { dispatchAfterCommit } from "@tasklane/queue";
 import type { WorkerContext } from "./context.js";
 import { failureOutcome, type AttemptOutcomeLabel } from "./metrics.js";
 import type { AttemptAbort } from "./push/attempt-abort.js";
+import { leaseEndsAt } from "./outcome-retry.js";
 import { executePush, type PushOutcome } from "./push/execute-push.js";
 
 /**
@@ -18,6 +19,8 @@ import { executePush, type PushOutcome } from "./push/execute-push.js";
  */
 export async function runAttempt(ctx: WorkerContext, started: StartedAttempt<PushTaskRecord>, abort: AttemptAbort, executed: () => void): Promise<void> {
   const { task } = started;
+  // Read now, while this is just after the start statement's answer: an outcome Postgres cannot take is worth holding until then.
+  const leaseEnds = leaseEndsAt(started, performance.now());
   const info = ctx.directory.get(task.queueId);
   if (!info) {
     // The queue was switched to PULL or deleted after dispatch: hand the task back.
@@ -64,7 +67,7 @@ export async function runAttempt(ctx: WorkerContext, started: StartedAttempt<Pus
   ctx.metrics.execution.observe((endedAt - startedAt) / 1000);
   let label: AttemptOutcomeLabel | undefined;
   try {
-    label = await recordOutcome(ctx, started, outcome, startedAt);
+    label = await recordOutcome(ctx, started, outcome, startedAt, leaseEnds);
   } finally {
     endAttemptSpan(span, outcome, label, endedAt);
   }
@@ -83,7 +86,13 @@ function endAttemptSpan(span: Span | undefined, outcome: PushOutcome, label: Att
 }
 
 /** Records what the request ended as; answers the label counted in the outcome metric. */
-async function recordOutcome(ctx: WorkerContext, started: StartedAttempt<PushTaskRecord>, outcome: PushOutcome, startedAt: number): Promise<AttemptOutcomeLabel> {
+async function recordOutcome(
+  ctx: WorkerContext,
+  started: StartedAttempt<PushTaskRecord>,
+  outcome: PushOutcome,
+  startedAt: number,
+  leaseEnds: number,
+): Promise<AttemptOutcomeLabel> {
   const { task } = started;
   // Built only when a line is written: a pino child per task is a measurable cost at thousands of tasks/s.
   const log = () => ctx.log.child({ taskId: task.id, tenantId: task.tenantId, attempt: task.attempts });
@@ -92,7 +101,7 @@ async function recordOutcome(ctx: WorkerContext, started: StartedAttempt<PushTas
       const completion = { taskId: task.id, leaseGeneration: task.leaseGeneration, workflowId: task.workflowId };
       const accepted =
         outcome.note === undefined
-          ? await ctx.completions.complete({ ...completion, result: outcome.result })
+          ? await ctx.completions.complete({ ...completion, result: outcome.result }, leaseEnds)
           : await ctx.completions.completeWithoutResult(completion, outcome.note);
       const label = accepted ? "succeeded" : "stale";
       ctx.metrics.outcomes.inc({ outcome: label });
