@@ -10,9 +10,32 @@ import type { TaskDispatcher } from "./task-dispatcher.js";
 export const FAST_PATH_WAIT_MS = 2_000;
 
 export class FastPathTimeout extends Error {
-  constructor(ms: number) {
-    super(`Redis did not take the dispatch within ${ms} ms; the outbox will deliver it`);
+  constructor(ms: number, what = "the dispatch", fallback = "the outbox will deliver it") {
+    super(`Redis did not take ${what} within ${ms} ms; ${fallback}`);
     this.name = "FastPathTimeout";
+  }
+}
+
+/**
+ * `work` (a Redis step a caller waits for after its commit), waited for at
+ * most `waitMs`: past it this rejects with FastPathTimeout (`what` and
+ * `fallback` say what was late and what makes up for it) and the work goes
+ * on alone, a late failure of it swallowed (it was reported as late). The
+ * one bound on every such step: the fast path below, and the gateway's pull
+ * doorbells, cancel announcements and resumed queues' re-dispatch.
+ */
+export async function withinFastPathWait<T>(work: Promise<T>, what?: string, fallback?: string, waitMs = FAST_PATH_WAIT_MS): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new FastPathTimeout(waitMs, what, fallback)), waitMs);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } catch (error) {
+    work.catch(() => undefined);
+    throw error;
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -32,20 +55,11 @@ export async function dispatchAfterCommit(
   waitMs = FAST_PATH_WAIT_MS,
 ): Promise<void> {
   if (intents.length === 0) return;
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new FastPathTimeout(waitMs)), waitMs);
-  });
-  const dispatched = dispatcher.dispatch(intents);
   try {
-    await Promise.race([dispatched, late]);
+    await withinFastPathWait(dispatcher.dispatch(intents), undefined, undefined, waitMs);
   } catch (error) {
-    // The dispatch may still fail after the caller has moved on: swallowed, it was reported as late.
-    dispatched.catch(() => undefined);
     onError(error);
     return;
-  } finally {
-    clearTimeout(timer);
   }
   db.dispatchedOutbox.add(
     intents.flatMap((i) => (i.outboxId ? [i.outboxId] : [])),

@@ -1,6 +1,6 @@
 /** Wires the gateway's services from its I/O handles. */
 import type { Database } from "@tasklane/db";
-import { EventListenerRegistry, FleetLimits, MissingJobFinder, createKeySpace, createTaskDispatcher, dispatchAfterCommit, type TaskDispatcher, type RedisClient } from "@tasklane/queue";
+import { EventListenerRegistry, FleetLimits, MissingJobFinder, announceCancellations, createKeySpace, createTaskDispatcher, dispatchAfterCommit, type TaskDispatcher, type RedisClient } from "@tasklane/queue";
 import type { DispatchIntent } from "@tasklane/db";
 import type { ApiKeyAuthenticator } from "../auth/api-key-authenticator.js";
 import type { GatewayServices } from "../graphql/context.js";
@@ -50,6 +50,10 @@ export function createServices(deps: ServiceDeps): { services: GatewayServices; 
     intents: DispatchIntent[],
     onError = (error: unknown) => deps.log.warn({ err: error, count: intents.length }, "post-commit dispatch failed; the outbox will deliver"),
   ) => dispatchAfterCommit(deps.db, dispatcher, intents, onError);
+  // Best effort and bounded (cancel-signal.ts): a cancel's answer never waits for a Redis that is down.
+  const announceCancel = async (taskId: string) => {
+    await announceCancellations(deps.redis, keys, [taskId]);
+  };
   const apiKeys = new ApiKeyService(deps.db, deps.authenticator);
   const pullQueues = new PullQueueCache(deps.db);
   const tasks =
@@ -60,9 +64,7 @@ export function createServices(deps: ServiceDeps): { services: GatewayServices; 
       log: deps.log,
       horizonMs: deps.horizonMs,
       ringPullQueues: (queueIds) => doorbell.ring(queueIds),
-      announceCancel: async (taskId) => {
-        await deps.redis.publish(keys.cancelChannel, taskId);
-      },
+      announceCancel,
       ...(deps.backlog ? { backlog: deps.backlog } : {}),
       onCreated: (n) => deps.metrics.tasksSubmitted.inc(n),
     });
@@ -77,18 +79,16 @@ export function createServices(deps: ServiceDeps): { services: GatewayServices; 
       queues: pullQueues,
       onRefundError: (error, queueId, dropped) => deps.log.warn({ err: error, queueId, dropped }, "could not give unused start tokens back; the queue starts slower until its bucket refills"),
     }),
-    schedules: new ScheduleService(deps.db, dispatch, deps.horizonMs, async (taskId) => {
-      await deps.redis.publish(keys.cancelChannel, taskId);
-    }),
+    schedules: new ScheduleService(deps.db, dispatch, deps.horizonMs, (taskId) =>
+      announceCancel(taskId).catch((error: unknown) => deps.log.warn({ err: error, taskId }, "could not announce cancellation")),
+    ),
     workflows: new WorkflowService({
       db: deps.db,
       log: deps.log,
       horizonMs: deps.horizonMs,
       dispatch,
       ringPullQueues: (queueIds) => doorbell.ring(queueIds),
-      announceCancel: async (taskId) => {
-        await deps.redis.publish(keys.cancelChannel, taskId);
-      },
+      announceCancel,
     }),
     tenants: new TenantService(deps.db),
     apiKeys,

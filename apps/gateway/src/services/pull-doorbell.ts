@@ -1,4 +1,4 @@
-import type { RedisClient } from "@tasklane/queue";
+import { execPipeline, withinFastPathWait, type RedisClient } from "@tasklane/queue";
 
 export interface ArmedBell {
   /** Resolves on a ring since arm() or after `ms`, whichever comes first. */
@@ -38,12 +38,23 @@ export class PullDoorbell {
     return this.subscribed;
   }
 
+  /**
+   * Rings the queues' bells on every gateway. Best effort, and called after a
+   * commit with the caller waiting for its answer, so it never holds that
+   * answer: skipped at once while the publisher is not connected (ioredis would
+   * keep the PUBLISH in its offline queue until Redis is back, one per
+   * submission for the length of an outage), and waited for at most
+   * FAST_PATH_WAIT_MS otherwise (a connection that died unnoticed). A waiter
+   * that misses the ring finds the work on its next look in Postgres, at most
+   * POLL_MS later (lease-service.ts); during an outage the subscribers hear
+   * nothing anyway.
+   */
   async ring(queueIds: Iterable<string>): Promise<void> {
     const unique = [...new Set(queueIds)];
-    if (unique.length === 0) return;
+    if (unique.length === 0 || this.publisher.status !== "ready") return;
     const pipeline = this.publisher.pipeline();
     for (const id of unique) pipeline.publish(this.channel, id);
-    await pipeline.exec();
+    await withinFastPathWait(execPipeline(pipeline), "the pull doorbell", "long polls find the work on their next look");
   }
 
   /**

@@ -14,6 +14,7 @@ import {
   type Prisma,
   type QueueStatusCount,
 } from "@tasklane/db";
+import { FastPathTimeout, withinFastPathWait } from "@tasklane/queue";
 import { assertOutboundUrl, type HostResolver } from "./outbound-url.js";
 import type { PullQueueCache } from "./pull-queue-cache.js";
 import { redispatchQueue, type RedispatchDeps } from "./queue-redispatch.js";
@@ -143,12 +144,17 @@ export class QueueService {
     if (redispatch === undefined || row.mode !== QueueMode.PUSH || row.paused) return;
     // The first pages are back before the caller's next submissions, so those queue behind the waiting
     // work as their priority says; the rest follows in the background. On failure the reconciler's
-    // sweep still re-adds them: the change itself is committed and stands.
+    // sweep still re-adds them: the change itself is committed and stands. The answer waits for the
+    // first pages at most FAST_PATH_WAIT_MS (with Redis down, not until it is back); past that they go
+    // on alone, as does the walk of the rest they start, and what they miss is the reconciler's.
     let rest: Awaited<ReturnType<typeof redispatchQueue>>["rest"] = null;
+    const first = redispatchQueue({ ...redispatch, db: this.db }, row.tenantId, row.id);
     try {
-      ({ rest } = await redispatchQueue({ ...redispatch, db: this.db }, row.tenantId, row.id));
+      ({ rest } = await withinFastPathWait(first, "the resumed queue's tasks", "the reconciler re-adds them"));
     } catch (error: unknown) {
       redispatch.onError(error, row.id);
+      if (error instanceof FastPathTimeout) first.then((late) => late.rest?.catch((e: unknown) => redispatch.onError(e, row.id)), () => undefined);
+      return;
     }
     // A walk already running for this queue covers the rest (what it passed is the reconciler's).
     if (rest === null || this.walking.has(row.id)) {

@@ -45,7 +45,10 @@ export class ScheduleService {
     private readonly db: Database,
     private readonly dispatch: (intents: DispatchIntent[]) => Promise<void>,
     private readonly horizonMs: number,
-    /** Tells a RUNNING run's executor it was cancelled (CANCEL_RUNNING, when a change fires an occurrence that was due). */
+    /**
+     * Tells a RUNNING run's executor it was cancelled (CANCEL_RUNNING, when a change fires an occurrence that was due).
+     * Best effort after the commit: bounded, and it never rejects (services/index.ts logs a failure), so the change is answered.
+     */
     private readonly announceCancel: (taskId: string) => Promise<void>,
   ) {}
 
@@ -58,9 +61,9 @@ export class ScheduleService {
     return { actor, horizonMs: this.horizonMs, newTraceParent: () => newTaskTrace("task.scheduled", null, {}) };
   }
 
+  /** After the change's commit: both steps are bounded and never throw (the outbox and the runs' outcomes make up for them). */
   private async publish(effects: ScheduleChangeEffects): Promise<void> {
-    await this.dispatch(effects.dispatch);
-    await Promise.all(effects.cancelledRunning.map((taskId) => this.announceCancel(taskId)));
+    await Promise.all([this.dispatch(effects.dispatch), ...effects.cancelledRunning.map((taskId) => this.announceCancel(taskId))]);
   }
 
   create(tenantId: string, input: CreateScheduleInput): Promise<ScheduleRecord> {
