@@ -196,7 +196,7 @@ export class TaskRun<TPayload, TResult> {
   async #reportOutcome(outcome: Outcome<TResult>): Promise<void> {
     if (outcome.ok) {
       try {
-        await this.#settings.completions.complete({ taskId: this.taskId, leaseToken: this.#lease.leaseToken, result: outcome.result });
+        await this.#settings.completions.complete({ taskId: this.taskId, leaseToken: this.#lease.leaseToken, result: outcome.result }, this.#leaseDeadline);
         return;
       } catch (error: unknown) {
         if (!isTasklaneError(error, ErrorCode.BAD_USER_INPUT)) {

@@ -241,7 +241,11 @@ export class Worker<TPayload = unknown, TResult = unknown> {
       const allDone = Promise.all(this.#runs.values().map((r) => r.done)).then(() => true);
       const inTime = await Promise.race([allDone, delay(graceMs, graceOver.signal).then(() => false)]);
       graceOver.abort();
-      if (!inTime) for (const { run } of this.#runs.values()) run.abandon();
+      if (!inTime) {
+        for (const { run } of this.#runs.values()) run.abandon();
+        // Outcomes still held for the gateway are given up on (their leases run out) and reported.
+        this.#completions.dropHeld();
+      }
     }
     this.#state = "stopped";
   }
