@@ -143,6 +143,11 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
     .transform((v) => (v === undefined ? undefined : v === "1" || v === "true")),
   /** Platform protection: pending tasks across all tenants before submissions get OVERLOADED. */
   GLOBAL_MAX_PENDING_TASKS: numberVar({ integer: true, positive: true }).default(5_000_000),
+  /**
+   * Fairness between tenants: the fraction of this gateway's Postgres pool one tenant's operations may
+   * use at once (rounded up, at least 2: 3 of 10 by default); its further operations wait their turn.
+   */
+  TENANT_POOL_SHARE: numberVar({ positive: true, max: 1 }).default(0.25),
 });
 
 /**

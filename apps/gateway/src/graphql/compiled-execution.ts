@@ -19,6 +19,7 @@
 import type { GatewayExecutionResult, GatewayGraphQLRequestContext, GatewayInterface, GatewaySchemaLoadOrUpdateCallback } from "@apollo/server-gateway-interface";
 import { GraphQLError, execute, printSchema, type DocumentNode, type GraphQLSchema } from "graphql";
 import { compileQuery, isCompiledQuery, type CompiledQuery } from "graphql-jit";
+import type { GatewayContext } from "./context.js";
 
 /** null: graphql-jit refused the operation; graphql-js runs it. */
 type Compiled = CompiledQuery | null;
@@ -97,6 +98,13 @@ export function compiledExecutionGateway(schema: GraphQLSchema, compile: Compile
     // operations: graphql-js then ran the document's only one (a mutation committed, the cost
     // guard, which looks at the resolved operation, skipped) and Apollo answered 500.
     if (request.operation === undefined) return unknownOperation(request.request.operationName);
+    // Each operation (each of a batch's too) runs within its tenant's share of the gateway
+    // (limits/tenant-operations.ts); refused, it answers RATE_LIMITED with nothing run.
+    const { operations: tenantOperations, principal } = request.context as Partial<GatewayContext>;
+    if (tenantOperations === undefined || principal === undefined) return execution(request);
+    return tenantOperations.run(principal, () => execution(request), (error) => ({ errors: [error] }));
+  };
+  const execution = async (request: GatewayGraphQLRequestContext): Promise<GatewayExecutionResult> => {
     const { document, operationName, context } = request;
     const variableValues = request.request.variables ?? {};
     const interpreted = (): Promise<GatewayExecutionResult> | GatewayExecutionResult =>

@@ -14,6 +14,7 @@ import type { TenantService } from "../services/tenant-service.js";
 import type { WorkflowService } from "../services/workflow-service.js";
 import type { WebhookService } from "../services/webhook-service.js";
 import type { RealtimeService } from "../realtime/realtime-service.js";
+import type { TenantOperations } from "../limits/tenant-operations.js";
 import type { RequestLoaders } from "./loaders.js";
 
 export interface GatewayServices {
@@ -43,6 +44,8 @@ export interface GatewayContext {
   readonly log: Logger;
   readonly principal: Principal;
   readonly services: GatewayServices;
+  /** Runs each operation within its tenant's share of this gateway (the executor and ws.ts use it). */
+  readonly operations?: TenantOperations;
   /** Per request, so batching never mixes tenants and caches never outlive a request. */
   readonly loaders: RequestLoaders;
 }

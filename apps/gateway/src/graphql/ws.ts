@@ -15,6 +15,10 @@ import { UnauthenticatedError } from "@tasklane/core";
 import {
   GraphQLError,
   NoSchemaIntrospectionCustomRule,
+  execute,
+  subscribe,
+  type ExecutionArgs,
+  type ExecutionResult,
   getOperationAST,
   parse,
   specifiedRules,
@@ -68,6 +72,15 @@ const CREDENTIAL_CHECK_MS = 5_000;
 
 function isGatewayContext(value: unknown): value is GatewayContext {
   return typeof value === "object" && value !== null && "requestId" in value && "principal" in value;
+}
+
+type OperationResult = ExecutionResult | AsyncGenerator<ExecutionResult, void, void>;
+type Operation = (args: ExecutionArgs) => OperationResult | Promise<OperationResult>;
+
+function withinShare(args: ExecutionArgs, operation: Operation): ReturnType<Operation> {
+  const context = args.contextValue;
+  if (!isGatewayContext(context) || context.operations === undefined) return operation(args);
+  return context.operations.run<OperationResult>(context.principal, () => operation(args), (error) => ({ errors: [error] }));
 }
 
 export function attachWebSockets(opts: WsOptions): { dispose(): Promise<void> } {
@@ -149,6 +162,10 @@ export function attachWebSockets(opts: WsOptions): { dispose(): Promise<void> } 
           contextValue,
         };
       },
+      // Each operation runs within its tenant's share of the gateway, as over HTTP; a subscription's
+      // share covers its subscribe resolver (the initial check of what it follows), not its events.
+      execute: (args) => withinShare(args, execute),
+      subscribe: (args) => withinShare(args, subscribe),
       onError(_ctx, _id, _payload, errors) {
         return format(errors, undefined);
       },

@@ -2,11 +2,14 @@
  * Prometheus metrics. A registry per server instance (not prom-client's global
  * one) so tests can start several gateways in one process.
  */
-import { Counter, Registry } from "prom-client";
+import { Counter, Gauge, Registry } from "prom-client";
 import { collectProcessMetrics, countFromZero, labelValues } from "@tasklane/observability";
 
 /** Every `kind` of tasklane_rate_limited_total: the API token bucket (HTTP and WebSocket operations). */
 export const RATE_LIMIT_KINDS = labelValues({ api: true });
+
+/** Every `reason` of tasklane_tenant_operations_refused_total (limits/tenant-concurrency.ts). */
+export const TENANT_REFUSAL_REASONS = labelValues({ queue_full: true, wait_timeout: true });
 
 export interface GatewayMetrics {
   readonly registry: Registry;
@@ -16,6 +19,12 @@ export interface GatewayMetrics {
   readonly tasksSubmitted: Counter<string>;
   /** Requests refused by a rate limit; `kind` names the limit (RATE_LIMIT_KINDS; never a tenant id). */
   readonly rateLimited: Counter<"kind">;
+  /** Tenants' operations waiting for a slot of their share of this gateway now (all tenants together). */
+  readonly tenantOperationsWaiting: Gauge;
+  /** Tenants' operations that had to wait for a slot (admitted or not). */
+  readonly tenantOperationsQueued: Counter;
+  /** Tenants' operations refused RATE_LIMITED by the per-tenant concurrency bound, by `reason` (TENANT_REFUSAL_REASONS). */
+  readonly tenantOperationsRefused: Counter<"reason">;
 }
 
 export function createMetrics(): GatewayMetrics {
@@ -29,9 +38,27 @@ export function createMetrics(): GatewayMetrics {
     registers: [registry],
   });
   countFromZero(rateLimited, "kind", RATE_LIMIT_KINDS);
+  const tenantOperationsRefused = new Counter({
+    name: "tasklane_tenant_operations_refused_total",
+    help: "Operations refused RATE_LIMITED because their tenant already ran its share of this gateway and its queue was full or the wait too long, by reason",
+    labelNames: ["reason"] as const,
+    registers: [registry],
+  });
+  countFromZero(tenantOperationsRefused, "reason", TENANT_REFUSAL_REASONS);
   return {
     registry,
     rateLimited,
+    tenantOperationsRefused,
+    tenantOperationsWaiting: new Gauge({
+      name: "tasklane_tenant_operations_waiting",
+      help: "Operations waiting for a slot of their tenant's share of this gateway (TENANT_POOL_SHARE), all tenants together",
+      registers: [registry],
+    }),
+    tenantOperationsQueued: new Counter({
+      name: "tasklane_tenant_operations_queued_total",
+      help: "Operations that waited for a slot of their tenant's share of this gateway",
+      registers: [registry],
+    }),
     apiRequests: new Counter({
       name: "tasklane_api_requests_total",
       help: "GraphQL root fields served, by operation (root field) and result code",
