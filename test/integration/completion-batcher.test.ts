@@ -107,4 +107,28 @@ describe("CompletionBatcher", () => {
       await proxy.close();
     }
   });
+
+  it("runs a single statement again while Postgres cannot be reached, until the lease ends; any other error at once", async () => {
+    const batcher = new CompletionBatcher(tdb.db, "worker:test", async () => undefined, 300_000);
+    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1"), { code: "ECONNREFUSED" });
+    let calls = 0;
+    const recorded = await batcher.whileLeaseLasts("task_x", performance.now() + 10_000, async () => {
+      if (++calls < 3) throw refused;
+      return "recorded";
+    });
+    expect([recorded, calls]).toEqual(["recorded", 3]);
+
+    const t0 = performance.now();
+    const expired = await batcher.whileLeaseLasts("task_y", t0 + 500, async () => Promise.reject(refused)).catch((e: unknown) => e);
+    expect(expired).toBeInstanceOf(OutcomeNotRecorded);
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(500);
+
+    calls = 0;
+    const bug = await batcher.whileLeaseLasts("task_z", performance.now() + 10_000, async () => {
+      calls++;
+      throw Object.assign(new Error("deadlock detected"), { code: "40P01" });
+    }).catch((e: unknown) => e);
+    expect([(bug as Error).message, calls]).toEqual(["deadlock detected", 1]);
+    expect(batcher.heldCount).toBe(0);
+  });
 });

@@ -39,7 +39,10 @@ beforeAll(async () => {
   dispatcher = createTaskDispatcher(redis, createKeySpace(testRedis.prefix));
   proxy = await startTcpProxy("127.0.0.1", Number(new URL(tdb.url).port || 5432));
   receiver = await startReceiver((req, res) => {
-    const answer = () => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ echo: (req.json as { taskId: string }).taskId }));
+    const { taskId, type } = req.json as { taskId: string; type: string };
+    const answer = type.startsWith("fail")
+      ? () => res.writeHead(500, { "content-type": "text/plain" }).end("down for a moment")
+      : () => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ echo: taskId }));
     holding.push(answer);
   });
 });
@@ -65,10 +68,10 @@ function startWorker(): AppProcess {
 }
 
 /** TASKS PUSH tasks of a new tenant, dispatched; resolves once the endpoint holds every request. */
-async function submitAndHold(): Promise<{ tenantId: string; tasks: TaskRecord[] }> {
+async function submitAndHold(type = "t", maxAttempts = 3): Promise<{ tenantId: string; tasks: TaskRecord[] }> {
   const { tenantId } = await seedTenant(tdb.db);
   await seedPushQueue(tdb.db, tenantId, "push", `${receiver.url}/hook`);
-  const specs = Array.from({ length: TASKS }, (_, i) => normalizeTaskSpec(parseInput(submitTaskInputSchema, { queue: "push", type: `t${i}` }), Date.now()));
+  const specs = Array.from({ length: TASKS }, (_, i) => normalizeTaskSpec(parseInput(submitTaskInputSchema, { queue: "push", type: `${type}${i}`, maxAttempts }), Date.now()));
   const { tasks, dispatch } = await submitTasks(tdb.db, tenantId, specs, { horizonMs: 60_000 });
   await dispatchAfterCommit(tdb.db, dispatcher, dispatch, (e) => {
     throw e;
@@ -146,5 +149,35 @@ describe("PUSH outcomes while Postgres is cut", () => {
     await proxy.restore();
     await expectEachSucceededOnce(tenantId, tasks, restoredAt);
     expect(await exit).toBe(0);
+  }, 90_000);
+
+  it("holds a failed attempt's record the same way: a task whose last attempt failed is DEAD once, not run again after its lease", async () => {
+    const worker = startWorker();
+    try {
+      const { tenantId, tasks } = await submitAndHold("fail", 1);
+      await proxy.cut();
+      releaseAnswers();
+      await new Promise((r) => setTimeout(r, 3_000));
+      const restoredAt = Date.now();
+      await proxy.restore();
+      await waitFor(
+        "every task DEAD",
+        async () => {
+          const { rows } = await tdb.db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM tasks WHERE tenant_id = $1 AND status = 'DEAD'", [tenantId]);
+          return rows[0]!.n === TASKS;
+        },
+        SETTLE_BOUND_MS,
+        50,
+      );
+      console.log(`all ${TASKS} failures recorded ${Date.now() - restoredAt} ms after Postgres came back`);
+      const { rows } = await tdb.db.pool.query<{ outcome: string; n: number }>(
+        "SELECT a.outcome, count(*)::int AS n FROM task_attempts a JOIN tasks t ON t.id = a.task_id WHERE t.tenant_id = $1 GROUP BY a.outcome",
+        [tenantId],
+      );
+      expect(rows).toEqual([{ outcome: "FAILED", n: TASKS }]);
+      for (const task of tasks) expect(receiver.requests.filter((r) => (r.json as { taskId?: string }).taskId === task.id)).toHaveLength(1);
+    } finally {
+      expect(await worker.stop(45_000)).toBe(0);
+    }
   }, 90_000);
 });

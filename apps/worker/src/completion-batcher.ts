@@ -110,9 +110,64 @@ export class CompletionBatcher {
     this.random = hold.random ?? Math.random;
   }
 
+  /** Single statements waiting in whileLeaseLasts. */
+  private waitingSingles = 0;
+  private readonly wakers = new Set<() => void>();
+  /** Set by drain(): past it, nothing waits for Postgres any more. */
+  private giveUpAt = Number.POSITIVE_INFINITY;
+
   /** Outcomes waiting for Postgres to answer again. */
   get heldCount(): number {
-    return this.held.length + this.retryingCount;
+    return this.held.length + this.retryingCount + this.waitingSingles;
+  }
+
+  /**
+   * Runs `record`, one attempt's statement outside the batches (a failure, a
+   * success without its result, a hand-back), and while it fails because
+   * Postgres cannot be reached, runs it again after the same backoff as held
+   * batches, sooner when another statement goes through, until `leaseEndsAt`
+   * (then rejects with OutcomeNotRecorded). Counted with the held outcomes for
+   * the cap and the drain. Any other error is thrown as it is.
+   */
+  async whileLeaseLasts<T>(taskId: string, leaseEndsAt: number, record: () => Promise<T>): Promise<T> {
+    for (let round = 0; ; round++) {
+      let error: unknown;
+      try {
+        const recorded = await record();
+        if (this.unavailable) this.answeredAgain();
+        return recorded;
+      } catch (e) {
+        if (!isStoreUnavailable(e)) throw e;
+        error = e;
+      }
+      this.unavailable = true;
+      this.unavailableLog.failed(error);
+      const now = this.now();
+      const wait = outcomeRetryDelayMs(round, this.random());
+      const why =
+        now >= leaseEndsAt
+          ? "its lease ran out while Postgres could not be reached"
+          : now >= this.giveUpAt
+            ? "the worker stopped before Postgres answered again"
+            : this.heldCount >= this.maxHeld
+              ? `${this.maxHeld} outcomes are already held while Postgres cannot be reached`
+              : undefined;
+      if (why !== undefined) throw this.dropped(taskId, why, error);
+      this.waitingSingles++;
+      try {
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            clearTimeout(timer);
+            this.wakers.delete(done);
+            resolve();
+          };
+          const timer = setTimeout(done, Math.min(wait, Math.max(0, leaseEndsAt - now)));
+          this.wakers.add(done);
+        });
+      } finally {
+        this.waitingSingles--;
+      }
+    }
   }
 
   /**
@@ -154,6 +209,7 @@ export class CompletionBatcher {
    * still held then is dropped (its lease runs out).
    */
   async drain(deadline: number): Promise<void> {
+    this.giveUpAt = deadline;
     await this.flush();
     while (this.heldCount > 0 && this.now() < deadline) {
       // The backoff's timer goes on meanwhile; a round already waiting past the deadline is brought forward to it.
@@ -164,6 +220,7 @@ export class CompletionBatcher {
     const left = this.held;
     this.held = [];
     for (const p of left) this.drop(p, "the worker stopped before Postgres answered again");
+    for (const wake of [...this.wakers]) wake();
   }
 
   private async record(batch: Pending[]): Promise<void> {
@@ -238,9 +295,13 @@ export class CompletionBatcher {
   }
 
   private drop(p: Pending, why: string, cause?: unknown): void {
-    const error = new OutcomeNotRecorded(`outcome of task ${p.item.taskId} dropped: ${why}; its lease runs out and it runs again`, cause === undefined ? undefined : { cause });
+    p.reject(this.dropped(p.item.taskId, why, cause));
+  }
+
+  private dropped(taskId: string, why: string, cause?: unknown): OutcomeNotRecorded {
+    const error = new OutcomeNotRecorded(`outcome of task ${taskId} dropped: ${why}; its lease runs out and it runs again`, cause === undefined ? undefined : { cause });
     this.droppedLog.failed(error);
-    p.reject(error);
+    return error;
   }
 
   private scheduleRetry(): void {
@@ -255,6 +316,7 @@ export class CompletionBatcher {
     this.round = 0;
     this.unavailableLog.succeeded();
     this.droppedLog.succeeded();
+    for (const wake of [...this.wakers]) wake();
     if (this.held.length === 0 || this.retrying) return;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
@@ -304,6 +366,7 @@ export class CompletionBatcher {
           this.round = 0;
           this.unavailableLog.succeeded();
           this.droppedLog.succeeded();
+          for (const wake of [...this.wakers]) wake();
         }
         await this.release(recorded.dispatch);
       }

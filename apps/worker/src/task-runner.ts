@@ -25,7 +25,7 @@ export async function runAttempt(ctx: WorkerContext, started: StartedAttempt<Pus
   if (!info) {
     // The queue was switched to PULL or deleted after dispatch: hand the task back.
     executed();
-    await recordFailure(ctx, started, { retryable: true, error: "Queue is no longer a PUSH queue", timedOut: false });
+    await recordFailure(ctx, started, { retryable: true, error: "Queue is no longer a PUSH queue", timedOut: false }, leaseEnds);
     return;
   }
   // Started ahead of its runAt (WORKER_START_AHEAD_MS): sent at runAt by the database's clock, no
@@ -99,10 +99,11 @@ async function recordOutcome(
   switch (outcome.kind) {
     case "succeeded": {
       const completion = { taskId: task.id, leaseGeneration: task.leaseGeneration, workflowId: task.workflowId };
+      const { note } = outcome;
       const accepted =
-        outcome.note === undefined
+        note === undefined
           ? await ctx.completions.complete({ ...completion, result: outcome.result }, leaseEnds)
-          : await ctx.completions.completeWithoutResult(completion, outcome.note);
+          : await ctx.completions.whileLeaseLasts(task.id, leaseEnds, () => ctx.completions.completeWithoutResult(completion, note));
       const label = accepted ? "succeeded" : "stale";
       ctx.metrics.outcomes.inc({ outcome: label });
       if (ctx.log.isLevelEnabled("debug")) log().debug({ ms: Date.now() - startedAt, accepted }, "attempt succeeded");
@@ -110,14 +111,16 @@ async function recordOutcome(
     }
     case "failed":
       log().info({ error: outcome.error, retryable: outcome.retryable }, "attempt failed");
-      return recordFailure(ctx, started, outcome);
+      return recordFailure(ctx, started, outcome, leaseEnds);
     case "aborted":
       // Cancelled: the cancel transition already recorded the final state.
       ctx.metrics.outcomes.inc({ outcome: "cancelled" });
       log().info("attempt aborted by cancellation");
       return "cancelled";
     case "interrupted": {
-      const { returned, dispatch } = await returnInterruptedAttempts(ctx.db, [{ taskId: task.id, leaseGeneration: task.leaseGeneration }], `worker:${ctx.workerId}`, ctx.horizonMs);
+      const { returned, dispatch } = await ctx.completions.whileLeaseLasts(task.id, leaseEnds, () =>
+        returnInterruptedAttempts(ctx.db, [{ taskId: task.id, leaseGeneration: task.leaseGeneration }], `worker:${ctx.workerId}`, ctx.horizonMs),
+      );
       const label = returned.length > 0 ? "handed_back" : "stale";
       ctx.metrics.outcomes.inc({ outcome: label });
       log().info({ handedBack: returned.length > 0 }, "attempt cut off by the worker stopping; handed back uncharged");
@@ -133,6 +136,7 @@ async function recordFailure(
   ctx: WorkerContext,
   { task }: StartedAttempt<PushTaskRecord>,
   failure: { retryable: boolean; error: string; timedOut: boolean; retryAfterSeconds?: number },
+  leaseEnds: number,
 ): Promise<AttemptOutcomeLabel> {
   const backoff: BackoffPolicy = {
     strategy: task.backoffStrategy,
@@ -147,11 +151,14 @@ async function recordFailure(
     backoff,
     retryAfterSeconds: failure.retryAfterSeconds,
   });
-  const result = await failAttempt(
-    ctx.db,
-    { taskId: task.id, leaseGeneration: task.leaseGeneration, error: failure.error, outcome: failure.timedOut ? "TIMED_OUT" : "FAILED", decision },
-    `worker:${ctx.workerId}`,
-    ctx.horizonMs,
+  // Held like a success while Postgres cannot be reached: the decision (retry delay, DEAD) stands.
+  const result = await ctx.completions.whileLeaseLasts(task.id, leaseEnds, () =>
+    failAttempt(
+      ctx.db,
+      { taskId: task.id, leaseGeneration: task.leaseGeneration, error: failure.error, outcome: failure.timedOut ? "TIMED_OUT" : "FAILED", decision },
+      `worker:${ctx.workerId}`,
+      ctx.horizonMs,
+    ),
   );
   const label = failureOutcome(decision, failure.timedOut, result.accepted.length > 0);
   ctx.metrics.outcomes.inc({ outcome: label });
