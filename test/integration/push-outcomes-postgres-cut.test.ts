@@ -13,6 +13,7 @@ import { getTask, submitTasks, type TaskRecord } from "@tasklane/db";
 import { createKeySpace, createRedis, createTaskDispatcher, dispatchAfterCommit, type RedisClient, type TaskDispatcher } from "@tasklane/queue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, waitFor, type AppProcess } from "../helpers/app-process.js";
+import { freePort } from "../helpers/free-port.js";
 import { startReceiver, type HttpReceiver } from "../helpers/http-receiver.js";
 import { createTestRedis, type TestRedis } from "../helpers/platform.js";
 import { seedPushQueue, seedTenant } from "../helpers/seed.js";
@@ -56,15 +57,18 @@ afterAll(async () => {
   await tdb?.drop();
 });
 
-function startWorker(): AppProcess {
-  return startApp("worker", {
+async function startWorker(): Promise<AppProcess & { metricsUrl: string }> {
+  const port = await freePort();
+  const app = startApp("worker", {
     DATABASE_URL: proxy.rewrite(tdb.url),
     REDIS_URL: testRedis.url,
     REDIS_KEY_PREFIX: testRedis.prefix,
     ALLOW_PRIVATE_TARGETS: "1",
     WORKER_CONCURRENCY: "50",
+    METRICS_PORT: String(port),
     LOG_LEVEL: "info",
   });
+  return Object.assign(app, { metricsUrl: `http://127.0.0.1:${port}/metrics` });
 }
 
 /** TASKS PUSH tasks of a new tenant, dispatched; resolves once the endpoint holds every request. */
@@ -114,7 +118,7 @@ const logLines = (worker: AppProcess) =>
 
 describe("PUSH outcomes while Postgres is cut", () => {
   it("are held and recorded once Postgres answers again: each task SUCCEEDED once, within seconds", async () => {
-    const worker = startWorker();
+    const worker = await startWorker();
     try {
       const { tenantId, tasks } = await submitAndHold();
       await proxy.cut();
@@ -123,6 +127,7 @@ describe("PUSH outcomes while Postgres is cut", () => {
       await new Promise((r) => setTimeout(r, 4_000));
       const during = await tdb.db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM tasks WHERE tenant_id = $1 AND status = 'RUNNING'", [tenantId]);
       expect(during.rows[0]!.n).toBe(TASKS);
+      expect(await (await fetch(worker.metricsUrl)).text()).toContain(`tasklane_worker_held_outcomes{app="worker"} ${TASKS}`);
       const restoredAt = Date.now();
       await proxy.restore();
       const tookMs = await expectEachSucceededOnce(tenantId, tasks, restoredAt);
@@ -138,7 +143,7 @@ describe("PUSH outcomes while Postgres is cut", () => {
   }, 90_000);
 
   it("are recorded during the drain when the worker is stopped while Postgres is cut", async () => {
-    const worker = startWorker();
+    const worker = await startWorker();
     const { tenantId, tasks } = await submitAndHold();
     await proxy.cut();
     releaseAnswers();
@@ -152,7 +157,7 @@ describe("PUSH outcomes while Postgres is cut", () => {
   }, 90_000);
 
   it("holds a failed attempt's record the same way: a task whose last attempt failed is DEAD once, not run again after its lease", async () => {
-    const worker = startWorker();
+    const worker = await startWorker();
     try {
       const { tenantId, tasks } = await submitAndHold("fail", 1);
       await proxy.cut();

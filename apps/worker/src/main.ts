@@ -40,6 +40,20 @@ const dispatcher = createTaskDispatcher(redis, keys);
 const horizonMs = env.DISPATCH_HORIZON_SECONDS * 1000;
 const fastDispatch = (intents: DispatchIntent[]) =>
   dispatchAfterCommit(db, dispatcher, intents, (error) => log.warn({ err: error }, "fast dispatch failed; outbox will retry"));
+const completions = new CompletionBatcher(db, `worker:${workerId}`, fastDispatch, horizonMs, undefined, undefined, {
+  unavailableLog: createFailureLog(log, {
+    fields: { loop: "completions" },
+    level: "warn",
+    failed: "could not record outcomes: Postgres unreachable; holding them and trying again while their leases last",
+    recovered: "recording outcomes again",
+  }),
+  droppedLog: createFailureLog(log, {
+    fields: { loop: "completions" },
+    level: "error",
+    failed: "dropped held outcomes; their tasks run again when their leases run out",
+    recovered: "no more held outcomes dropped",
+  }),
+});
 const ctx: WorkerContext = {
   env,
   workerId,
@@ -48,25 +62,12 @@ const ctx: WorkerContext = {
   keys,
   dispatcher,
   directory,
-  completions: new CompletionBatcher(db, `worker:${workerId}`, fastDispatch, horizonMs, undefined, undefined, {
-    unavailableLog: createFailureLog(log, {
-      fields: { loop: "completions" },
-      level: "warn",
-      failed: "could not record outcomes: Postgres unreachable; holding them and trying again while their leases last",
-      recovered: "recording outcomes again",
-    }),
-    droppedLog: createFailureLog(log, {
-      fields: { loop: "completions" },
-      level: "error",
-      failed: "dropped held outcomes; their tasks run again when their leases run out",
-      recovered: "no more held outcomes dropped",
-    }),
-  }),
+  completions,
   agent: createOutboundAgent(env.ALLOW_PRIVATE_TARGETS, 10_000, 256),
   log,
   horizonMs,
   serverClock: new ServerClock(),
-  metrics: createWorkerMetrics(),
+  metrics: createWorkerMetrics(() => completions.heldCount),
 };
 
 let stopping = false;

@@ -8,4 +8,12 @@ describe("createWorkerMetrics", () => {
       expect(text).toContain(`tasklane_task_outcomes_total{outcome="${outcome}",app="worker"} 0`);
     }
   });
+
+  it("reads the held outcomes at each scrape", async () => {
+    let held = 0;
+    const metrics = createWorkerMetrics(() => held);
+    expect(await metrics.registry.metrics()).toContain('tasklane_worker_held_outcomes{app="worker"} 0');
+    held = 7;
+    expect(await metrics.registry.metrics()).toContain('tasklane_worker_held_outcomes{app="worker"} 7');
+  });
 });

@@ -38,7 +38,8 @@ export interface WorkerMetrics {
   readonly retries: Counter;
 }
 
-export function createWorkerMetrics(): WorkerMetrics {
+/** `heldOutcomes`: outcomes waiting for Postgres to answer again (CompletionBatcher.heldCount), read at each scrape. */
+export function createWorkerMetrics(heldOutcomes: () => number = () => 0): WorkerMetrics {
   const registry = new Registry();
   registry.setDefaultLabels({ app: "worker" });
   collectProcessMetrics(registry);
@@ -49,6 +50,14 @@ export function createWorkerMetrics(): WorkerMetrics {
     registers: [registry],
   });
   countFromZero(outcomes, "outcome", ATTEMPT_OUTCOMES);
+  new Gauge({
+    name: "tasklane_worker_held_outcomes",
+    help: "Attempt outcomes this worker holds because Postgres could not be reached, recorded again while their leases last",
+    registers: [registry],
+    collect() {
+      this.set(heldOutcomes());
+    },
+  });
   return {
     registry,
     outcomes,
