@@ -33,6 +33,14 @@ describe("loadEnv", () => {
     expect(loadEnv(gatewayEnvSchema, { PORT: "" }).PORT).toBe(4000);
   });
 
+  it("reads TENANT_POOL_SHARE as a fraction of the pool, 0.25 when unset", () => {
+    expect(loadEnv(gatewayEnvSchema, {}).TENANT_POOL_SHARE).toBe(0.25);
+    expect(loadEnv(gatewayEnvSchema, { TENANT_POOL_SHARE: "0.5" }).TENANT_POOL_SHARE).toBe(0.5);
+    for (const bad of ["0", "1.5", "-0.25", "a quarter"]) {
+      expect(problems(gatewayEnvSchema, { TENANT_POOL_SHARE: bad }), bad).toEqual([`TENANT_POOL_SHARE: expected a number > 0 and <= 1, got "${bad}"`]);
+    }
+  });
+
   it("reads METRICS_HOST for every background app, unset meaning every interface", () => {
     for (const schema of [schedulerEnvSchema, workerEnvSchema, notifierEnvSchema]) {
       expect(loadEnv(schema, { METRICS_HOST: "127.0.0.1" }).METRICS_HOST).toBe("127.0.0.1");
