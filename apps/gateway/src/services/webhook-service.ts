@@ -4,6 +4,9 @@
  * this is the configuration side and what the tenant may read back.
  */
 import {
+  BadUserInputError,
+  ConflictError,
+  assertNever,
   IdPrefix,
   NotFoundError,
   generateSigningSecret,
@@ -12,7 +15,15 @@ import {
   type CreateWebhookInput,
   type UpdateWebhookInput,
 } from "@tasklane/core";
-import { prismaRunner, reserveOwnedSlot, type Database, type Prisma } from "@tasklane/db";
+import {
+  deliveryUrl,
+  prismaRunner,
+  redeliverDelivery,
+  redeliverFailedSince,
+  reserveOwnedSlot,
+  type Database,
+  type Prisma,
+} from "@tasklane/db";
 import { assertOutboundUrl, type HostResolver } from "./outbound-url.js";
 
 export type WebhookRow = Prisma.WebhookModel;
@@ -148,21 +159,111 @@ export class WebhookService {
   }
 
   /**
-   * Newest first. With a webhookId, that endpoint's deliveries (a deleted
-   * endpoint's log stays readable); another tenant's id is NOT_FOUND, like an
-   * unknown one. Without, every delivery of the tenant, callbacks included.
+   * Newest first (createdAt, then id, descending). With a webhookId, that
+   * endpoint's deliveries (a deleted endpoint's log stays readable); another
+   * tenant's id is NOT_FOUND, like an unknown one. Without, every delivery of
+   * the tenant, callbacks included. `status` keeps only those; `before` (a
+   * delivery id of this tenant, typically the last of the previous page)
+   * starts after it in that order, so pages walk every row once. The
+   * (tenant_id, created_at) and (webhook_id, created_at) indexes serve both
+   * orders (docs/internals.md, notifier).
    */
-  async deliveries(tenantId: string, webhookId: string | null, first: number): Promise<WebhookDeliveryRow[]> {
-    if (webhookId !== null) {
-      const owned = isWellFormedId(IdPrefix.webhook, webhookId)
-        ? await this.db.prisma.webhook.findFirst({ where: { id: webhookId, tenantId }, select: { id: true } })
+  async deliveries(
+    tenantId: string,
+    webhookId: string | null,
+    first: number,
+    filter: { status?: WebhookDeliveryRow["status"] | null; before?: string | null } = {},
+  ): Promise<WebhookDeliveryRow[]> {
+    if (webhookId !== null) await this.ownedWebhook(tenantId, webhookId);
+    let keyset: Prisma.WebhookDeliveryWhereInput = {};
+    if (filter.before != null) {
+      const cursor = isWellFormedId(IdPrefix.delivery, filter.before)
+        ? await this.db.prisma.webhookDelivery.findFirst({ where: { id: filter.before, tenantId }, select: { id: true, createdAt: true } })
         : null;
-      if (owned === null) throw new NotFoundError("Webhook", webhookId);
+      if (cursor === null) throw new NotFoundError("WebhookDelivery", filter.before);
+      // The bound on createdAt alone is what the index range uses; the OR settles ties on id.
+      keyset = { createdAt: { lte: cursor.createdAt }, OR: [{ createdAt: { lt: cursor.createdAt } }, { id: { lt: cursor.id } }] };
     }
     return this.db.prisma.webhookDelivery.findMany({
-      where: { tenantId, ...(webhookId !== null ? { webhookId } : {}) },
+      where: {
+        tenantId,
+        ...(webhookId !== null ? { webhookId } : {}),
+        ...(filter.status != null ? { status: filter.status } : {}),
+        ...keyset,
+      },
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
       take: first,
     });
+  }
+
+  /**
+   * A finished delivery (FAILED, abandoned included, or DELIVERED) goes back
+   * to PENDING, due now, for a fresh round of attempts with the same body and
+   * webhook-id (its id); attempts so far stay. Unknown and another tenant's:
+   * NOT_FOUND. PENDING (waiting or in flight), a deleted webhook's, a
+   * disabled webhook's, a URL no longer allowed: CONFLICT, nothing written.
+   */
+  async redeliver(tenantId: string, id: string): Promise<WebhookDeliveryRow> {
+    if (!isWellFormedId(IdPrefix.delivery, id)) throw new NotFoundError("WebhookDelivery", id);
+    const url = await deliveryUrl(this.db, tenantId, id);
+    if (url === null) throw new NotFoundError("WebhookDelivery", id);
+    try {
+      await assertOutboundUrl(url, "url", {
+        allowPrivate: this.opts.allowPrivateTargets,
+        ...(this.opts.resolver ? { resolver: this.opts.resolver } : {}),
+      });
+    } catch (error: unknown) {
+      // The URL was allowed when the delivery was made; refused now (ALLOW_PRIVATE_TARGETS, DNS) is the delivery's state, not the input.
+      if (error instanceof BadUserInputError) throw new ConflictError(`Delivery ${id} cannot be redelivered: its ${error.message}`);
+      throw error;
+    }
+    const result = await redeliverDelivery(this.db, tenantId, id, url);
+    switch (result.kind) {
+      case "redelivered":
+        break;
+      case "not_found":
+        throw new NotFoundError("WebhookDelivery", id);
+      case "in_flight":
+        throw new ConflictError(`Delivery ${id} is PENDING (waiting for or in an attempt); only a DELIVERED or FAILED delivery can be redelivered`);
+      case "webhook_deleted":
+        throw new ConflictError(`Delivery ${id} cannot be redelivered: its webhook was deleted`);
+      case "webhook_disabled":
+        throw new ConflictError(
+          `Delivery ${id} cannot be redelivered: its webhook is disabled${result.reason ? ` (${result.reason})` : ""}; enable it first (updateWebhook with enabled: true)`,
+        );
+      case "url_changed":
+        throw new ConflictError(`Delivery ${id} was re-addressed meanwhile; try again`);
+      default:
+        return assertNever(result);
+    }
+    const row = await this.db.prisma.webhookDelivery.findFirst({ where: { id, tenantId } });
+    if (row === null) throw new NotFoundError("WebhookDelivery", id);
+    return row;
+  }
+
+  /**
+   * Svix's recover: the webhook's FAILED deliveries created at or after
+   * `since` back to PENDING, oldest first, at most MAX_REDELIVERIES_PER_CALL
+   * (redeliverFailedSince). Unknown and another tenant's webhook: NOT_FOUND;
+   * deleted or disabled: CONFLICT, nothing written.
+   */
+  async redeliverSince(tenantId: string, webhookId: string, since: Date): Promise<number> {
+    const webhook = await this.ownedWebhook(tenantId, webhookId);
+    if (webhook.deletedAt !== null) throw new ConflictError(`Webhook ${webhookId} was deleted; its deliveries cannot be redelivered`);
+    if (!webhook.enabled) {
+      throw new ConflictError(
+        `Webhook ${webhookId} is disabled${webhook.disabledReason ? ` (${webhook.disabledReason})` : ""}; enable it first (updateWebhook with enabled: true)`,
+      );
+    }
+    return redeliverFailedSince(this.db, tenantId, webhookId, since);
+  }
+
+  /** This tenant's webhook, deleted or not; NOT_FOUND otherwise. */
+  private async ownedWebhook(tenantId: string, webhookId: string): Promise<Pick<WebhookRow, "id" | "enabled" | "deletedAt" | "disabledReason">> {
+    const owned = isWellFormedId(IdPrefix.webhook, webhookId)
+      ? await this.db.prisma.webhook.findFirst({ where: { id: webhookId, tenantId }, select: { id: true, enabled: true, deletedAt: true, disabledReason: true } })
+      : null;
+    if (owned === null) throw new NotFoundError("Webhook", webhookId);
+    return owned;
   }
 }

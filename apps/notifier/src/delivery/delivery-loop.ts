@@ -119,7 +119,8 @@ async function runDelivery(deps: DeliveryLoopDeps, delivery: ClaimedDelivery): P
       result.kind === "response" ? { "http.response.status_code": result.status } : undefined);
     if (result.kind === "response") bodyCut = result.bodyCut;
     deps.metrics.requestSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
-    outcome = decideOutcome(result, delivery.attempts, deps.retrySchedule);
+    // A redelivered delivery starts a fresh round of the schedule; its attempts so far stay as history.
+    outcome = decideOutcome(result, delivery.roundAttempts, deps.retrySchedule);
   }
   const log = deps.log.child({
     deliveryId: delivery.id,

@@ -16,6 +16,8 @@ export interface ClaimedDelivery {
   body: string;
   /** Attempts recorded before this one. */
   attempts: number;
+  /** Attempts recorded before this one in the current round (since the last redelivery): what the retry schedule counts. */
+  roundAttempts: number;
   /** The fence: every outcome update names it, so a claim that expired and was retaken elsewhere cannot be overwritten. */
   lockedUntil: Date;
   /** Signing secrets, current first: the webhook's own, or the tenant's (plus the previous one during a rotation's grace period). */
@@ -102,6 +104,7 @@ type Row = {
   event: string;
   body: string;
   attempts: number;
+  round_attempts: number;
   locked_until: Date;
   webhook_secret: string | null;
   webhook_enabled: boolean | null;
@@ -198,7 +201,8 @@ export async function claimDueDeliveries(db: Database, options: ClaimOptions): P
        UPDATE webhook_deliveries d SET locked_until = now() + $2 * interval '1 millisecond'
        FROM locked l JOIN tenants t ON t.id = l.tenant_id LEFT JOIN webhooks w ON w.id = l.webhook_id
        WHERE d.id = l.id
-       RETURNING d.id, d.tenant_id, d.webhook_id, d.task_id, d.url, ${ORIGIN_SQL} AS origin, d.event, d.body, d.attempts, d.locked_until,
+       RETURNING d.id, d.tenant_id, d.webhook_id, d.task_id, d.url, ${ORIGIN_SQL} AS origin, d.event, d.body, d.attempts,
+         d.attempts - d.round_start_attempts AS round_attempts, d.locked_until,
          w.secret AS webhook_secret, w.enabled AS webhook_enabled, (w.deleted_at IS NOT NULL) AS webhook_deleted,
          w.disabled_reason, t.signing_secret,
          CASE WHEN t.previous_secret_expires_at > now() THEN t.previous_signing_secret END AS previous_secret,
@@ -245,6 +249,7 @@ function mapClaimed(r: Row & { id: string }): ClaimedDelivery {
     event: r.event,
     body: r.body,
     attempts: r.attempts,
+    roundAttempts: r.round_attempts,
     lockedUntil: r.locked_until,
     secrets,
     blockedReason: isWebhook ? blockedReason(r) : null,

@@ -5,3 +5,4 @@ export * from "./claim-deliveries.js";
 export * from "./record-delivery-outcome.js";
 export * from "./plan-workflow-deliveries.js";
 export * from "./listen-wakeups.js";
+export * from "./redeliver-deliveries.js";

@@ -1,6 +1,26 @@
 /** Webhook endpoints and deliveries (contract: CreateWebhookInput, Webhook, WebhookWithSecret, WebhookDelivery; added: UpdateWebhookInput). */
-import { Field, ID, InputType, Int, ObjectType } from "type-graphql";
+import { Field, ID, InputType, Int, ObjectType, registerEnumType } from "type-graphql";
 import { DateTimeScalar } from "./scalars.js";
+
+/** WebhookDelivery.status's values (a String in the contract), as webhookDeliveries' status filter takes them. */
+export const WebhookDeliveryStatus = {
+  /** Waiting for an attempt (due now or at its next retry) or in one. */
+  PENDING: "PENDING",
+  /** A 2xx answered; a redelivery sends it again. */
+  DELIVERED: "DELIVERED",
+  /** The retry schedule ran out, the endpoint answered 410, or it was never sent (webhook disabled or deleted, target refused); redeliverable. */
+  FAILED: "FAILED",
+} as const;
+export type WebhookDeliveryStatus = (typeof WebhookDeliveryStatus)[keyof typeof WebhookDeliveryStatus];
+registerEnumType(WebhookDeliveryStatus, {
+  name: "WebhookDeliveryStatus",
+  description: "a webhook or callback delivery's status, as WebhookDelivery.status spells it",
+  valuesConfig: {
+    PENDING: { description: "waiting for an attempt (due now or at its next retry) or in one" },
+    DELIVERED: { description: "a 2xx answered; redeliverWebhookDelivery sends it again" },
+    FAILED: { description: "the retry schedule ran out, the endpoint answered 410 Gone, or it was never sent (webhook disabled or deleted, target refused); redeliverable" },
+  },
+});
 
 @InputType("CreateWebhookInput")
 export class CreateWebhookInput {
@@ -76,7 +96,7 @@ export class WebhookDelivery {
   @Field(() => String, { description: "PENDING, DELIVERED, FAILED" })
   status!: string;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: "every attempt made, redeliveries' included" })
   attempts!: number;
 
   @Field(() => Int, { nullable: true })
