@@ -91,15 +91,49 @@ function sleepUnlessAborted(ms: number, abort?: AbortSignal): Promise<void> {
 export class LeaseService {
   private refundWarnedAt = 0;
   private refundFailures = 0;
+  /** Set by drain(): from then on no call waits. */
+  private draining = false;
+  /** The wake-up of every long poll in progress, for drain(). */
+  private readonly waiting = new Set<AbortController>();
 
   constructor(private readonly deps: LeaseServiceDeps) {}
 
   /**
+   * Shutdown: every long poll stops waiting at once and answers as if its
+   * wait were over (its last look, then what it leased or empty), and calls
+   * that come later do not wait either, so the HTTP drain finishes in
+   * moments instead of cutting the polls at its grace, as SQS and BullMQ end
+   * their long polls on close. An answer written is delivered (the drain
+   * waits for it); one that cannot be (the caller gone) hands its leases
+   * back as before.
+   */
+  drain(): void {
+    this.draining = true;
+    for (const wake of this.waiting) wake.abort();
+  }
+
+  /**
    * Returns as soon as at least one task could be leased, or empty when the
-   * wait ends; it never waits to fill `max` (contract).
+   * wait ends (or the gateway starts to shut down: drain()); it never waits to
+   * fill `max` (contract). `abort`: the caller went away.
    */
   async lease(tenantId: string, args: LeaseArgs, abort?: AbortSignal): Promise<StartedAttempt[]> {
-    const deadline = Date.now() + args.waitSeconds * 1000;
+    if (args.waitSeconds <= 0) return this.leaseUntil(tenantId, args, Date.now(), abort, abort);
+    // Waits end when the caller goes away or the gateway drains.
+    const wake = new AbortController();
+    const gone = () => wake.abort();
+    this.waiting.add(wake);
+    abort?.addEventListener("abort", gone, { once: true });
+    if (abort?.aborted || this.draining) wake.abort();
+    try {
+      return await this.leaseUntil(tenantId, args, Date.now() + args.waitSeconds * 1000, abort, wake.signal);
+    } finally {
+      this.waiting.delete(wake);
+      abort?.removeEventListener("abort", gone);
+    }
+  }
+
+  private async leaseUntil(tenantId: string, args: LeaseArgs, deadline: number, abort: AbortSignal | undefined, wake: AbortSignal | undefined): Promise<StartedAttempt[]> {
     // A long poll that leases ahead gathers: it leases once some task is due within half its
     // look-ahead, and then every task due within all of it. Answering as soon as one task entered
     // the window cost a call per task for a trickle of delayed tasks (test/bench/findings.md).
@@ -117,7 +151,8 @@ export class LeaseService {
         // A queue with a start rate leases without gathering: each gathering look would take tokens only to give them back.
         const onceDueWithinMs = lastLook || queue?.rate ? null : gatherMs;
         const { leases, rateWaitMs } = await this.leaseWithinRate(tenantId, queue, { ...args, onceDueWithinMs });
-        const left = deadline - Date.now();
+        // Draining: the wait is over now (one last look if it was gathering, then the answer).
+        const left = this.draining ? 0 : deadline - Date.now();
         if (leases.length > 0 && abort?.aborted) {
           // Granted while the caller went away (a Worker stopping aborts its long poll): the answer would reach
           // nobody and the tasks would wait out their leases, charged an attempt that never ran.
@@ -141,10 +176,10 @@ export class LeaseService {
           // ~rate calls a second per worker; POLL_MS lets ~rate x 0.2 tokens (up to the burst) gather for one
           // answer. The queue is still re-read every POLL_MS, so a raised or removed rate applies within the
           // cache's second, not when the old rate's token is due.
-          await sleepUnlessAborted(Math.min(left, POLL_MS), abort);
+          await sleepUnlessAborted(Math.min(left, POLL_MS), wake);
           continue;
         }
-        await this.waitForWork(bell, queueId, left, onceDueWithinMs ?? args.startAheadMs, abort);
+        await this.waitForWork(bell, queueId, left, onceDueWithinMs ?? args.startAheadMs, wake);
       } finally {
         bell.disarm();
       }
