@@ -26,6 +26,8 @@ import { healthHandler, livenessHandler, metricsHandler } from "./http/health.js
 import { requestScope, scopeOf, type HttpRequestScope } from "./http/request-scope.js";
 import { ApiRateLimit, operationCount } from "./limits/api-rate-limit.js";
 import { BacklogGuard } from "./limits/backlog-guard.js";
+import { TenantGate, tenantShare } from "./limits/tenant-concurrency.js";
+import { TenantOperations } from "./limits/tenant-operations.js";
 import { TenantLimitsCache } from "./limits/tenant-limits-cache.js";
 import { createLogger, type Logger } from "./observability/logger.js";
 import { tagErrorScope } from "./observability/request-scope.js";
@@ -90,7 +92,18 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
     ...(deps.resolver ? { resolver: deps.resolver } : {}),
   });
   const authenticator = createAuthenticator(new OperatorToken(adminToken), apiKeys);
-  const contextFor = createContextFactory(authenticator, services);
+  // Fairness: a tenant runs at most its share of the pool's connections at once; the rest of its operations queue.
+  const operations = new TenantOperations(
+    new TenantGate({
+      share: tenantShare(db.pool.options.max ?? 10, env.TENANT_POOL_SHARE),
+      onWait: (delta) => {
+        metrics.tenantOperationsWaiting.inc(delta);
+        if (delta > 0) metrics.tenantOperationsQueued.inc();
+      },
+      onRefusal: (reason) => metrics.tenantOperationsRefused.inc({ reason }),
+    }),
+  );
+  const contextFor = createContextFactory(authenticator, services, operations);
 
   const schema = await buildGatewaySchema();
   const app = express();
