@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Principal } from "../auth/principal.js";
 import { TenantGate } from "./tenant-concurrency.js";
-import { TenantOperations, leaveSlot, outsideSlot } from "./tenant-operations.js";
+import { TenantOperations, outsideSlot } from "./tenant-operations.js";
 
 const tenant = (tenantId: string): Principal => ({ kind: "tenant", tenantId, apiKeyId: "key", scopes: [] });
 
@@ -75,21 +75,33 @@ describe("TenantOperations", () => {
     expect(gate.load("a")).toEqual({ running: 0, waiting: 0 });
   });
 
-  it("leaveSlot gives the slot up for the rest of the operation; outside an operation both are no-ops", async () => {
-    const gate = new TenantGate({ share: 1 });
+  it("outsideSlot outside any operation just runs the sleep", async () => {
+    expect(await outsideSlot(async () => "slept")).toBe("slept");
+  });
+
+  it("answers RATE_LIMITED when the slot cannot be had back within the wait, and leaks none", async () => {
+    const gate = new TenantGate({ share: 1, maxWaiting: 0 });
     const ops = new TenantOperations(gate);
-    const during = await ops.run(
+    const hold = deferred();
+    const woke = deferred();
+    let other: Promise<string> | undefined;
+    const poll = ops.run(
       tenant("a"),
-      async () => {
-        leaveSlot();
-        leaveSlot();
-        return gate.load("a");
-      },
+      () =>
+        outsideSlot(async () => {
+          // Another operation takes the slot while the poll sleeps; the poll's queue has no room.
+          other = ops.run(tenant("a"), () => hold.promise.then(() => "other"), refusedCode);
+          woke.resolve();
+        }).then(
+          () => "looked again",
+          (error: { extensions: Record<string, unknown> }) => refusedCode(error),
+        ),
       refusedCode,
     );
-    expect(during).toEqual({ running: 0, waiting: 0 });
+    await woke.promise;
+    expect(await poll).toBe("refused RATE_LIMITED 1");
+    hold.resolve();
+    expect(await other).toBe("other");
     expect(gate.load("a")).toEqual({ running: 0, waiting: 0 });
-    leaveSlot();
-    expect(await outsideSlot(async () => "slept")).toBe("slept");
   });
 });

@@ -5,7 +5,8 @@
  * subscription's initial work (its subscribe resolver), not its later events.
  *
  * An operation holds its slot from the start of execution to its end, except
- * while it sleeps inside `outsideSlot` (a long poll waiting for work): a
+ * while it sleeps inside `outsideSlot` (a leaseTasks long poll waiting for
+ * work, lease-service.ts): a
  * tenant's pollers would otherwise hold every slot while idle and lock out its
  * own submissions. The slot is found through AsyncLocalStorage because one
  * HTTP batch shares one context between operations that each hold a slot.
@@ -119,13 +120,4 @@ export class TenantOperations {
 export function outsideSlot<T>(sleep: () => Promise<T>): Promise<T> {
   const slot = currentSlot.getStore();
   return slot === undefined ? sleep() : slot.idle(sleep);
-}
-
-/**
- * Gives the current operation's slot up for the rest of the operation (a
- * long poll, which must never be refused once it has leased); outside any
- * operation it does nothing.
- */
-export function leaveSlot(): void {
-  currentSlot.getStore()?.end();
 }

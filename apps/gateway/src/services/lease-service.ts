@@ -16,6 +16,7 @@ import {
 import type { HeartbeatOutcome } from "@tasklane/db";
 import { SpanKind, TaskAttr, endSpan, startTaskSpan, tracingActive } from "@tasklane/observability";
 import type { FleetLimits } from "@tasklane/queue";
+import { outsideSlot } from "../limits/tenant-operations.js";
 import type { ArmedBell, PullDoorbell } from "./pull-doorbell.js";
 import type { PullQueueCache } from "./pull-queue-cache.js";
 
@@ -176,7 +177,8 @@ export class LeaseService {
           // ~rate calls a second per worker; POLL_MS lets ~rate x 0.2 tokens (up to the burst) gather for one
           // answer. The queue is still re-read every POLL_MS, so a raised or removed rate applies within the
           // cache's second, not when the old rate's token is due.
-          await sleepUnlessAborted(Math.min(left, POLL_MS), wake);
+          // Asleep without its tenant's slot (limits/tenant-operations.ts): it holds one only while it looks.
+          await outsideSlot(() => sleepUnlessAborted(Math.min(left, POLL_MS), wake));
           continue;
         }
         await this.waitForWork(bell, queueId, left, onceDueWithinMs ?? args.startAheadMs, wake);
@@ -232,7 +234,8 @@ export class LeaseService {
   private async waitForWork(bell: ArmedBell, queueId: string, leftMs: number, startAheadMs: number, abort?: AbortSignal): Promise<void> {
     const dueInMs = await msUntilNextDue(this.deps.db, queueId, startAheadMs);
     // Rounded up: waking a moment early would find the task not yet due and sleep again.
-    await bell.wait(Math.min(leftMs, POLL_MS, dueInMs === null ? POLL_MS : Math.max(1, Math.ceil(dueInMs))), abort);
+    // Idle pollers hold no slot of their tenant's share, or they would lock out its own submissions.
+    await outsideSlot(() => bell.wait(Math.min(leftMs, POLL_MS, dueInMs === null ? POLL_MS : Math.max(1, Math.ceil(dueInMs))), abort));
   }
 
   heartbeat(tenantId: string, taskId: string, token: string, extendSeconds: number): Promise<HeartbeatOutcome> {

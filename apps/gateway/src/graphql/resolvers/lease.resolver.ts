@@ -3,7 +3,6 @@ import { parseInput } from "@tasklane/core";
 import type { GraphQLResolveInfo } from "graphql";
 import { Arg, Ctx, Float, ID, Info, Int, Mutation, Resolver } from "type-graphql";
 import { requireTenant } from "../../auth/guards.js";
-import { leaveSlot } from "../../limits/tenant-operations.js";
 import { Permission } from "../../auth/scopes.js";
 import type { GatewayContext } from "../context.js";
 import { completeTasksArgsSchema, failTaskArgsSchema, heartbeatArgsSchema, leaseArgsSchema, leaseTokenArgsSchema } from "../input-schemas.js";
@@ -31,10 +30,6 @@ export class LeaseResolver {
   ): Promise<Lease[]> {
     const caller = requireTenant(ctx.principal, Permission.WORK);
     const args = parseInput(leaseArgsSchema, { queue, workerId, max, leaseSeconds, waitSeconds, startAheadMs });
-    // A long poll gives its tenant's slot up (limits/tenant-operations.ts): held while it waits, a
-    // tenant's idle pollers would hold every slot and lock out its own submissions. Its looks are
-    // short statements (a lease of at most 100 rows, the next due time), one at a time per poll.
-    if (args.waitSeconds > 0) leaveSlot();
     const leases = await ctx.services.leases.lease(caller.tenantId, args, ctx.signal);
     return leases.map((l) => ({
       task: toTask(l.task),
