@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Principal } from "../auth/principal.js";
 import { TenantGate } from "./tenant-concurrency.js";
-import { TenantOperations, outsideSlot } from "./tenant-operations.js";
+import { TenantOperations, leaveSlot, outsideSlot } from "./tenant-operations.js";
 
 const tenant = (tenantId: string): Principal => ({ kind: "tenant", tenantId, apiKeyId: "key", scopes: [] });
 
@@ -14,6 +14,27 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
 const refusedCode = (error: { extensions: Record<string, unknown> }) => `refused ${String(error.extensions.code)} ${String(error.extensions.retryAfterSeconds)}`;
 
 describe("TenantOperations", () => {
+
+  it("gives the slot up for the rest of the operation on leaveSlot, once, even around a later sleep", async () => {
+    const gate = new TenantGate({ share: 1 });
+    const ops = new TenantOperations(gate);
+    const hold = deferred();
+    const first = ops.run(
+      tenant("a"),
+      async () => {
+        leaveSlot();
+        leaveSlot();
+        await outsideSlot(() => hold.promise);
+        return gate.load("a");
+      },
+      refusedCode,
+    );
+    // The first operation still runs, and the tenant's one slot is free for another.
+    expect(await ops.run(tenant("a"), async () => gate.load("a"), refusedCode)).toEqual({ running: 1, waiting: 0 });
+    hold.resolve();
+    expect(await first).toEqual({ running: 0, waiting: 0 });
+    expect(gate.load("a")).toEqual({ running: 0, waiting: 0 });
+  });
   it("holds a slot for the operation and gives it back when it ends, even when it throws", async () => {
     const gate = new TenantGate({ share: 1 });
     const ops = new TenantOperations(gate);

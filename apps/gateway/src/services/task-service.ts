@@ -32,6 +32,7 @@ import { startSubmitTrace, tracingActive, withFastPathSpans } from "@tasklane/ob
 import { dispatchAfterCommit, type TaskDispatcher } from "@tasklane/queue";
 import type { Logger } from "../observability/logger.js";
 import { SubmitCoalescer } from "./submit-coalescer.js";
+import { leaveSlot } from "../limits/tenant-operations.js";
 
 export interface TaskService {
   /** `traceParent`: the caller's own W3C traceparent, which each task's trace then joins. */
@@ -106,6 +107,9 @@ export function createTaskService({ db, dispatcher, log, announceCancel, horizon
     let intents: DispatchIntent[];
     let repeatOf: SubmitResult<T>["repeatOf"];
     try {
+      // The coalescer bounds the tenant's statements itself; holding the operation's slot too
+      // would cap how many submissions it can merge (tenant-operations.ts).
+      leaveSlot();
       ({ tasks, dispatch: intents, repeatOf } = await coalescer.submit(tenantId, traced, actor));
     } catch (error) {
       trace.finish([], error);
