@@ -181,6 +181,9 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
+      // Long polls end their wait and answer first (lease-service.ts drain()): otherwise the HTTP drain below
+      // waits its whole grace for them and then resets their connections.
+      services.leases.drain();
       // Apollo's drain plugins stop accepting, let in-flight requests finish, and close sockets.
       await apollo.stop();
       await backlog.close();
