@@ -1,6 +1,6 @@
 import { fireDueSchedules } from "@tasklane/db";
 import { newTaskTrace, withFastPathSpans } from "@tasklane/observability";
-import { dispatchAfterCommit, publishCancellations } from "@tasklane/queue";
+import { announceCancellations, dispatchAfterCommit } from "@tasklane/queue";
 import type { SchedulerContext } from "../context.js";
 
 const BATCH = 100;
@@ -39,7 +39,11 @@ export async function fireSchedules(ctx: SchedulerContext, maxWaitMs: number): P
     (onError) => dispatchAfterCommit(ctx.db, ctx.dispatcher, result.dispatch, onError),
     (error) => ctx.log.warn({ err: error }, "fast dispatch failed; outbox will retry"),
   );
-  await publishCancellations(ctx.redis, ctx.keys, result.cancelledRunning);
+  // Best effort and bounded (announceCancellations): awaited as it was, a Redis outage held the
+  // PUBLISH in ioredis's offline queue and stopped every tenant's schedules until Redis came back.
+  await announceCancellations(ctx.redis, ctx.keys, result.cancelledRunning).catch((error: unknown) =>
+    ctx.log.warn({ err: error, tasks: result.cancelledRunning.length }, "could not announce cancelled runs; workers learn it from the outcome or heartbeat"),
+  );
   if (result.schedules === BATCH) return true;
   // After firing, look again at once: that look says when the next occurrence falls due. None
   // claimed although some were due: another scheduler holds them, and moves them on.
