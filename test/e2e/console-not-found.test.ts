@@ -17,8 +17,9 @@ let page: Page;
 
 /** The document's HTTP status and whether it shows the not-found page. */
 async function visit(pathname: string): Promise<{ status: number | undefined; notFound: boolean }> {
-  const response = await page.goto(`${p.consoleApp.url}${pathname}`);
-  await page.waitForLoadState("domcontentloaded");
+  // "load", not "domcontentloaded": the page streams, and under a loaded suite the not-found
+  // heading once arrived after the document's first part had been parsed (404, heading not yet there).
+  const response = await page.goto(`${p.consoleApp.url}${pathname}`, { waitUntil: "load" });
   return { status: response?.status(), notFound: (await page.getByRole("heading", { name: "Not found" }).count()) > 0 };
 }
 
