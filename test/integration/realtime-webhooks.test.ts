@@ -25,6 +25,7 @@ import {
   type TestDatabase,
   type TestRedis,
 } from "../helpers/platform.js";
+import { runPullTask } from "../helpers/pull-task.js";
 
 const WEBHOOK = `id url events enabled disabledReason failureStreak createdAt`;
 const DELIVERY = `id webhookId event taskId status attempts lastResponseCode lastError createdAt deliveredAt`;
@@ -86,22 +87,7 @@ const listWebhooks = async (key: string) => (await api<{ webhooks: WebhookView[]
 const deliveries = (key: string, webhookId: string | null) =>
   api<{ webhookDeliveries: DeliveryView[] }>(`query ($id: ID) { webhookDeliveries(webhookId: $id, first: 10) { ${DELIVERY} } }`, { id: webhookId }, key);
 
-/** Submits a task to the tenant's default PULL queue and completes it as a pull worker would. */
-async function runTask(key: string): Promise<string> {
-  const submitted = await api<{ submitTask: { id: string } }>(`mutation { submitTask(input: { type: "hook.test", queue: "default" }) { id } }`, {}, key);
-  const taskId = submitted.data?.submitTask.id;
-  if (taskId === undefined) throw new Error(JSON.stringify(submitted.errors));
-  const lease = await api<{ leaseTasks: { leaseToken: string; task: { id: string } }[] }>(
-    `mutation { leaseTasks(queue: "default", workerId: "hook-test", max: 1) { leaseToken task { id } } }`,
-    {},
-    key,
-  );
-  const leased = lease.data?.leaseTasks[0];
-  expect(leased?.task.id).toBe(taskId);
-  const done = await api(`mutation ($t: ID!, $l: String!) { completeTask(taskId: $t, leaseToken: $l, result: { ok: true }) { status } }`, { t: taskId, l: leased?.leaseToken }, key);
-  expect(done.errors).toBeUndefined();
-  return taskId;
-}
+const runTask = (key: string) => runPullTask(gateway.url, key, { type: "hook.test", workerId: "hook-test" });
 
 /** Standard Webhooks, from the spec: HMAC-SHA256 over "id.timestamp.body" keyed with base64-decoded whsec_ secret. */
 function verifiedBy(secret: string, headers: IncomingHttpHeaders, body: string): boolean {

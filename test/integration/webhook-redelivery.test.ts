@@ -25,6 +25,7 @@ import {
   type TestDatabase,
   type TestRedis,
 } from "../helpers/platform.js";
+import { runPullTask } from "../helpers/pull-task.js";
 
 const DELIVERY = `id webhookId event taskId status attempts lastResponseCode lastError createdAt deliveredAt`;
 /** The notifier's schedule here: three attempts a round, 300 ms apart (±20 %). */
@@ -68,26 +69,7 @@ async function createWebhook(key: string, path: string): Promise<{ id: string; s
   return { id: created.webhook.id, secret: created.secret };
 }
 
-/** Submits a task (with an optional callbackUrl) to the default PULL queue and completes it as a pull worker would. */
-async function runTask(key: string, callbackUrl?: string): Promise<string> {
-  const submitted = await api<{ submitTask: { id: string } }>(
-    `mutation ($c: String) { submitTask(input: { type: "hook.redeliver", queue: "default", callbackUrl: $c }) { id } }`,
-    { c: callbackUrl ?? null },
-    key,
-  );
-  const taskId = submitted.data?.submitTask.id;
-  if (taskId === undefined) throw new Error(JSON.stringify(submitted.errors));
-  const lease = await api<{ leaseTasks: { leaseToken: string; task: { id: string } }[] }>(
-    `mutation { leaseTasks(queue: "default", workerId: "redeliver-test", max: 1) { leaseToken task { id } } }`,
-    {},
-    key,
-  );
-  const leased = lease.data?.leaseTasks[0];
-  expect(leased?.task.id).toBe(taskId);
-  const done = await api(`mutation ($t: ID!, $l: String!) { completeTask(taskId: $t, leaseToken: $l, result: { ok: true }) { status } }`, { t: taskId, l: leased?.leaseToken }, key);
-  expect(done.errors).toBeUndefined();
-  return taskId;
-}
+const runTask = (key: string, callbackUrl?: string) => runPullTask(gateway.url, key, { type: "hook.redeliver", workerId: "redeliver-test", callbackUrl });
 
 async function deliveries(key: string, args: { webhookId?: string | null; first?: number; status?: string; before?: string }): Promise<DeliveryView[]> {
   const res = await api<{ webhookDeliveries: DeliveryView[] }>(
