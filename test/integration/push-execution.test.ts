@@ -3,7 +3,7 @@ import { createHmac } from "node:crypto";
 import { Redis } from "ioredis";
 import { normalizeTaskSpec, parseInput, submitTaskInputSchema, type SubmitTaskInput } from "@tasklane/core";
 import { cancelTask, getTask, listAttempts, redriveTask, submitTasks, type TaskRecord } from "@tasklane/db";
-import { createKeySpace, createRedis, createTaskDispatcher, dispatchAfterCommit, jobIdFor, publishCancellations, type TaskDispatcher } from "@tasklane/queue";
+import { createKeySpace, createRedis, createTaskDispatcher, announceCancellations, dispatchAfterCommit, jobIdFor, type TaskDispatcher } from "@tasklane/queue";
 import { startApp, waitFor, type AppProcess } from "../helpers/app-process.js";
 import { startReceiver, type HttpReceiver } from "../helpers/http-receiver.js";
 import { REDIS_DB, redisUrl } from "../helpers/redis-dbs.js";
@@ -43,7 +43,7 @@ async function submit(input: Partial<SubmitTaskInput> & { type: string }): Promi
 /** As the gateway's cancelTask does: the transition, then the announcement to workers when it was RUNNING. */
 async function cancel(id: string): Promise<void> {
   const { wasRunning } = await cancelTask(tdb.db, tenantId, id, "test");
-  if (wasRunning) await publishCancellations(redis, createKeySpace(prefix), [id]);
+  if (wasRunning) await announceCancellations(redis, createKeySpace(prefix), [id]);
 }
 
 const settled = (id: string) =>

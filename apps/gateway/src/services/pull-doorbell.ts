@@ -1,4 +1,4 @@
-import { execPipeline, withinFastPathWait, type RedisClient } from "@tasklane/queue";
+import { publishBestEffort, type RedisClient } from "@tasklane/queue";
 
 export interface ArmedBell {
   /** Resolves on a ring since arm() or after `ms`, whichever comes first. */
@@ -50,11 +50,7 @@ export class PullDoorbell {
    * nothing anyway.
    */
   async ring(queueIds: Iterable<string>): Promise<void> {
-    const unique = [...new Set(queueIds)];
-    if (unique.length === 0 || this.publisher.status !== "ready") return;
-    const pipeline = this.publisher.pipeline();
-    for (const id of unique) pipeline.publish(this.channel, id);
-    await withinFastPathWait(execPipeline(pipeline), "the pull doorbell", "long polls find the work on their next look");
+    await publishBestEffort(this.publisher, this.channel, [...new Set(queueIds)], "the pull doorbell", "long polls find the work on their next look");
   }
 
   /**
