@@ -3,6 +3,7 @@
  * because Postgres could not be reached (CompletionBatcher). Pure: the
  * batcher owns the one timer.
  */
+import { BackoffStrategy, computeBackoffMs } from "@tasklane/core";
 
 /** First wait after a failed round; doubles per failed round. */
 export const OUTCOME_RETRY_BASE_MS = 200;
@@ -27,8 +28,11 @@ export const MAX_HELD_OUTCOMES = 20_000;
  * not all come back in the same millisecond. `random` in [0, 1).
  */
 export function outcomeRetryDelayMs(round: number, random: number, baseMs = OUTCOME_RETRY_BASE_MS, maxMs = OUTCOME_RETRY_MAX_MS): number {
-  const step = Math.min(maxMs, baseMs * 2 ** Math.min(round, 30));
-  return step / 2 + random * (step / 2);
+  return computeBackoffMs(
+    { strategy: BackoffStrategy.EXPONENTIAL, delaySeconds: baseMs / 1000, maxDelaySeconds: maxMs / 1000, jitter: true },
+    round + 1,
+    () => random,
+  );
 }
 
 /**

@@ -16,6 +16,8 @@
  * expired, after a database blip of a few seconds. A definite answer
  * (CONFLICT, NOT_FOUND, BAD_USER_INPUT …) is never sent again.
  */
+import { computeBackoffMs } from "@tasklane/core/backoff";
+import { BackoffStrategy } from "@tasklane/core/statuses";
 import { ErrorCode, TasklaneError, isTasklaneError, type TasklaneErrorCode } from "./errors.js";
 import { failureKindOfCode } from "./retry.js";
 import type { LeasesResource } from "./resources/leases.js";
@@ -38,8 +40,11 @@ const HELD_RETRY_MAX_MS = 5_000;
 /** Wait before held-outcome round `round` (0 first): the server's Retry-After, else equal-jittered doubling up to the cap. */
 export function heldRetryDelayMs(round: number, retryAfterSeconds: number | undefined, random: number): number {
   if (retryAfterSeconds !== undefined && Number.isFinite(retryAfterSeconds) && retryAfterSeconds >= 0) return retryAfterSeconds * 1000;
-  const step = Math.min(HELD_RETRY_MAX_MS, HELD_RETRY_BASE_MS * 2 ** Math.min(round, 30));
-  return step / 2 + random * (step / 2);
+  return computeBackoffMs(
+    { strategy: BackoffStrategy.EXPONENTIAL, delaySeconds: HELD_RETRY_BASE_MS / 1000, maxDelaySeconds: HELD_RETRY_MAX_MS / 1000, jitter: true },
+    round + 1,
+    () => random,
+  );
 }
 
 /** Whether a failed completeTasks call may be sent again: it changed nothing, or may have (completeTasks is idempotent). */
