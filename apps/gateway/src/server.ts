@@ -24,8 +24,10 @@ import { graphqlEndpoint, takesGraphqlPost } from "./http/graphql-endpoint.js";
 import { MAX_BODY_BYTES, graphqlRequestGuard, httpErrorHandler, requireUtf8 } from "./http/graphql-guards.js";
 import { healthHandler, livenessHandler, metricsHandler } from "./http/health.js";
 import { requestScope, scopeOf, type HttpRequestScope } from "./http/request-scope.js";
+import { requestBytesAdmission } from "./http/request-bytes-admission.js";
 import { ApiRateLimit, operationCount } from "./limits/api-rate-limit.js";
 import { BacklogGuard } from "./limits/backlog-guard.js";
+import { RequestBytesBudget } from "./limits/request-bytes-budget.js";
 import { TenantGate, tenantShare } from "./limits/tenant-concurrency.js";
 import { TenantOperations } from "./limits/tenant-operations.js";
 import { TenantLimitsCache } from "./limits/tenant-limits-cache.js";
@@ -64,7 +66,8 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
   const redis = deps.redis ?? createRedis(redisTargetOf(env), "tasklane-gateway", { log });
   if (deps.redis) logRedisErrors(deps.redis, "tasklane-gateway", log);
 
-  const metrics = createMetrics();
+  const requestBytes = new RequestBytesBudget({ maxBytes: env.MAX_INFLIGHT_REQUEST_BYTES });
+  const metrics = createMetrics({ requestBytesHeld: () => requestBytes.heldBytes });
   const backlog = new BacklogGuard(db, env.GLOBAL_MAX_PENDING_TASKS, log);
   const apiRateLimit = new ApiRateLimit({
     buckets: new ApiTokenBuckets(redis, createKeySpace(env.REDIS_KEY_PREFIX)),
@@ -109,7 +112,12 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
   const app = express();
   // Plain JSON POSTs to /graphql skip Express (http/graphql-endpoint.ts); the rest is Express's.
   // graphqlPost is defined once Apollo has started, before the server listens.
-  const httpServer = http.createServer((req, res) => (takesGraphqlPost(req) ? graphqlPost(req, res) : app(req, res)));
+  const admitBody = requestBytesAdmission({ budget: requestBytes, onRefusal: () => metrics.requestBytesRefused.inc() });
+  const httpServer = http.createServer((req, res) => {
+    if (!admitBody(req, res)) return;
+    if (takesGraphqlPost(req)) graphqlPost(req, res);
+    else app(req, res);
+  });
   const ws = attachWebSockets({
     schema,
     httpServer,

@@ -148,6 +148,13 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
    * use at once (rounded up, at least 2: 3 of 10 by default); its further operations wait their turn.
    */
   TENANT_POOL_SHARE: numberVar({ positive: true, max: 1 }).default(0.25),
+  /**
+   * Memory protection: bytes of request bodies this gateway holds at once (one credential at most half);
+   * past it requests answer 503 OVERLOADED before their body is read. A body is held several times over
+   * while it is served, so keep it near a thirtieth of the gateway's memory limit (32 MiB for 1 GiB); at least
+   * 16 MiB, so that half of it holds the largest body (8 MiB) twice.
+   */
+  MAX_INFLIGHT_REQUEST_BYTES: numberVar({ integer: true, min: 16 * 1024 * 1024 }).default(32 * 1024 * 1024),
 });
 
 /**

@@ -25,9 +25,17 @@ export interface GatewayMetrics {
   readonly tenantOperationsQueued: Counter;
   /** Tenants' operations refused RATE_LIMITED by the per-tenant concurrency bound, by `reason` (TENANT_REFUSAL_REASONS). */
   readonly tenantOperationsRefused: Counter<"reason">;
+  /** Requests answered OVERLOADED before their body was read: the bound on held request bodies was full. */
+  readonly requestBytesRefused: Counter;
 }
 
-export function createMetrics(): GatewayMetrics {
+/** Readings taken when /metrics is scraped rather than kept up to date per request. */
+export interface GatewayMetricReadings {
+  /** Bytes of request bodies held now (limits/request-bytes-budget.ts). */
+  requestBytesHeld(): number;
+}
+
+export function createMetrics(readings: GatewayMetricReadings = { requestBytesHeld: () => 0 }): GatewayMetrics {
   const registry = new Registry();
   registry.setDefaultLabels({ app: "gateway" });
   collectProcessMetrics(registry);
@@ -45,10 +53,23 @@ export function createMetrics(): GatewayMetrics {
     registers: [registry],
   });
   countFromZero(tenantOperationsRefused, "reason", TENANT_REFUSAL_REASONS);
+  new Gauge({
+    name: "tasklane_gateway_request_bytes_held",
+    help: "Bytes of request bodies this gateway holds now, against MAX_INFLIGHT_REQUEST_BYTES",
+    registers: [registry],
+    collect() {
+      this.set(readings.requestBytesHeld());
+    },
+  });
   return {
     registry,
     rateLimited,
     tenantOperationsRefused,
+    requestBytesRefused: new Counter({
+      name: "tasklane_gateway_request_bytes_refused_total",
+      help: "Requests answered 503 OVERLOADED before their body was read, because the bodies held reached MAX_INFLIGHT_REQUEST_BYTES",
+      registers: [registry],
+    }),
     tenantOperationsWaiting: new Gauge({
       name: "tasklane_tenant_operations_waiting",
       help: "Operations waiting for a slot of their tenant's share of this gateway (TENANT_POOL_SHARE), all tenants together",
