@@ -1,8 +1,9 @@
 /**
  * The gateway's bound on request bodies held at once (MAX_INFLIGHT_REQUEST_BYTES,
- * at its 16 MiB minimum here; one credential at most half): past it a request is
- * answered 503 OVERLOADED with Retry-After before its body is read, and changes
- * nothing; a body's bytes are given back when its answer is sent. Requests
+ * at its 16 MiB minimum here; one tenant at most half, callers without a valid
+ * credential 1 MiB together): past it a request is answered 503 OVERLOADED with
+ * Retry-After before its body is read, and changes nothing; a body's bytes are
+ * given back when its answer is sent. Requests
  * here hold their bytes by declaring a Content-Length and sending the body
  * only partly, as a slow upload does.
  */
@@ -27,12 +28,16 @@ interface Answer {
  * resolves with the answer.
  */
 function heldSubmit(url: string, apiKey: string, type: string, bytes: number) {
+  return heldPost(url, `Bearer ${apiKey}`, type, bytes);
+}
+
+function heldPost(url: string, authorization: string, type: string, bytes: number) {
   const head = JSON.stringify({ query: SUBMIT, variables: { type } }).slice(0, -1);
   const rest = " ".repeat(bytes - head.length - 1) + "}";
   let answer!: Promise<Answer>;
   const req = http.request(url, {
     method: "POST",
-    headers: { "content-type": "application/json", "content-length": bytes, authorization: `Bearer ${apiKey}` },
+    headers: { "content-type": "application/json", "content-length": bytes, authorization },
   });
   answer = new Promise((resolve, reject) => {
     req.on("response", (res) => {
@@ -61,7 +66,7 @@ async function metric(base: string, name: string): Promise<number | undefined> {
 describe("gateway bound on request bodies held at once", () => {
   const platform = useGateway({ env: { MAX_INFLIGHT_REQUEST_BYTES: String(16 * MIB) } });
 
-  it("refuses past a credential's half and past the whole bound, before reading the body, and admits again once bodies are answered", async () => {
+  it("refuses past a tenant's half and past the whole bound, before reading the body, and admits again once bodies are answered", async () => {
     const { gateway } = platform;
     const base = gateway.url.replace(/\/graphql$/, "");
     const [a, b, c] = await Promise.all([createTenant(gateway, "bytes-a"), createTenant(gateway, "bytes-b"), createTenant(gateway, "bytes-c")]);
@@ -99,5 +104,34 @@ describe("gateway bound on request bodies held at once", () => {
     const { rows } = await platform.database.db.pool.query<{ type: string }>("SELECT type FROM tasks ORDER BY type");
     expect(rows.map((r) => r.type)).toEqual(["held-a", "held-b", "small-b", "small-c"]);
     expect(await metric(base, "tasklane_gateway_request_bytes_refused_total")).toBe(2);
+  });
+
+  it("counts a tenant's keys against one half, and callers without a valid credential against 1 MiB together", async () => {
+    const { gateway } = platform;
+    const base = gateway.url.replace(/\/graphql$/, "");
+    const d = await createTenant(gateway, "bytes-d");
+    const second = await gql<{ createApiKey: { secret: string } }>(gateway.url, `mutation { createApiKey(name: "second") { secret } }`, {}, d.apiKey);
+    const secondKey = second.data!.createApiKey.secret;
+    const refusedBefore = (await metric(base, "tasklane_gateway_request_bytes_refused_total")) ?? 0;
+
+    const heldD = heldSubmit(gateway.url, d.apiKey, "held-d", 8 * MIB);
+    await expect.poll(() => metric(base, "tasklane_gateway_request_bytes_held"), { timeout: 10_000 }).toBe(8 * MIB);
+    const viaSecondKey = await heldSubmit(gateway.url, secondKey, "second-key-d", 1024).answer;
+    expect(viaSecondKey.status).toBe(503);
+
+    // Made-up credentials are one caller: the first holds the anonymous MiB, the next is refused.
+    const madeUp = heldPost(gateway.url, "Bearer tl_made_up_1", "anon", 1 * MIB);
+    await expect.poll(() => metric(base, "tasklane_gateway_request_bytes_held"), { timeout: 10_000 }).toBe(9 * MIB);
+    const madeUpAgain = await heldPost(gateway.url, "Bearer tl_made_up_2", "anon", 1024).answer;
+    expect(madeUpAgain.status).toBe(503);
+    expect(madeUpAgain.body.errors?.[0]?.extensions?.code).toBe("OVERLOADED");
+
+    // The made-up credential's admitted request is answered as any unauthenticated one.
+    const anonymous = await madeUp.finish();
+    expect(anonymous.body.errors?.[0]?.extensions?.code).toBe("UNAUTHENTICATED");
+    expect((await heldD.finish()).body.errors).toBeUndefined();
+    expect(await metric(base, "tasklane_gateway_request_bytes_refused_total")).toBe(refusedBefore + 2);
+    const tasks = await gql<{ tasks: { nodes: Array<{ type: string }> } }>(gateway.url, `{ tasks(first: 10) { nodes { type } } }`, {}, d.apiKey);
+    expect(tasks.data?.tasks.nodes.map((t) => t.type)).toEqual(["held-d"]);
   });
 });

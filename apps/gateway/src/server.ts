@@ -13,6 +13,7 @@ import express from "express";
 import { ApiKeyAuthenticator } from "./auth/api-key-authenticator.js";
 import { createAuthenticator } from "./auth/authenticate.js";
 import { OperatorToken } from "./auth/operator-token.js";
+import type { Principal } from "./auth/principal.js";
 import { createApollo } from "./graphql/apollo.js";
 import type { GatewayContext } from "./graphql/context.js";
 import { createContextFactory } from "./graphql/context-factory.js";
@@ -21,7 +22,7 @@ import { buildGatewaySchema } from "./graphql/schema.js";
 import { isStoreUnavailable, storeUnavailableError } from "./graphql/store-unavailable.js";
 import { attachWebSockets } from "./graphql/ws.js";
 import { graphqlEndpoint, takesGraphqlPost } from "./http/graphql-endpoint.js";
-import { MAX_BODY_BYTES, graphqlRequestGuard, httpErrorHandler, requireUtf8 } from "./http/graphql-guards.js";
+import { MAX_BODY_BYTES, graphqlRequestGuard, httpErrorHandler, internalError, requireUtf8 } from "./http/graphql-guards.js";
 import { healthHandler, livenessHandler, metricsHandler } from "./http/health.js";
 import { requestScope, scopeOf, type HttpRequestScope } from "./http/request-scope.js";
 import { requestBytesAdmission } from "./http/request-bytes-admission.js";
@@ -112,11 +113,23 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
   const app = express();
   // Plain JSON POSTs to /graphql skip Express (http/graphql-endpoint.ts); the rest is Express's.
   // graphqlPost is defined once Apollo has started, before the server listens.
-  const admitBody = requestBytesAdmission({ budget: requestBytes, onRefusal: () => metrics.requestBytesRefused.inc() });
+  const admitBody = requestBytesAdmission({
+    budget: requestBytes,
+    principalFor: (authorization) => authenticator.principalFor(authorization),
+    onRefusal: () => metrics.requestBytesRefused.inc(),
+  });
+  // Who a request's body was admitted for: its GraphQL context reuses it rather than authenticating twice.
+  const admittedAs = new WeakMap<http.IncomingMessage, Principal>();
+  const serve = (req: http.IncomingMessage, res: http.ServerResponse) => (takesGraphqlPost(req) ? graphqlPost(req, res) : app(req, res));
   const httpServer = http.createServer((req, res) => {
-    if (!admitBody(req, res)) return;
-    if (takesGraphqlPost(req)) graphqlPost(req, res);
-    else app(req, res);
+    admitBody(req, res).then(
+      (admission) => {
+        if (!admission.admitted) return;
+        if (admission.principal) admittedAs.set(req, admission.principal);
+        serve(req, res);
+      },
+      (error: unknown) => internalError(res, undefined, log, error),
+    );
   });
   const ws = attachWebSockets({
     schema,
@@ -138,7 +151,7 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
       if (!res.writableFinished) gone.abort();
     });
     try {
-      const context = await contextFor(req.headers.authorization, { ...scope, signal: gone.signal });
+      const context = await contextFor(req.headers.authorization, { ...scope, signal: gone.signal, principal: admittedAs.get(req) });
       // A refused request (429, or 400 for a batch above the burst) did nothing.
       await apiRateLimit.admit(context.principal, operationCount(body));
       return context;

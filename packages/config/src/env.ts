@@ -149,8 +149,9 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
    */
   TENANT_POOL_SHARE: numberVar({ positive: true, max: 1 }).default(0.25),
   /**
-   * Memory protection: bytes of request bodies this gateway holds at once (one credential at most half);
-   * past it requests answer 503 OVERLOADED before their body is read. A body is held several times over
+   * Memory protection: bytes of request bodies this gateway holds at once (one tenant at most half,
+   * callers without a valid credential 1 MiB together); past it requests answer 503 OVERLOADED before
+   * their body is read. A body is held several times over
    * while it is served, so keep it near a thirtieth of the gateway's memory limit (32 MiB for 1 GiB); at least
    * 16 MiB, so that half of it holds the largest body (8 MiB) twice.
    */

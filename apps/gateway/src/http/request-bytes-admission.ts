@@ -1,11 +1,15 @@
 /**
  * Admits an HTTP request only while the gateway's bound on held request
- * bodies has room for its body (limits/request-bytes-budget.ts); otherwise
- * answers 503 OVERLOADED with Retry-After before the body is read. Both the
- * /graphql fast path and Express sit behind it.
+ * bodies has room for its body (limits/request-bytes-budget.ts), within its
+ * caller's share; otherwise answers 503 OVERLOADED with Retry-After before
+ * the body is read. Both the /graphql fast path and Express sit behind it.
+ * The caller is authenticated first (from the headers; the body is not
+ * needed), so one tenant's many keys share one share and made-up
+ * credentials share the anonymous allowance.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ErrorCode } from "@tasklane/core";
+import type { Principal } from "../auth/principal.js";
 import type { RequestBytesBudget } from "../limits/request-bytes-budget.js";
 import { MAX_BODY_BYTES } from "./graphql-guards.js";
 
@@ -36,25 +40,60 @@ export function bodyBytesToHold(req: IncomingMessage): number {
   return req.headers["transfer-encoding"] === undefined ? 0 : MAX_BODY_BYTES;
 }
 
+/** Anonymous callers (no credential, or one that did not check out) together: they have no use for large bodies. */
+export const ANONYMOUS_MAX_BYTES = 1024 * 1024;
+
 export interface RequestBytesAdmissionOptions {
   budget: RequestBytesBudget;
+  /** Who calls: shares are per tenant, so invented credentials cannot add up to the whole bound. */
+  principalFor(authorization: string | undefined): Promise<Principal>;
   /** Called once per refused request. */
   onRefusal(): void;
 }
 
 /**
- * Returns true when `req` may be served (its body's bytes are held until the
- * response closes, however it ends); false when it was answered 503 here.
+ * Admitted: serve the request (its body's bytes are held until the response
+ * closes, however it ends); `principal` is who calls, when it was resolved.
+ * Not admitted: it was answered 503 here, or its client left meanwhile.
  */
-export function requestBytesAdmission({ budget, onRefusal }: RequestBytesAdmissionOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
-  return (req, res) => {
+export type Admission = { admitted: true; principal?: Principal } | { admitted: false };
+
+const NOTHING_HELD: Admission = { admitted: true };
+
+function shareKey(principal: Principal): string {
+  switch (principal.kind) {
+    case "tenant":
+      return `tenant:${principal.tenantId}`;
+    case "operator":
+      return "operator";
+    case "anonymous":
+      return "anonymous";
+  }
+}
+
+export function requestBytesAdmission({ budget, principalFor, onRefusal }: RequestBytesAdmissionOptions): (req: IncomingMessage, res: ServerResponse) => Promise<Admission> {
+  return async (req, res) => {
     const bytes = bodyBytesToHold(req);
-    if (bytes === 0) return true;
-    // One caller is one credential; without one, all anonymous callers share a share.
-    const client = req.headers.authorization ?? "";
-    if (budget.tryTake(client, bytes)) {
-      res.once("close", () => budget.release(client, bytes));
-      return true;
+    if (bytes === 0) return NOTHING_HELD;
+    // Listening first: a client that leaves while its credential is checked must not keep bytes.
+    let held: string | undefined;
+    let closed = false;
+    res.once("close", () => {
+      closed = true;
+      if (held !== undefined) budget.release(held, bytes);
+    });
+    let principal: Principal | undefined;
+    try {
+      principal = await principalFor(req.headers.authorization);
+    } catch {
+      // Postgres unreachable: the request's own authentication fails the same way and answers OVERLOADED.
+      principal = undefined;
+    }
+    if (closed) return { admitted: false };
+    const key = principal === undefined ? "unresolved" : shareKey(principal);
+    if (budget.tryTake(key, bytes, principal?.kind === "anonymous" ? ANONYMOUS_MAX_BYTES : undefined)) {
+      held = key;
+      return principal === undefined ? NOTHING_HELD : { admitted: true, principal };
     }
     onRefusal();
     // Read the body into nothing, as for a 413, so a client still sending gets this answer, not a broken pipe.
@@ -65,6 +104,6 @@ export function requestBytesAdmission({ budget, onRefusal }: RequestBytesAdmissi
       "retry-after": String(REQUEST_BYTES_RETRY_AFTER_SECONDS),
     });
     res.end(REFUSAL_BODY);
-    return false;
+    return { admitted: false };
   };
 }

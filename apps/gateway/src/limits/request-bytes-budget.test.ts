@@ -27,6 +27,15 @@ describe("RequestBytesBudget", () => {
     expect(budget.tryTake("a", 30)).toBe(true);
   });
 
+  it("holds a caller to a smaller limit when given one", () => {
+    const budget = new RequestBytesBudget({ maxBytes: 100 });
+    expect(budget.tryTake("anonymous", 10, 15)).toBe(true);
+    expect(budget.tryTake("anonymous", 10, 15)).toBe(false);
+    expect(budget.tryTake("anonymous", 5, 15)).toBe(true);
+    expect(budget.tryTake("a", 50, 80)).toBe(true);
+    expect(budget.tryTake("a", 1, 80)).toBe(false);
+  });
+
   it("always admits an empty body and a refusal takes nothing", () => {
     const budget = new RequestBytesBudget({ maxBytes: 10, clientShare: 1 });
     expect(budget.tryTake("a", 10)).toBe(true);

@@ -12,8 +12,8 @@
  * before its body is read (503 OVERLOADED, Retry-After), so memory stays
  * predictable and every other request keeps being served.
  *
- * One caller (one credential) may hold at most `clientShare` of the bound,
- * so a single producer's burst of large batches cannot refuse everyone else.
+ * One caller (one tenant) may hold at most `clientShare` of the bound, so a
+ * single producer's burst of large batches cannot refuse everyone else.
  */
 export interface RequestBytesBudgetOptions {
   /** Bytes of request bodies held at once, all callers together. */
@@ -44,13 +44,14 @@ export class RequestBytesBudget {
 
   /**
    * Takes `bytes` for `client` if both the whole bound and the client's share
-   * have room; a caller that gets true must `release` the same amount once.
-   * An empty body takes nothing and is always admitted.
+   * (or `clientMax`, when smaller) have room; a caller that gets true must
+   * `release` the same amount once. An empty body takes nothing and is
+   * always admitted.
    */
-  tryTake(client: string, bytes: number): boolean {
+  tryTake(client: string, bytes: number, clientMax = this.maxClientBytes): boolean {
     if (bytes <= 0) return true;
     const clientHeld = this.heldByClient.get(client) ?? 0;
-    if (this.held + bytes > this.maxBytes || clientHeld + bytes > this.maxClientBytes) return false;
+    if (this.held + bytes > this.maxBytes || clientHeld + bytes > Math.min(clientMax, this.maxClientBytes)) return false;
     this.held += bytes;
     this.heldByClient.set(client, clientHeld + bytes);
     return true;
