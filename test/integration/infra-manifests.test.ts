@@ -276,9 +276,15 @@ describe("Grafana dashboard and Prometheus alerts", () => {
     }
   });
 
-  it("alerts on DLQ growth, oldest queued age, start delay p99, webhook failures and a missing scheduler or worker", () => {
+  it("alerts on DLQ growth, oldest queued age, start delay p99, webhook failures, held worker outcomes and a missing scheduler or worker", () => {
     const reads = (metric: string) => alerts.some((a) => metricNamesIn(a.expr).includes(metric));
-    for (const metric of ["tasklane_dead_letter_tasks", "tasklane_oldest_queued_age_seconds", "tasklane_task_start_delay_seconds_bucket", "tasklane_notifier_deliveries_total"]) {
+    for (const metric of [
+      "tasklane_dead_letter_tasks",
+      "tasklane_oldest_queued_age_seconds",
+      "tasklane_task_start_delay_seconds_bucket",
+      "tasklane_notifier_deliveries_total",
+      "tasklane_worker_held_outcomes",
+    ]) {
       expect(reads(metric), metric).toBe(true);
     }
     for (const app of ["scheduler", "worker"]) expect(alerts.some((a) => a.expr.includes(`absent(`) && a.expr.includes(`app="${app}"`)), app).toBe(true);
