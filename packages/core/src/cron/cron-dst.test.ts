@@ -188,6 +188,8 @@ describe("the occurrence set does not depend on where the iteration starts", () 
     // Lord Howe moves by 30 minutes: nothing here assumes one-hour shifts.
     ["30 2 * * *", "Australia/Lord_Howe", "2026-10-03T13:00:00Z", "2026-10-03T18:00:00Z"],
     ["45 1 * * *", "Australia/Lord_Howe", "2026-04-04T13:00:00Z", "2026-04-04T17:00:00Z"],
+    ["*/10 * * * *", "Australia/Lord_Howe", "2026-04-04T13:00:00Z", "2026-04-04T17:00:00Z"],
+    ["*/10 * * * *", "Australia/Lord_Howe", "2026-10-03T13:00:00Z", "2026-10-03T18:00:00Z"],
   ])("%s in %s, %s..%s", (expr, tz, from, to) => {
     expectStartPointIndependent(expr, tz, from, to);
   });

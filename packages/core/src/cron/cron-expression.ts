@@ -37,7 +37,10 @@
  * compare-and-set on next_run_at relies on.
  *
  * Implementation: cron-parser runs in UTC over floating wall times (where it
- * has no DST to get wrong); ZoneClock maps each wall time to instants.
+ * has no DST to get wrong); ZoneClock maps each wall time to instants, or,
+ * for every-hour expressions, gives the stretches of constant offset over
+ * which wall time is instant + offset. Either way a call costs a few
+ * cron-parser steps per occurrence, near a transition too (cron-cost.test.ts).
  */
 import { type CronExpression, CronExpressionParser } from "cron-parser";
 import { IANAZone } from "luxon";
@@ -158,57 +161,68 @@ function compile(expression: string, timezone: string): CompiledCron {
   return { cron, clock: new ZoneClock(timezone), everyHour: cron.fields.hour.values.length === 24 };
 }
 
-/** Matching wall times strictly after `afterWall`, ascending. */
-function* wallTimes(cron: CronExpression, afterWall: number): Generator<number> {
-  cron.reset(new Date(afterWall));
-  for (;;) {
-    let wall: number;
-    try {
-      wall = cron.next().getTime();
-    } catch {
-      // The expression parsed, so this is cron-parser's "no further date
-      // within its search limit"; its own hasNext() reads errors the same way.
-      return;
-    }
-    yield wall;
+/** The next matching wall time after the iterator's position, or null when the expression fires no more. */
+function nextWall(cron: CronExpression): number | null {
+  try {
+    return cron.next().getTime();
+  } catch {
+    // The expression parsed, so this is cron-parser's "no further date
+    // within its search limit"; its own hasNext() reads errors the same way.
+    return null;
+  }
+}
+
+/** Offsets stay within a day of UTC: an instant showing a wall time at or past `w` is later than w − DAY_MS. */
+const DAY_MS = 86_400_000;
+
+/**
+ * Fixed-hour expressions: each matching wall time fires once, at its first
+ * instant (the gap's end for a wall time that does not exist). Those instants
+ * never decrease as wall times increase, so no wall time before wall(after)
+ * can fire after `after`, and every wall time of a gap resolves to its end:
+ * the iteration starts at wall(after) and jumps over a gap at once. (It used
+ * to start a whole offset change early for a day before each fall back and
+ * walk each gap wall time by wall time: 3,600 steps, ~150 ms, per call for a
+ * per-second expression, which the scheduler makes on every pass.)
+ */
+function* fixedHourOccurrences({ cron, clock }: CompiledCron, after: number): Generator<number> {
+  let last = after;
+  cron.reset(new Date(clock.wallOf(after) - 1));
+  for (let wall = nextWall(cron); wall !== null; wall = nextWall(cron)) {
+    const r = clock.resolve(wall);
+    const main = r.kind === "unique" ? r.instant : r.kind === "repeated" ? r.earlier : r.gapEnd;
+    if (main > last) yield (last = main);
+    if (r.kind === "skipped") cron.reset(new Date(clock.wallOf(r.gapEnd) - 1));
   }
 }
 
 /**
- * Occurrences strictly after `after`, ascending, without end.
- *
- * Each wall time yields its "main" instant (unique, first of a repeated pair,
- * or gap end for fixed-hour expressions); main instants never decrease as
- * wall times increase. Every-hour expressions also fire the second pass of a
- * repeated wall time: those instants queue in `secondPass` (ascending) and are
- * merged in before the first main instant that is later.
+ * Every-hour expressions follow elapsed time: an instant fires when the wall
+ * time it shows matches, so both passes of a repeated wall time fire and a
+ * wall time inside a gap never does. Between two offset changes wall time is
+ * instant + offset, so the iteration goes one constant-offset stretch at a
+ * time (at most a day, so a change ahead is always seen), and never looks at
+ * a wall time that cannot fire.
  */
-function* occurrencesAfter({ cron, clock, everyHour }: CompiledCron, after: number): Generator<number> {
-  // Start early enough for a repeated hour just ahead, whose second pass shows
-  // wall times below wall(after) but happens after `after`.
-  const startWall = after + Math.min(clock.offsetMs(after), clock.offsetMs(after + 86_400_000));
-  const secondPass: number[] = [];
-  let last = after;
-  for (const wall of wallTimes(cron, startWall - 1)) {
-    const r = clock.resolve(wall);
-    let main: number;
-    if (r.kind === "unique") {
-      main = r.instant;
-    } else if (r.kind === "repeated") {
-      main = r.earlier;
-      if (everyHour) secondPass.push(r.later);
-    } else if (everyHour) {
-      continue;
-    } else {
-      main = r.gapEnd;
-    }
-    for (let head = secondPass[0]; head !== undefined && head < main; head = secondPass[0]) {
-      secondPass.shift();
-      if (head > last) yield (last = head);
-    }
-    if (main > last) yield (last = main);
+function* elapsedOccurrences({ cron, clock }: CompiledCron, after: number): Generator<number> {
+  // Instants from `from` on, under the offset in force at `from`, until `end`.
+  for (let from = after + 1; ; ) {
+    const offset = clock.offsetMs(from);
+    const change = clock.nextOffsetChange(from);
+    const end = change ?? from + DAY_MS;
+    cron.reset(new Date(from + offset - 1));
+    let wall = nextWall(cron);
+    for (; wall !== null && wall - offset < end; wall = nextWall(cron)) yield wall - offset;
+    if (wall === null) return;
+    // Past the stretch: at its offset change, or with no change ahead straight to
+    // the day before the next match (a rare date years away is not walked to a day at a time).
+    from = change ?? Math.max(end, wall - DAY_MS);
   }
-  for (const instant of secondPass) if (instant > last) yield (last = instant);
+}
+
+/** Occurrences strictly after `after`, ascending, without end. */
+function occurrencesAfter(compiled: CompiledCron, after: number): Generator<number> {
+  return compiled.everyHour ? elapsedOccurrences(compiled, after) : fixedHourOccurrences(compiled, after);
 }
 
 function assertInstant(name: string, d: Date): number {

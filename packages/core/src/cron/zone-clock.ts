@@ -43,6 +43,24 @@ export class ZoneClock {
     return instant + this.offsetMs(instant);
   }
 
+  /**
+   * The first instant in (from, from + DAY_MS] whose offset differs from the
+   * one in force at `from`, or null when the offset a day later is the same
+   * (at most one change within two days, as everywhere in this module).
+   */
+  nextOffsetChange(from: number): number | null {
+    const before = this.offsetMs(from);
+    if (this.offsetMs(from + DAY_MS) === before) return null;
+    let same = from;
+    let changed = from + DAY_MS;
+    while (changed - same > 1) {
+      const mid = same + Math.floor((changed - same) / 2);
+      if (this.offsetMs(mid) === before) same = mid;
+      else changed = mid;
+    }
+    return changed;
+  }
+
   resolve(wall: number): WallResolution {
     const a = this.offsetMs(wall - DAY_MS);
     const b = this.offsetMs(wall + DAY_MS);
