@@ -1,6 +1,7 @@
 import {
   ConflictError,
   IdPrefix,
+  MAX_SCHEDULES_PER_TENANT,
   NotFoundError,
   isWellFormedId,
   newId,
@@ -214,7 +215,13 @@ export async function getSchedule(db: Database, tenantId: string, id: string): P
   return res.rows[0] ? mapScheduleRow(res.rows[0]) : null;
 }
 
-export async function listSchedules(db: Database, tenantId: string, limit = 500): Promise<ScheduleRecord[]> {
+/**
+ * Every live schedule of the tenant, by name. The contract's `schedules` has no
+ * paging, so the whole list is the cap on live schedules (owned-caps.ts): it
+ * used to stop at 500, and a tenant's 501st to 1,000th schedules, by name,
+ * could not be listed at all.
+ */
+export async function listSchedules(db: Database, tenantId: string, limit = MAX_SCHEDULES_PER_TENANT): Promise<ScheduleRecord[]> {
   const res = await db.pool.query(
     `SELECT ${SCHEDULE_VIEW_COLUMNS} FROM schedules s WHERE s.tenant_id = $1 AND s.deleted_at IS NULL ORDER BY s.name LIMIT $2`,
     [tenantId, limit],
