@@ -1,12 +1,13 @@
 /**
  * An SDK Worker whose handlers finished while the gateway's Postgres is cut
- * keeps their outcomes and reports them once the gateway answers again, while
+ * keeps their outcomes (completions and failures) and reports them once the
+ * gateway answers again, while
  * their leases last: the gateway answers 503 OVERLOADED (Retry-After 2 s) for
  * as long as the cut, longer than the transport's own three attempts, after
  * which the Worker used to drop each outcome and the task ran again when its
  * lease expired. The real gateway (in process) with Postgres behind a TCP proxy.
  */
-import { TasklaneClient, Worker, type WorkerErrorContext } from "@tasklane/sdk";
+import { NonRetryableError, TasklaneClient, Worker, type WorkerErrorContext } from "@tasklane/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTenant, createTestDatabase, createTestRedis, startGateway, type StartedGateway, type TestDatabase, type TestRedis } from "../helpers/platform.js";
 import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.js";
@@ -33,7 +34,7 @@ afterAll(async () => {
 });
 
 describe("SDK Worker while the gateway's Postgres is cut", () => {
-  it("holds finished outcomes and reports them once the gateway answers: each task SUCCEEDED once, its handler run once", async () => {
+  it("holds finished outcomes and reports them once the gateway answers: each task SUCCEEDED or DEAD once, its handler run once", async () => {
     const { apiKey } = await createTenant(gateway);
     const client = new TasklaneClient({ url: gateway.url, apiKey });
     const errors: Array<{ error: unknown; context: WorkerErrorContext }> = [];
@@ -50,6 +51,9 @@ describe("SDK Worker while the gateway's Postgres is cut", () => {
       handler: async (task) => {
         runs.set(task.id, (runs.get(task.id) ?? 0) + 1);
         await gate;
+        // Every other task fails: its failTask is held like a completion (it was dropped, and the
+        // task stayed RUNNING until its 60 s lease ran out).
+        if (Number(task.type.slice(1)) % 2 === 1) throw new NonRetryableError(`failed ${task.id}`);
         return { done: task.id };
       },
     });
@@ -70,15 +74,22 @@ describe("SDK Worker while the gateway's Postgres is cut", () => {
       while (Date.now() < restoredAt + 20_000) {
         const { rows } = await tdb.db.pool.query<{ status: string }>("SELECT status FROM tasks WHERE id = ANY($1)", [ids]);
         statuses = rows.map((r) => r.status);
-        if (statuses.length === TASKS && statuses.every((s) => s === "SUCCEEDED")) break;
+        if (statuses.length === TASKS && statuses.every((s) => s === "SUCCEEDED" || s === "DEAD")) break;
         await new Promise((r) => setTimeout(r, 100));
       }
       console.log(`all settled ${Date.now() - restoredAt} ms after Postgres came back`);
-      expect(statuses.filter((s) => s === "SUCCEEDED")).toHaveLength(TASKS);
-      const { rows } = await tdb.db.pool.query<{ id: string; attempts: number; result: unknown }>("SELECT id, attempts, result FROM tasks WHERE id = ANY($1)", [ids]);
-      for (const row of rows) expect(row).toMatchObject({ attempts: 1, result: { done: row.id } });
+      expect(statuses.filter((s) => s === "SUCCEEDED")).toHaveLength(TASKS / 2);
+      expect(statuses.filter((s) => s === "DEAD")).toHaveLength(TASKS / 2);
+      const { rows } = await tdb.db.pool.query<{ id: string; type: string; status: string; attempts: number; result: unknown; last_error: string | null }>(
+        "SELECT id, type, status, attempts, result, last_error FROM tasks WHERE id = ANY($1)",
+        [ids],
+      );
+      for (const row of rows) {
+        if (Number(row.type.slice(1)) % 2 === 1) expect(row).toMatchObject({ status: "DEAD", attempts: 1, last_error: `failed ${row.id}` });
+        else expect(row).toMatchObject({ status: "SUCCEEDED", attempts: 1, result: { done: row.id } });
+      }
       expect([...runs.values()].every((n) => n === 1)).toBe(true);
-      expect(errors.filter((e) => e.context.phase === "complete")).toEqual([]);
+      expect(errors.filter((e) => e.context.phase === "complete" || e.context.phase === "fail")).toEqual([]);
     } finally {
       await worker.stop({ graceMs: 5_000 });
     }

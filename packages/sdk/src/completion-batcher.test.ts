@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { CompletionBatcher } from "./completion-batcher.js";
 import { TasklaneError } from "./errors.js";
+import { OutcomeHold } from "./outcome-hold.js";
 import type { LeasesResource } from "./resources/leases.js";
 import type { TaskCompletion } from "./types.js";
 
@@ -151,7 +152,7 @@ describe("CompletionBatcher", () => {
         throw new TasklaneError("NETWORK_ERROR", "connect ECONNREFUSED", { operation: "completeTasks" });
       },
     } as unknown as LeasesResource;
-    const batcher = new CompletionBatcher(leases, 100, 1, 2, () => 0);
+    const batcher = new CompletionBatcher(leases, 100, 1, new OutcomeHold({ maxHeld: 2, random: () => 0 }));
     const outcomes = [
       batcher.complete(completion(1), Date.now() + 1_000),
       batcher.complete(completion(2), Date.now() + 1_000),

@@ -5,21 +5,12 @@
  * (a request, a lease lookup, one UPDATE). Each completion still resolves or
  * rejects on its own, exactly as a completeTask call would have.
  *
- * A call that failed in a way that changed nothing or may have (the gateway
- * OVERLOADED while its Postgres restarts, RATE_LIMITED, a network error, a
- * timeout) after the transport's own retries, is not the end of an outcome
- * whose lease still holds: it is held and sent again, in batches of
- * `maxBatch`, after the server's Retry-After or else a capped, jittered
- * backoff, until answered or its lease is over (then another worker may run
- * the task, and the gateway would refuse the stale token anyway). Dropped
- * instead, a handler that had finished ran a second time once its lease
- * expired, after a database blip of a few seconds. A definite answer
- * (CONFLICT, NOT_FOUND, BAD_USER_INPUT …) is never sent again.
+ * A call that failed in a way worth another try is held in the Worker's
+ * OutcomeHold (outcome-hold.ts) and its completions sent again, in batches of
+ * `maxBatch`, while their leases last.
  */
-import { computeBackoffMs } from "@tasklane/core/backoff";
-import { BackoffStrategy } from "@tasklane/core/statuses";
 import { ErrorCode, TasklaneError, isTasklaneError, type TasklaneErrorCode } from "./errors.js";
-import { failureKindOfCode } from "./retry.js";
+import { OutcomeHold, type OutcomeLane } from "./outcome-hold.js";
 import type { LeasesResource } from "./resources/leases.js";
 import type { TaskCompletion } from "./types.js";
 import { checkResult } from "./validate.js";
@@ -32,36 +23,10 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
-/** First wait between rounds of held outcomes without a Retry-After; doubles per failed round. */
-const HELD_RETRY_BASE_MS = 250;
-/** Longest wait without a Retry-After. */
-const HELD_RETRY_MAX_MS = 5_000;
-
-/** Wait before held-outcome round `round` (0 first): the server's Retry-After, else equal-jittered doubling up to the cap. */
-export function heldRetryDelayMs(round: number, retryAfterSeconds: number | undefined, random: number): number {
-  if (retryAfterSeconds !== undefined && Number.isFinite(retryAfterSeconds) && retryAfterSeconds >= 0) return retryAfterSeconds * 1000;
-  return computeBackoffMs(
-    { strategy: BackoffStrategy.EXPONENTIAL, delaySeconds: HELD_RETRY_BASE_MS / 1000, maxDelaySeconds: HELD_RETRY_MAX_MS / 1000, jitter: true },
-    round + 1,
-    () => random,
-  );
-}
-
-/** Whether a failed completeTasks call may be sent again: it changed nothing, or may have (completeTasks is idempotent). */
-function worthAnotherTry(error: unknown): error is TasklaneError {
-  return isTasklaneError(error) && failureKindOfCode(error.code) !== "final";
-}
-
 export class CompletionBatcher {
   #pending: Pending[] = [];
   #timer: ReturnType<typeof setTimeout> | undefined;
-  /** Waiting for the gateway to take them, oldest first. */
-  #held: Pending[] = [];
-  #retryTimer: ReturnType<typeof setTimeout> | undefined;
-  /** Failed rounds since a call last went through. */
-  #round = 0;
-  /** The last failure that held outcomes: what a dropped one rejects with. */
-  #lastError: unknown;
+  readonly #held: OutcomeLane<Pending>;
 
   constructor(
     private readonly leases: LeasesResource,
@@ -75,17 +40,17 @@ export class CompletionBatcher {
      * worker's completion window; test/bench/findings.md).
      */
     private readonly maxDelayMs = 10,
-    /**
-     * Outcomes held for the gateway at most; past it the newest reject at
-     * once. The Worker keeps at most 2 x concurrency outcomes unreported.
-     */
-    private readonly maxHeld = 10_000,
-    private readonly random: () => number = Math.random,
-  ) {}
+    /** Where completions the gateway could not take wait (shared with the Worker's failures). */
+    private readonly hold: OutcomeHold = new OutcomeHold(),
+  ) {
+    this.#held = hold.lane<Pending>((live) => {
+      for (let i = 0; i < live.length; i += this.maxBatch) this.#send(live.slice(i, i + this.maxBatch));
+    });
+  }
 
-  /** Outcomes waiting for the gateway to answer again. */
+  /** Completions waiting for the gateway to answer again. */
   get heldCount(): number {
-    return this.#held.length;
+    return this.#held.count;
   }
 
   /**
@@ -115,13 +80,7 @@ export class CompletionBatcher {
     if (batch.length === 0) return;
     this.leases.settleMany(batch.map((p) => p.completion)).then(
       (outcomes) => {
-        this.#round = 0;
-        // The gateway answers again: what is held goes now rather than after its wait.
-        if (this.#held.length > 0 && this.#retryTimer !== undefined) {
-          clearTimeout(this.#retryTimer);
-          this.#retryTimer = undefined;
-          queueMicrotask(() => this.#retryHeld());
-        }
+        this.hold.answered();
         const byId = new Map(outcomes.map((o) => [o.taskId, o]));
         for (const p of batch) {
           const outcome = byId.get(p.completion.taskId);
@@ -139,49 +98,9 @@ export class CompletionBatcher {
           for (const p of batch) this.#send([p]);
           return;
         }
-        if (worthAnotherTry(error)) {
-          this.#hold(batch, error);
-          return;
-        }
+        if (this.#held.hold(batch, error)) return;
         for (const p of batch) p.reject(error);
       },
     );
-  }
-
-  /** Rejects every held outcome with the failure that held it (Worker.stop() past its grace). */
-  dropHeld(): void {
-    clearTimeout(this.#retryTimer);
-    this.#retryTimer = undefined;
-    const held = this.#held;
-    this.#held = [];
-    for (const p of held) p.reject(this.#lastError);
-  }
-
-  #hold(batch: Pending[], error: TasklaneError): void {
-    this.#lastError = error;
-    const now = Date.now();
-    for (const p of batch) {
-      if (now >= p.leaseDeadline || this.#held.length >= this.maxHeld) p.reject(error);
-      else this.#held.push(p);
-    }
-    if (this.#retryTimer !== undefined || this.#held.length === 0) return;
-    const timer = setTimeout(() => this.#retryHeld(), heldRetryDelayMs(this.#round++, error.retryAfterSeconds, this.random()));
-    // Held outcomes alone do not keep a process alive that has nothing else to do.
-    timer.unref?.();
-    this.#retryTimer = timer;
-  }
-
-  /** One round: what is held and still within its lease, again in batches of maxBatch. */
-  #retryHeld(): void {
-    this.#retryTimer = undefined;
-    const held = this.#held;
-    this.#held = [];
-    const now = Date.now();
-    const live: Pending[] = [];
-    for (const p of held) {
-      if (now >= p.leaseDeadline) p.reject(this.#lastError);
-      else live.push(p);
-    }
-    for (let i = 0; i < live.length; i += this.maxBatch) this.#send(live.slice(i, i + this.maxBatch));
   }
 }

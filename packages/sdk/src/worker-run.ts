@@ -7,6 +7,7 @@
 import type { ServerClock } from "@tasklane/core/server-clock";
 import type { TasklaneClient } from "./client.js";
 import type { CompletionBatcher } from "./completion-batcher.js";
+import type { FailureReporter } from "./failure-reporter.js";
 import { ErrorCode, NonRetryableError, TaskAbortedError, isTasklaneError, type TaskAbortReason } from "./errors.js";
 import { delay } from "./delay.js";
 import type { Lease, Task } from "./types.js";
@@ -52,6 +53,8 @@ export interface TaskRunSettings<TPayload, TResult> {
   client: TasklaneClient;
   /** Successful outcomes go through here (batched into completeTasks calls). */
   completions: CompletionBatcher;
+  /** Failed attempts go through here (failTask); both hold outcomes through a gateway outage. */
+  failures: FailureReporter;
   /** Tells how long a task leased ahead waits for its runAt. */
   serverClock: ServerClock;
   handler: TaskHandler<TPayload, TResult>;
@@ -212,23 +215,23 @@ export class TaskRun<TPayload, TResult> {
   }
 
   async #fail(message: string, retryable: boolean): Promise<void> {
-    const { leases } = this.#settings.client;
+    const { failures } = this.#settings;
     try {
-      await leases.fail(this.taskId, this.#lease.leaseToken, message, retryable);
+      await failures.fail(this.taskId, this.#lease.leaseToken, message, retryable, this.#leaseDeadline);
       return;
     } catch (error: unknown) {
       if (!isTasklaneError(error, ErrorCode.BAD_USER_INPUT)) {
         this.#reportRefusal(error, "fail");
         return;
       }
-      // leases.fail already made the text storable, so this is a refusal it did not foresee, and the
+      // leases.fail (behind failures.fail) already made the text storable, so this is a refusal it did not foresee, and the
       // same message would be refused again. Unreported, the attempt would hold its task RUNNING until
       // the lease expired and then read "lease expired": record the failure with a message any gateway
       // takes (JSON escapes what a store could refuse), naming the refusal.
       const excerpt = JSON.stringify(message.slice(0, FALLBACK_EXCERPT_LENGTH));
       const fallback = `The handler's error could not be stored (${error.message}); it began ${excerpt}`;
       try {
-        await leases.fail(this.taskId, this.#lease.leaseToken, fallback, retryable);
+        await failures.fail(this.taskId, this.#lease.leaseToken, fallback, retryable, this.#leaseDeadline);
       } catch (again: unknown) {
         this.#reportRefusal(again, "fail");
       }

@@ -20,6 +20,8 @@ import type { RetryOptions } from "./retry.js";
 import type { FetchLike } from "./transport.js";
 import type { Lease } from "./types.js";
 import { CompletionBatcher } from "./completion-batcher.js";
+import { FailureReporter } from "./failure-reporter.js";
+import { OutcomeHold } from "./outcome-hold.js";
 import { isUnstorable } from "./storable-text.js";
 import { TaskRun, type TaskHandler, type WorkerErrorContext } from "./worker-run.js";
 
@@ -133,7 +135,10 @@ export class Worker<TPayload = unknown, TResult = unknown> {
   readonly #onError: (error: unknown, context: WorkerErrorContext) => void;
   /** A Roster, not a Map: a thousand runs a second come and go through it (roster.ts). */
   readonly #runs = new Roster<RunMember<TPayload, TResult>>();
+  /** Outcomes (completions and failures) the gateway could not take, sent again while their leases last. */
+  readonly #heldOutcomes = new OutcomeHold();
   readonly #completions: CompletionBatcher;
+  readonly #failures: FailureReporter;
   /** Learnt from lease answers: when a task leased ahead is due, in this process's time. */
   readonly #serverClock = new ServerClock();
   /** Aborted when stop() starts: no new lease call, no backoff or pause waits out. */
@@ -165,7 +170,8 @@ export class Worker<TPayload = unknown, TResult = unknown> {
     this.maxConcurrentPolls = options.maxConcurrentPolls ?? 3;
     this.startAheadMs = options.startAheadMs ?? DEFAULT_LEASE_AHEAD_MS;
     this.#handler = options.handler;
-    this.#completions = new CompletionBatcher(this.client.leases);
+    this.#completions = new CompletionBatcher(this.client.leases, undefined, undefined, this.#heldOutcomes);
+    this.#failures = new FailureReporter(this.client.leases, this.#heldOutcomes);
     this.#onError = options.onError ?? ((error, context) => defaultOnError(this.workerId, error, context));
     if (!Number.isInteger(this.concurrency) || this.concurrency < 1) throw new RangeError(`concurrency must be an integer >= 1, got ${this.concurrency}`);
     if (!Number.isInteger(this.leaseSeconds) || this.leaseSeconds < 1 || this.leaseSeconds > MAX_LEASE_SECONDS) {
@@ -244,7 +250,7 @@ export class Worker<TPayload = unknown, TResult = unknown> {
       if (!inTime) {
         for (const { run } of this.#runs.values()) run.abandon();
         // Outcomes still held for the gateway are given up on (their leases run out) and reported.
-        this.#completions.dropHeld();
+        this.#heldOutcomes.drop();
       }
     }
     this.#state = "stopped";
@@ -338,6 +344,7 @@ export class Worker<TPayload = unknown, TResult = unknown> {
       {
         client: this.client,
         completions: this.#completions,
+        failures: this.#failures,
         serverClock: this.#serverClock,
         handler: this.#handler,
         workerId: this.workerId,
