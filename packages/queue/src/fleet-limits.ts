@@ -109,10 +109,14 @@ export class FleetLimits {
     await pipeline.exec();
   }
 
-  /** One start of a rate-limited queue: 0 when allowed, else ms until a token is there. */
-  async takeStartToken(tenantId: string, queueId: string, perSecond: number, burst: number): Promise<number> {
-    const { granted, waitMs } = await this.takeStartTokens(tenantId, queueId, perSecond, burst, 1);
-    return granted === 1 ? 0 : waitMs;
+  /**
+   * Whether Redis can answer these calls now. While it cannot, a call waits
+   * in ioredis's offline queue until Redis is back (maxRetriesPerRequest:
+   * null): right for the worker's fetch, which has nothing to do without
+   * Redis, not for a request that owes its caller an answer (a PULL lease).
+   */
+  get redisReady(): boolean {
+    return this.redis.status === "ready";
   }
 
   /** Up to `want` starts (pull leases take a batch): how many are granted, and the wait for one when none. */

@@ -77,6 +77,7 @@ export function createServices(deps: ServiceDeps): { services: GatewayServices; 
       agingSeconds: deps.agingSeconds,
       limits: new FleetLimits(deps.redis, keys),
       queues: pullQueues,
+      onTakeError: (error, queueId, failures) => deps.log.warn({ err: error, queueId, failures }, "could not take start tokens; the rate-limited queue leases nothing until Redis answers"),
       onRefundError: (error, queueId, dropped) => deps.log.warn({ err: error, queueId, dropped }, "could not give unused start tokens back; the queue starts slower until its bucket refills"),
     }),
     schedules: new ScheduleService(deps.db, dispatch, deps.horizonMs, (taskId) =>

@@ -19,6 +19,7 @@ import type { FleetLimits } from "@tasklane/queue";
 import { outsideSlot } from "../limits/tenant-operations.js";
 import type { ArmedBell, PullDoorbell } from "./pull-doorbell.js";
 import type { PullQueueCache } from "./pull-queue-cache.js";
+import { PullStartTokens, type StartTokenReports } from "./pull-start-tokens.js";
 
 export interface LeaseArgs {
   queue: string;
@@ -30,19 +31,15 @@ export interface LeaseArgs {
   startAheadMs: number;
 }
 
-export interface LeaseServiceDeps {
+export interface LeaseServiceDeps extends StartTokenReports {
   db: Database;
   doorbell: PullDoorbell;
   dispatch(intents: DispatchIntent[]): Promise<void>;
   horizonMs: number;
   agingSeconds: number;
+  /** Start tokens of rate-limited queues, taken through PullStartTokens (none while Redis cannot answer). */
   limits: FleetLimits;
   queues: PullQueueCache;
-  /**
-   * A start-token refund Redis refused (the tokens are lost: the queue starts slower until its bucket refills).
-   * Called at most once per REFUND_WARN_MS; `dropped` counts the failures since the last call.
-   */
-  onRefundError?(error: unknown, queueId: string, dropped: number): void;
 }
 
 export type CompletionOutcome =
@@ -55,9 +52,6 @@ export type CompletionOutcome =
  * no due time to wait for (a task behind a busy ordering key, a resumed queue).
  */
 const POLL_MS = 200;
-
-/** Refund failures come with every poll while Redis is down: one warning per this long is enough. */
-const REFUND_WARN_MS = 10_000;
 
 /** PULL attempts in the task's trace: the lease (an attempt starts) ... */
 function traceLeases(leases: StartedAttempt[], tenantId: string, workerId: string): void {
@@ -90,14 +84,15 @@ function sleepUnlessAborted(ms: number, abort?: AbortSignal): Promise<void> {
 
 /** Pull-mode workers: leases, heartbeats and outcomes, all fenced by the lease token. */
 export class LeaseService {
-  private refundWarnedAt = 0;
-  private refundFailures = 0;
+  private readonly tokens: PullStartTokens;
   /** Set by drain(): from then on no call waits. */
   private draining = false;
   /** The wake-up of every long poll in progress, for drain(). */
   private readonly waiting = new Set<AbortController>();
 
-  constructor(private readonly deps: LeaseServiceDeps) {}
+  constructor(private readonly deps: LeaseServiceDeps) {
+    this.tokens = new PullStartTokens(deps.limits, deps);
+  }
 
   /**
    * Shutdown: every long poll stops waiting at once and answers as if its
@@ -201,7 +196,8 @@ export class LeaseService {
     try {
       if (queue?.rate) {
         // The queue's start rate holds for pull leases too (shared bucket with nobody else: PULL queues have no fleet).
-        const tokens = await this.deps.limits.takeStartTokens(tenantId, queue.id, queue.rate.perSecond, queue.rate.burst, args.max);
+        // No tokens while Redis cannot answer (PullStartTokens): the queue leases nothing until it can.
+        const tokens = await this.tokens.take(tenantId, queue.id, queue.rate, args.max);
         granted = max = tokens.granted;
         rateWaitMs = tokens.waitMs;
       }
@@ -215,19 +211,8 @@ export class LeaseService {
     }
   }
 
-  /** Not awaited: the connection keeps the refund ahead of the next take. */
   private refundStartTokens(tenantId: string, queue: PullQueue | null, count: number): void {
-    if (!queue?.rate || count <= 0) return;
-    const { perSecond, burst } = queue.rate;
-    this.deps.limits.returnStartTokens(tenantId, queue.id, perSecond, burst, count).catch((error: unknown) => {
-      this.refundFailures += 1;
-      const now = Date.now();
-      if (now - this.refundWarnedAt < REFUND_WARN_MS) return;
-      this.refundWarnedAt = now;
-      const dropped = this.refundFailures;
-      this.refundFailures = 0;
-      this.deps.onRefundError?.(error, queue.id, dropped);
-    });
+    if (queue?.rate) this.tokens.giveBack(tenantId, queue.id, queue.rate, count);
   }
 
   /** Until the queue's bell rings or its next task falls due; at most POLL_MS and what is left of the call. */
