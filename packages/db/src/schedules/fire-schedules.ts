@@ -38,6 +38,24 @@ const NEXT_DUE = `SELECT CASE WHEN d IS NOT NULL THEN GREATEST(0, d) END AS due_
   ) - now())::float8 * 1000 AS d) next`;
 
 /**
+ * A batch of due schedules, locked, a turn per tenant: every tenant's most
+ * overdue schedule, then every tenant's second, and so on (oldest first within
+ * a turn). In next_run_at order alone a tenant with many schedules due at the
+ * same instant filled batch after batch, and a tenant whose schedules came
+ * after them (in ties, the older rows) waited for all of them: QA measured
+ * 1,000 schedules of two tenants firing at one second, the one with 100 always
+ * last, ~2 s late, while the first of the other's 900 were on time.
+ * DUE is checked on the locked row too, so a schedule another scheduler has
+ * just moved on is not taken on the ranking's stale view of it.
+ */
+const TAKE_DUE_BY_TURNS = `SELECT ${SCHEDULE_COLUMNS}, now() AS db_now
+  FROM schedules JOIN (
+    SELECT id AS due_id, row_number() OVER (PARTITION BY tenant_id ORDER BY next_run_at, id) AS turn FROM schedules WHERE ${DUE}
+  ) turns ON turns.due_id = schedules.id
+  WHERE ${DUE}
+  ORDER BY turns.turn, next_run_at LIMIT $2 FOR UPDATE OF schedules SKIP LOCKED`;
+
+/**
  * Fires every due schedule once per occurrence. Schedules are claimed with
  * FOR UPDATE SKIP LOCKED and next_run_at only moves forward under that lock,
  * and every run carries the unique occurrence key (schedule, instant): any
@@ -49,11 +67,7 @@ export async function fireDueSchedules(db: Database, options: FireOptions): Prom
   const dueInMs = probe.rows[0]?.due_in_ms ?? null;
   if (dueInMs === null || dueInMs > 0) return { nextDueInMs: dueInMs, schedules: 0, ...emptyTally() };
   return withTransaction(db.pool, async (client) => {
-    const due = await client.query(
-      `SELECT ${SCHEDULE_COLUMNS}, now() AS db_now FROM schedules WHERE ${DUE}
-       ORDER BY next_run_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
-      [options.lookaheadMs, options.limit],
-    );
+    const due = await client.query(TAKE_DUE_BY_TURNS, [options.lookaheadMs, options.limit]);
     const result: FireResult = { schedules: due.rowCount ?? 0, ...emptyTally() };
     // Tenant by tenant: runs of a tenant with quotas lock its usage row (and with a pending cap its
     // submit lock) until commit (admitRuns), so two schedulers taking tenants in different orders
