@@ -5,6 +5,7 @@ export * from "./tasks/task-record.js";
 export * from "./tasks/submit-tasks.js";
 export * from "./tasks/read-tasks.js";
 export * from "./tasks/list-dead-tasks.js";
+export { PAGE_BODY_BYTES } from "./tasks/page-body-budget.js";
 export * from "./outbox/dispatch-intent.js";
 export * from "./outbox/dispatch-outbox.js";
 export * from "./outbox/deferred-outbox-deletes.js";

@@ -2,6 +2,7 @@ import { deadLetterCursor, TaskStatus } from "@tasklane/core";
 import type { Database, Queryable } from "../database.js";
 import { tenantTaskCount } from "../stats/queue-counters.js";
 import type { Page, TaskPage } from "./read-tasks.js";
+import { PAGE_BODY_BYTES, budgetedPageSql, hasMoreThan } from "./page-body-budget.js";
 import { TASK_COLUMNS, mapTaskRow } from "./task-record.js";
 
 /**
@@ -10,7 +11,8 @@ import { TASK_COLUMNS, mapTaskRow } from "./task-record.js";
  * cursor on (completed_at, id). Read from tasks_dead_letter_idx, a partial
  * index holding DEAD tasks only, so it costs nothing on the hot path (a task
  * enters it when it dies) and a page stops after `first` rows whatever the
- * backlog. `queue` narrows it to one queue of the tenant.
+ * backlog. `queue` narrows it to one queue of the tenant. A page also ends
+ * before its payloads and results pass PAGE_BODY_BYTES (page-body-budget.ts).
  */
 export async function listDeadTasks(db: Database | { pool: Queryable }, tenantId: string, queue: string | null, page: Page): Promise<TaskPage> {
   const params: unknown[] = [tenantId, page.first + 1];
@@ -22,20 +24,18 @@ export async function listDeadTasks(db: Database | { pool: Queryable }, tenantId
     if (after === null) return { nodes: [], hasNextPage: false, endCursor: null, totalCount: await tenantTaskCount(db.pool, tenantId, queue, [TaskStatus.DEAD]) };
     where.push(`(t.completed_at, t.id) < ($${params.push(after.completedAt)}::timestamptz, $${params.push(after.taskId)})`);
   }
-  const [rows, totalCount] = await Promise.all([
-    db.pool.query(
-      `SELECT ${TASK_COLUMNS} FROM tasks t JOIN queues q ON q.id = t.queue_id
+  const candidates = `SELECT ${TASK_COLUMNS} FROM tasks t JOIN queues q ON q.id = t.queue_id
        WHERE ${where.join(" AND ")}
-       ORDER BY t.completed_at DESC, t.id DESC LIMIT $2`,
-      params,
-    ),
+       ORDER BY t.completed_at DESC, t.id DESC LIMIT $2`;
+  const [rows, totalCount] = await Promise.all([
+    db.pool.query(budgetedPageSql(candidates, "completed_at DESC, id DESC", `$${params.push(page.first)}`, `$${params.push(PAGE_BODY_BYTES)}`), params),
     tenantTaskCount(db.pool, tenantId, queue, [TaskStatus.DEAD]),
   ]);
-  const nodes = rows.rows.slice(0, page.first).map(mapTaskRow);
+  const nodes = rows.rows.map(mapTaskRow);
   const last = nodes[nodes.length - 1];
   return {
     nodes,
-    hasNextPage: rows.rows.length > page.first,
+    hasNextPage: hasMoreThan(rows.rows),
     endCursor: last ? deadLetterCursor.encode(last.completedAt as Date, last.id) : null,
     totalCount,
   };

@@ -1,6 +1,7 @@
 import { isWellFormedId, taskCursor, TaskStatus } from "@tasklane/core";
 import type { Database, Queryable } from "../database.js";
 import { tenantTaskCount } from "../stats/queue-counters.js";
+import { PAGE_BODY_BYTES, budgetedPageSql, hasMoreThan } from "./page-body-budget.js";
 import { TASK_COLUMNS, mapAttemptRow, mapTaskRow, type AttemptRecord, type TaskRecord } from "./task-record.js";
 
 export interface TaskFilter {
@@ -45,6 +46,8 @@ export async function getTask(db: Database | { pool: Queryable }, tenantId: stri
  * of what a task cost Postgres, to serve this list alone (migration
  * task_list_by_status). So a page over several statuses reads each status's
  * range from its cursor, at most a page from each, and merges them by id.
+ * A page also ends before its payloads and results pass PAGE_BODY_BYTES
+ * (page-body-budget.ts).
  */
 export async function listTasks(db: Database | { pool: Queryable }, tenantId: string, filter: TaskFilter, page: Page): Promise<TaskPage> {
   const where = ["t.tenant_id = $1"];
@@ -80,19 +83,17 @@ export async function listTasks(db: Database | { pool: Queryable }, tenantId: st
     (status) => `(SELECT t.* FROM tasks t WHERE ${where.join(" AND ")} AND t.status = ${param(status)}::"TaskStatus"
        ORDER BY t.id DESC LIMIT ${limit})`,
   );
+  const candidates = `SELECT ${TASK_COLUMNS} FROM (${ranges.join(" UNION ALL ")}) t JOIN queues q ON q.id = t.queue_id
+       ORDER BY t.id DESC LIMIT ${limit}`;
   const [rows, totalCount] = await Promise.all([
-    db.pool.query(
-      `SELECT ${TASK_COLUMNS} FROM (${ranges.join(" UNION ALL ")}) t JOIN queues q ON q.id = t.queue_id
-       ORDER BY t.id DESC LIMIT ${limit}`,
-      params,
-    ),
+    db.pool.query(budgetedPageSql(candidates, "id DESC", param(page.first), param(PAGE_BODY_BYTES)), params),
     counting,
   ]);
-  const nodes = rows.rows.slice(0, page.first).map(mapTaskRow);
+  const nodes = rows.rows.map(mapTaskRow);
   const last = nodes[nodes.length - 1];
   return {
     nodes,
-    hasNextPage: rows.rows.length > page.first,
+    hasNextPage: hasMoreThan(rows.rows),
     endCursor: last ? taskCursor.encode(last.id) : null,
     totalCount,
   };
