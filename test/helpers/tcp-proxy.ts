@@ -6,13 +6,19 @@ import type { AddressInfo } from "node:net";
  * test can take that server away from the processes it starts without
  * stopping it for everyone else on the machine: `cut()` drops every
  * connection and refuses new ones (ECONNREFUSED, as a Postgres that is down),
- * `restore()` listens again on the same port.
+ * `restore()` listens again on the same port. `hang()` is the other kind of
+ * outage: connections are accepted and never answered (a server that is
+ * hung, or still loading its data), so a client sits connected but never
+ * ready.
  */
 export interface TcpProxy {
   readonly port: number;
   /** `url` with its host and port replaced by the proxy's. */
   rewrite(url: string): string;
   cut(): Promise<void>;
+  /** Drops every connection and accepts new ones without forwarding anything, until restore(). */
+  hang(): Promise<void>;
+  /** Forwards again (listening again after cut(); dropping the connections held after hang()). */
   restore(): Promise<void>;
   close(): Promise<void>;
 }
@@ -23,10 +29,18 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
   };
+  let hanging = false;
+  const dropAll = () => {
+    for (const socket of sockets) socket.destroy();
+  };
   const makeServer = () =>
     createServer((client) => {
-      const upstream = connect(targetPort, targetHost);
       track(client);
+      if (hanging) {
+        client.on("error", () => undefined);
+        return;
+      }
+      const upstream = connect(targetPort, targetHost);
       track(upstream);
       client.on("error", () => upstream.destroy());
       upstream.on("error", () => client.destroy());
@@ -40,7 +54,7 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   const shut = (server: Server) =>
     new Promise<void>((resolve) => {
       server.close(() => resolve());
-      for (const socket of sockets) socket.destroy();
+      dropAll();
     });
   let server: Server | undefined = makeServer();
   const port = await listen(server, 0);
@@ -58,7 +72,18 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       server = undefined;
       await shut(s);
     },
+    async hang() {
+      hanging = true;
+      dropAll();
+      if (server) return;
+      server = makeServer();
+      await listen(server, port);
+    },
     async restore() {
+      if (hanging) {
+        hanging = false;
+        dropAll();
+      }
       if (server) return;
       server = makeServer();
       await listen(server, port);

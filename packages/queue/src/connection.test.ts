@@ -1,7 +1,7 @@
 import { baseEnvSchema, loadEnv } from "@tasklane/config";
 import { EventEmitter } from "node:events";
 import { describe, expect, it, vi } from "vitest";
-import { REDIS_ERROR_LOG_INTERVAL_MS, createRedis, logRedisErrors, redisTargetOf, type RedisClient } from "./connection.js";
+import { REDIS_ERROR_LOG_INTERVAL_MS, connectionLost, createRedis, logRedisErrors, redisTargetOf, watchConnection, type RedisClient } from "./connection.js";
 
 describe("REDIS_CLUSTER_NODES", () => {
   it("parses host:port seeds, IPv6 in brackets included", () => {
@@ -85,6 +85,58 @@ describe("logRedisErrors", () => {
       expect(redis.listenerCount("error")).toBe(1);
       redis.emit("error", new Error("boom"));
       expect(log.warn).toHaveBeenCalledWith({ connection: "test", error: "boom" }, "redis connection error");
+    } finally {
+      redis.disconnect();
+    }
+  });
+});
+
+describe("connectionLost", () => {
+  /** A client whose status the case moves, emitting the event ioredis emits for it. */
+  function fakeClient(status: string) {
+    const client = Object.assign(new EventEmitter(), { status });
+    const move = (to: string) => {
+      client.status = to;
+      client.emit(to);
+    };
+    return { client: client as unknown as RedisClient, move };
+  }
+
+  it("waits for a first connection, but not for a reconnection that sits in connecting or connect", () => {
+    const { client, move } = fakeClient("connecting");
+    watchConnection(client);
+    expect(connectionLost(client)).toBe(false);
+    move("connect");
+    expect(connectionLost(client)).toBe(false);
+    move("ready");
+    expect(connectionLost(client)).toBe(false);
+    // Lost: every status but ready, also once connected again and still short of ready (a Redis loading its data).
+    for (const status of ["close", "reconnecting", "connecting", "connect"]) {
+      move(status);
+      expect(connectionLost(client), status).toBe(true);
+    }
+    move("ready");
+    expect(connectionLost(client)).toBe(false);
+    move("end");
+    expect(connectionLost(client)).toBe(true);
+  });
+
+  it("counts a first connection that failed as lost from then on", () => {
+    const { client, move } = fakeClient("connecting");
+    watchConnection(client);
+    move("close");
+    move("reconnecting");
+    move("connecting");
+    expect(connectionLost(client)).toBe(true);
+  });
+
+  it("is watched from birth by createRedis", () => {
+    const redis = createRedis("redis://127.0.0.1:6379/0", "test", { redis: { lazyConnect: true } });
+    try {
+      expect(redis.status).toBe("wait");
+      expect(connectionLost(redis)).toBe(false);
+      redis.emit("close");
+      expect(connectionLost(redis)).toBe(true);
     } finally {
       redis.disconnect();
     }

@@ -51,8 +51,51 @@ export function createRedis(url: string, name: string, options?: CreateRedisOpti
 export function createRedis(target: RedisTarget, name: string, options?: CreateRedisOptions): RedisClient;
 export function createRedis(target: string | RedisTarget, name: string, options: CreateRedisOptions = {}): RedisClient {
   const client = connect(target, name, options.redis ?? {});
+  watchConnection(client);
   if (options.log) logRedisErrors(client, name, options.log);
   return client;
+}
+
+/** Clients connectionLost can tell about: watched from before their first connection was settled. */
+const watched = new WeakSet<RedisClient>();
+/** Watched clients that have been ready or lost a connection: any connection they make now is a reconnection. */
+const pastFirstConnection = new WeakSet<RedisClient>();
+
+/**
+ * Lets connectionLost tell a client's first connection from a reconnection.
+ * createRedis calls it for every client it makes; modules that take a client
+ * made elsewhere call it too (idempotent).
+ */
+export function watchConnection(client: RedisClient): void {
+  if (watched.has(client)) return;
+  watched.add(client);
+  const { status } = client;
+  if (status !== "wait" && status !== "connecting" && status !== "connect") pastFirstConnection.add(client);
+  const settled = () => {
+    pastFirstConnection.add(client);
+    client.off("ready", settled);
+    client.off("close", settled);
+  };
+  client.on("ready", settled);
+  client.on("close", settled);
+}
+
+/**
+ * True while a command sent now would wait in ioredis's offline queue for a
+ * connection that was lost: with maxRetriesPerRequest null it waits there for
+ * as long as the outage lasts, one more per caller, and all of them are
+ * replayed at once when Redis is back. That is every status but "ready",
+ * also "connecting" and "connect" after the client has had a connection: a
+ * reconnection can stay there for long (a Redis loading its dataset answers
+ * the ready check only once it is loaded; an unanswered connect waits out
+ * connectTimeout). A first connection still being made is waited for: it is
+ * moments at start-up. Costs one property read while the client is ready.
+ */
+export function connectionLost(client: RedisClient): boolean {
+  const { status } = client;
+  if (status === "ready") return false;
+  if (status === "wait" || status === "connecting" || status === "connect") return pastFirstConnection.has(client);
+  return true;
 }
 
 function connect(target: string | RedisTarget, name: string, extra: RedisOptions): RedisClient {

@@ -1,4 +1,4 @@
-import type { RedisClient } from "./connection.js";
+import { connectionLost, watchConnection, type RedisClient } from "./connection.js";
 import { jobIdFor, type KeySpace } from "./naming.js";
 import { luaScript } from "./scripts/load-scripts.js";
 import { groupByBullQueue } from "./task-dispatcher.js";
@@ -31,11 +31,15 @@ export class MissingJobFinder {
     private readonly keys: KeySpace,
   ) {
     if (!("tasklaneFindMissingJobs" in redis)) redis.defineCommand("tasklaneFindMissingJobs", { lua: luaScript("find-missing-jobs") });
+    watchConnection(redis);
     this.redis = redis as RedisClient & FindCommand;
   }
 
   async find(bullQueueName: string, jobIds: string[]): Promise<MissingJobs> {
     if (jobIds.length === 0) return { gone: [], orphaned: [] };
+    // A check of up to a page of keys would wait in ioredis's offline queue for the outage's length
+    // (connectionLost); the caller tries again later (the reconciler's next tick, a resumed queue's: the sweep).
+    if (connectionLost(this.redis)) throw new Error(`Redis is ${this.redis.status}; missing jobs cannot be checked now`);
     const [gone, orphaned] = await this.redis.tasklaneFindMissingJobs(jobIds.length, ...jobIds.map((id) => this.keys.jobKey(bullQueueName, id)));
     // Lua counts from 1.
     return { gone: gone.map((i) => i - 1), orphaned: orphaned.map((i) => i - 1) };

@@ -1,5 +1,5 @@
 import type { ChainableCommander } from "ioredis";
-import { execPipeline, type RedisClient } from "./connection.js";
+import { connectionLost, execPipeline, watchConnection, type RedisClient } from "./connection.js";
 import { doorbellMessage } from "./doorbell.js";
 import { priorityRank } from "@tasklane/core";
 import type { DispatchIntent } from "@tasklane/db";
@@ -58,6 +58,7 @@ const JOBS_PER_CALL = 1000;
  */
 export function createTaskDispatcher(redis: RedisClient, keys: KeySpace): TaskDispatcher {
   if (!("tasklaneAddJobs" in redis)) redis.defineCommand("tasklaneAddJobs", { numberOfKeys: 3, lua: luaScript("add-jobs") });
+  watchConnection(redis);
   /** The script calls that add one queue's jobs: each call's arguments, keys first. */
   const addJobsCalls = (name: string, intents: DispatchIntent[], now: number): AddJobsArgs[] => {
     const base = `${keys.prefix}:${name}`;
@@ -81,11 +82,11 @@ export function createTaskDispatcher(redis: RedisClient, keys: KeySpace): TaskDi
   return {
     async dispatch(intents) {
       if (intents.length === 0) return;
-      // Lost or never reached: commands would wait in ioredis's offline queue for as long as the outage
-      // lasts, one more per write. The outbox delivers these tasks; a first connection still being made is waited for.
-      if (redis.status === "reconnecting" || redis.status === "close" || redis.status === "end") {
-        throw new Error(`Redis is ${redis.status}; the outbox will deliver the dispatch`);
-      }
+      // Lost: the jobs would wait in ioredis's offline queue for as long as the outage lasts, one more
+      // batch per write, and flood Redis when it is back. Their tasks are QUEUED in Postgres with their
+      // outbox rows, which the scheduler's dispatcher delivers once Redis answers (and the reconciler's
+      // sweep re-adds whatever has no row). A first connection still being made is waited for.
+      if (connectionLost(redis)) throw new Error(`Redis is ${redis.status}; the outbox will deliver the dispatch`);
       const groups = groupByBullQueue(keys, intents);
       const now = Date.now();
       const calls = [...groups].map(([name, list]) => addJobsCalls(name, list, now));

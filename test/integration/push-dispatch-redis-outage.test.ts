@@ -1,0 +1,146 @@
+/**
+ * PUSH submissions while Redis is away: every one is answered and committed,
+ * none of their dispatches waits in the gateway's ioredis offline queue (QA:
+ * they piled there, one more per submission, and flooded Redis when it came
+ * back), and once Redis is back the outbox and horizon promotion deliver each
+ * task, which runs exactly once. The outage is the kind that holds a client
+ * between "connect" and "ready" (a Redis hung or still loading its data,
+ * here a proxy that accepts connections and answers nothing): the gateway's
+ * old guard only refused a client that was "reconnecting". A real scheduler
+ * and worker run behind the same proxy; the gateway runs in this process so
+ * the test can read its client's offline queue.
+ */
+import { createRedis, type RedisClient } from "@tasklane/queue";
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitFor, type AppProcess } from "../helpers/app-process.js";
+import { startReceiver, type HttpReceiver } from "../helpers/http-receiver.js";
+import { createTenant, createTestRedis, gql, startGateway, type StartedGateway, type TestRedis } from "../helpers/platform.js";
+import { printAppLogsOnFailure, startServingApp } from "../helpers/ready-apps.js";
+import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.js";
+import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
+
+/** Tasks submitted during the outage, due now: 40 in one batch and 60 one per call. */
+const BATCHED = 40;
+const SINGLES = 60;
+/** Tasks due a few seconds later, beyond the 1 s dispatch horizon: horizon promotion hands them over. */
+const DELAYED = 5;
+const DELAY_SECONDS = 3;
+
+let tdb: TestDatabase;
+let testRedis: TestRedis;
+let proxy: TcpProxy;
+let redis: RedisClient;
+let gateway: StartedGateway;
+let receiver: HttpReceiver;
+const apps: AppProcess[] = [];
+
+beforeAll(async () => {
+  tdb = await createTestDatabase("pushrdout");
+  testRedis = createTestRedis();
+  proxy = await startTcpProxy("127.0.0.1", Number(new URL(testRedis.url).port || 6379));
+  const redisUrl = proxy.rewrite(testRedis.url);
+  receiver = await startReceiver();
+  redis = createRedis(redisUrl, "test-gateway");
+  redis.on("error", () => undefined);
+  const shared = { DATABASE_URL: tdb.url, REDIS_URL: redisUrl, REDIS_KEY_PREFIX: testRedis.prefix, DISPATCH_HORIZON_SECONDS: "1", LOG_LEVEL: "warn" };
+  gateway = await startGateway({ databaseUrl: tdb.url, redis: testRedis, env: { ...shared, ALLOW_PRIVATE_TARGETS: "1" }, deps: { redis } });
+  // The reconciler's sweep would find the handed-over tasks that never reached Redis, but only 10 minutes on:
+  // everything here must come from the outbox and horizon promotion.
+  apps.push((await startServingApp("scheduler", { ...shared, RECONCILE_INTERVAL_SECONDS: "600" })).app);
+  apps.push((await startServingApp("worker", { ...shared, ALLOW_PRIVATE_TARGETS: "1" })).app);
+});
+
+afterAll(async () => {
+  await Promise.all(apps.map((app) => app.stop(10_000)));
+  await gateway?.close();
+  redis?.disconnect();
+  await receiver?.close();
+  await proxy?.close();
+  await testRedis?.cleanup();
+  await tdb?.drop();
+});
+
+/** The commands waiting in the gateway client's offline queue (ioredis keeps them in `offlineQueue`). */
+function offlineCommands(): { name: string; args: unknown[] }[] {
+  const queue = (redis as Redis & { offlineQueue: { toArray(): { command: { name: string; args: unknown[] } }[] } }).offlineQueue;
+  return queue.toArray().map((item) => ({ name: item.command.name, args: item.command.args }));
+}
+
+describe("PUSH dispatch during a Redis outage", () => {
+  printAppLogsOnFailure(apps);
+
+  it("answers every submission, queues none of their dispatches offline, and runs each task exactly once when Redis is back", async () => {
+    const { tenantId, apiKey } = await createTenant(gateway, "push-outage");
+    const call = (query: string, variables?: Record<string, unknown>) => gql<Record<string, any>>(gateway.url, query, variables, apiKey);
+    const upsert = await call(`mutation ($url: String!) { upsertQueue(input: {name: "p", mode: PUSH, endpointUrl: $url}) { name } }`, { url: `${receiver.url}/hook` });
+    expect(upsert.errors).toBeUndefined();
+    // The platform runs PUSH tasks before the outage (the worker knows the queue).
+    const before = await call(`mutation { submitTask(input: {type: "before", queue: "p", payload: {}}) { id } }`);
+    const beforeId = before.data?.submitTask.id as string;
+    await waitFor("the first task to run", () => receiver.requests.some((r) => (r.json as { taskId?: string }).taskId === beforeId), 30_000, 50);
+
+    await proxy.hang();
+    // The client reconnects into the hang: connected, never ready.
+    await waitFor("the gateway's client to sit in 'connect'", () => redis.status === "connect", 15_000, 20);
+
+    const ids: string[] = [];
+    const answers: { status: string }[] = [];
+    const batch = await call(`mutation ($inputs: [SubmitTaskInput!]!) { submitTasks(inputs: $inputs) { id status } }`, {
+      inputs: Array.from({ length: BATCHED }, (_, i) => ({ type: `batch-${i}`, queue: "p", payload: { i } })),
+    });
+    expect(batch.errors).toBeUndefined();
+    answers.push(...batch.data?.submitTasks);
+    for (let from = 0; from < SINGLES + DELAYED; from += 10) {
+      const round = await Promise.all(
+        Array.from({ length: Math.min(10, SINGLES + DELAYED - from) }, (_, k) => {
+          const n = from + k;
+          const input = n < SINGLES ? { type: `single-${n}`, queue: "p", payload: { n } } : { type: `delayed-${n}`, queue: "p", payload: { n }, delaySeconds: DELAY_SECONDS };
+          return call(`mutation ($input: SubmitTaskInput!) { submitTask(input: $input) { id status } }`, { input });
+        }),
+      );
+      for (const res of round) {
+        expect(res.errors).toBeUndefined();
+        answers.push(res.data?.submitTask);
+      }
+    }
+    ids.push(...answers.map((a) => (a as { id: string }).id));
+    expect(new Set(ids).size).toBe(BATCHED + SINGLES + DELAYED);
+    expect(answers.map((a) => a.status).every((s) => s === "QUEUED" || s === "SCHEDULED")).toBe(true);
+
+    // Nothing of theirs waits in the offline queue (before the fix: a dispatch script call per submission,
+    // each holding its jobs, and whatever else waits there does not grow with the submissions).
+    expect(redis.status).toBe("connect");
+    const offline = offlineCommands();
+    const mentioning = offline.filter((c) => ids.some((id) => JSON.stringify(c.args).includes(id)));
+    expect(mentioning.map((c) => c.name)).toEqual([]);
+    expect(offline.length).toBeLessThan(10);
+
+    // The delayed tasks come within the horizon while Redis is still away: horizon promotion must leave them.
+    await new Promise((r) => setTimeout(r, DELAY_SECONDS * 1000 + 2_000));
+    const during = await tdb.db.pool.query<{ status: string; n: number }>("SELECT status::text, count(*)::int AS n FROM tasks WHERE tenant_id = $1 AND id = ANY($2) GROUP BY 1", [tenantId, ids]);
+    expect(during.rows.filter((r) => r.status !== "QUEUED" && r.status !== "SCHEDULED")).toEqual([]);
+    expect(receiver.requests.filter((r) => ids.includes((r.json as { taskId: string }).taskId))).toEqual([]);
+
+    const restoredAt = Date.now();
+    await proxy.restore();
+    await waitFor(
+      "every task submitted during the outage SUCCEEDED",
+      async () => {
+        const { rows } = await tdb.db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM tasks WHERE tenant_id = $1 AND id = ANY($2) AND status = 'SUCCEEDED'", [tenantId, ids]);
+        return rows[0]!.n === ids.length;
+      },
+      60_000,
+      100,
+    );
+    const { rows } = await tdb.db.pool.query<{ id: string; attempts: number }>("SELECT id, attempts FROM tasks WHERE tenant_id = $1 AND id = ANY($2)", [tenantId, ids]);
+    expect(rows.filter((r) => r.attempts !== 1)).toEqual([]);
+    const calls = new Map<string, number>();
+    for (const r of receiver.requests) {
+      const taskId = (r.json as { taskId: string }).taskId;
+      calls.set(taskId, (calls.get(taskId) ?? 0) + 1);
+    }
+    expect(ids.filter((id) => calls.get(id) !== 1)).toEqual([]);
+    console.log(`${ids.length} submitted during the outage, ${offline.length} commands offline; all SUCCEEDED ${Date.now() - restoredAt} ms after Redis came back`);
+  }, 150_000);
+});
