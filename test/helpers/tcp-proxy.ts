@@ -21,6 +21,8 @@ export interface TcpProxy {
   /** Forwards again (listening again after cut(); dropping the connections held after hang()). */
   restore(): Promise<void>;
   close(): Promise<void>;
+  /** Bytes the target has sent back through the proxy so far (what its clients read). */
+  readonly bytesFromTarget: number;
 }
 
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
@@ -30,6 +32,7 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     socket.on("close", () => sockets.delete(socket));
   };
   let hanging = false;
+  let bytesFromTarget = 0;
   const dropAll = () => {
     for (const socket of sockets) socket.destroy();
   };
@@ -44,6 +47,7 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       track(upstream);
       client.on("error", () => upstream.destroy());
       upstream.on("error", () => client.destroy());
+      upstream.on("data", (chunk: Buffer) => (bytesFromTarget += chunk.length));
       client.pipe(upstream).pipe(client);
     });
   const listen = (server: Server, port: number) =>
@@ -60,6 +64,9 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   const port = await listen(server, 0);
   return {
     port,
+    get bytesFromTarget() {
+      return bytesFromTarget;
+    },
     rewrite(url) {
       const u = new URL(url);
       u.hostname = "127.0.0.1";

@@ -7,6 +7,7 @@ import type { ApiKey } from "./types/api-key.js";
 import type { Queue } from "./types/queue.js";
 import type { Tenant } from "./types/tenant.js";
 import type { Webhook, WebhookDelivery } from "./types/webhook.js";
+import type { WebhookDeliveryView } from "../services/webhook-service.js";
 
 export function toTask(r: TaskView): Task {
   return {
@@ -112,7 +113,7 @@ export function toWebhook(r: Prisma.WebhookModel): Webhook {
   };
 }
 
-export function toWebhookDelivery(r: Prisma.WebhookDeliveryModel): WebhookDelivery {
+export function toWebhookDelivery(r: WebhookDeliveryView): WebhookDelivery {
   return {
     id: r.id,
     webhookId: r.webhookId,

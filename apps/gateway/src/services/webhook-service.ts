@@ -29,6 +29,28 @@ import { assertOutboundUrl, type HostResolver } from "./outbound-url.js";
 export type WebhookRow = Prisma.WebhookModel;
 export type WebhookDeliveryRow = Prisma.WebhookDeliveryModel;
 
+/**
+ * What a delivery shows through the API: every column but its body. A body
+ * carries the task (payload and result, up to 256 KiB each), so a page of
+ * 500 read whole was up to ~256 MB in the gateway, past the heap Node gives
+ * a 1 GiB container.
+ */
+const DELIVERY_VIEW = {
+  id: true,
+  tenantId: true,
+  webhookId: true,
+  event: true,
+  taskId: true,
+  status: true,
+  attempts: true,
+  lastResponseCode: true,
+  lastError: true,
+  createdAt: true,
+  deliveredAt: true,
+} as const satisfies Prisma.WebhookDeliverySelect;
+
+export type WebhookDeliveryView = Pick<WebhookDeliveryRow, keyof typeof DELIVERY_VIEW>;
+
 /** A deleted webhook's secret column (NOT NULL): its secret is dropped at deletion. */
 export const DELETED_WEBHOOK_SECRET = "";
 
@@ -173,7 +195,7 @@ export class WebhookService {
     webhookId: string | null,
     first: number,
     filter: { status?: WebhookDeliveryRow["status"] | null; before?: string | null } = {},
-  ): Promise<WebhookDeliveryRow[]> {
+  ): Promise<WebhookDeliveryView[]> {
     if (webhookId !== null) await this.ownedWebhook(tenantId, webhookId);
     let keyset: Prisma.WebhookDeliveryWhereInput = {};
     if (filter.before != null) {
@@ -193,6 +215,7 @@ export class WebhookService {
       },
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
       take: first,
+      select: DELIVERY_VIEW,
     });
   }
 
