@@ -131,8 +131,17 @@ describe("a Redis outage", () => {
     await waitFor("the gateway to see Redis again", async () => (await ready()) === 200, 20_000, 100);
     const workflowFirst = (data(workflow).submitWorkflow.tasks as { key: string; task: { id: string } }[]).find((t) => t.key === "a")?.task.id;
     const expected = [data(pullSubmit).submitTask.id, ...data(pullBatch).submitTasks.map((t: { id: string }) => t.id), dead.task.id, workflowFirst].sort();
+    // The retried task's backoff (about a second from its failTask) has passed, so the lease below takes it
+    // too and the long poll after it sees only the fresh task. Without this wait the poll raced the backoff
+    // once the outage's mutations all answer at once (resumeQueue waited out its 2 s bound before
+    // MissingJobFinder refused a lost connection), and took the retried task instead.
+    await waitFor(
+      "the retried task's backoff to pass",
+      async () => (await tdb.db.pool.query<{ due: boolean }>(`SELECT run_at <= now() AS due FROM tasks WHERE id = $1`, [retried.task.id])).rows[0]?.due === true,
+      10_000,
+      100,
+    );
     const after = (await ok(`mutation { leaseTasks(queue: "default", workerId: "w2", max: 10, leaseSeconds: 60) { task { id } } }`)).leaseTasks as { task: { id: string } }[];
-    // (The retried task too, once its backoff has passed.)
     expect(after.map((l) => l.task.id).filter((id) => id !== retried.task.id).sort()).toEqual(expected);
     const poll = timed(apiKey, `mutation { leaseTasks(queue: "default", workerId: "w3", max: 1, waitSeconds: 8) { task { id type } } }`);
     await new Promise((r) => setTimeout(r, 300));
