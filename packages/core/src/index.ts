@@ -16,3 +16,4 @@ export * from "./backlog-admission.js";
 export * from "./fairness.js";
 export * from "./cron/index.js";
 export * from "./workflow/index.js";
+export * from "./answer-budget.js";

@@ -3,8 +3,10 @@
  * every queue asking for stats, costs one query instead of one per row.
  */
 import DataLoader from "dataloader";
-import type { AttemptRecord, TaskAuditEventRecord, WorkflowTaskRecord } from "@tasklane/db";
+import { AnswerBudget } from "@tasklane/core";
+import type { AttemptRecord, TaskAuditEventRecord, TaskRecord, WorkflowTaskRecord } from "@tasklane/db";
 import type { QueueService, QueueStatsCounts } from "../services/queue-service.js";
+import type { ScheduleService } from "../services/schedule-service.js";
 import type { TaskService } from "../services/task-service.js";
 import type { WorkflowService } from "../services/workflow-service.js";
 
@@ -17,21 +19,45 @@ export interface WorkflowTasksKey {
 export interface RequestLoaders {
   readonly attempts: DataLoader<string, AttemptRecord[]>;
   readonly queueStats: DataLoader<string, QueueStatsCounts>;
+  /**
+   * Workflow.tasks. With scheduleRuns, within one AnswerBudget per request
+   * (core's answer-budget.ts): 10,000 task rows, 4 MiB of payloads and results.
+   */
   readonly workflowTasks: DataLoader<WorkflowTasksKey, WorkflowTaskRecord[], string>;
+  readonly workflowTaskCounts: DataLoader<WorkflowTasksKey, number, string>;
+  /** Schedule.runs: one loader per (tenant, first) asked for, so a list of schedules costs one query. */
+  scheduleRuns(tenantId: string, first: number): DataLoader<string, TaskRecord[]>;
   /** Task.events: one loader per (tenant, page) asked for, so a list of tasks costs one query. */
   taskEvents(tenantId: string, first: number, after: string | null): DataLoader<string, TaskAuditEventRecord[]>;
   /** Forgets every cached row (a subscription's context outlives one event). */
   clearAll(): void;
 }
 
-export function createLoaders(services: { tasks: TaskService; queues: QueueService; workflows: WorkflowService }): RequestLoaders {
+export function createLoaders(services: { tasks: TaskService; queues: QueueService; workflows: WorkflowService; schedules: ScheduleService }): RequestLoaders {
   const eventLoaders = new Map<string, DataLoader<string, TaskAuditEventRecord[]>>();
+  const runLoaders = new Map<string, DataLoader<string, TaskRecord[]>>();
+  let budget = new AnswerBudget();
   const loaders: RequestLoaders = {
     clearAll() {
       eventLoaders.clear();
+      runLoaders.clear();
+      budget = new AnswerBudget();
       loaders.attempts.clearAll();
       loaders.queueStats.clearAll();
       loaders.workflowTasks.clearAll();
+      loaders.workflowTaskCounts.clearAll();
+    },
+    scheduleRuns(tenantId, first) {
+      const key = `${tenantId}/${first}`;
+      let loader = runLoaders.get(key);
+      if (!loader) {
+        loader = new DataLoader<string, TaskRecord[]>(async (ids) => {
+          const bySchedule = await budget.spend((left) => services.schedules.runs(tenantId, [...ids], first, left));
+          return ids.map((id) => bySchedule.get(id) ?? []);
+        });
+        runLoaders.set(key, loader);
+      }
+      return loader;
     },
     taskEvents(tenantId, first, after) {
       const key = `${tenantId}/${first}/${after ?? ""}`;
@@ -58,9 +84,21 @@ export function createLoaders(services: { tasks: TaskService; queues: QueueServi
         const found = new Map<string, WorkflowTaskRecord[]>();
         for (const tenantId of new Set(keys.map((k) => k.tenantId))) {
           const ids = keys.filter((k) => k.tenantId === tenantId).map((k) => k.workflowId);
-          for (const [id, tasks] of await services.workflows.tasks(tenantId, ids)) found.set(`${tenantId}/${id}`, tasks);
+          const byWorkflow = await budget.spend((left) => services.workflows.tasks(tenantId, ids, left));
+          for (const [id, tasks] of byWorkflow) found.set(`${tenantId}/${id}`, tasks);
         }
         return keys.map((k) => found.get(`${k.tenantId}/${k.workflowId}`) ?? []);
+      },
+      { cacheKeyFn: (k) => `${k.tenantId}/${k.workflowId}` },
+    ),
+    workflowTaskCounts: new DataLoader<WorkflowTasksKey, number, string>(
+      async (keys) => {
+        const found = new Map<string, number>();
+        for (const tenantId of new Set(keys.map((k) => k.tenantId))) {
+          const ids = keys.filter((k) => k.tenantId === tenantId).map((k) => k.workflowId);
+          for (const [id, n] of await services.workflows.taskCounts(tenantId, ids)) found.set(`${tenantId}/${id}`, n);
+        }
+        return keys.map((k) => found.get(`${k.tenantId}/${k.workflowId}`) ?? 0);
       },
       { cacheKeyFn: (k) => `${k.tenantId}/${k.workflowId}` },
     ),

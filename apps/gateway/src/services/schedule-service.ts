@@ -5,6 +5,8 @@ import {
   Priority,
   resolveBackoff,
   validateCronPair,
+  type BulkRead,
+  type BulkReadAllowance,
   type CreateScheduleInput,
   type TaskTemplateInput,
   type UpdateScheduleInput,
@@ -111,8 +113,9 @@ export class ScheduleService {
     return listSchedules(this.db, tenantId);
   }
 
-  runs(tenantId: string, scheduleIds: string[], first: number): Promise<Map<string, TaskRecord[]>> {
-    return listScheduleRuns(this.db, tenantId, scheduleIds, first);
+  /** Each schedule's latest runs, within what the answer has `left` (core's answer-budget.ts). */
+  runs(tenantId: string, scheduleIds: string[], first: number, left: BulkReadAllowance): Promise<BulkRead<Map<string, TaskRecord[]>>> {
+    return listScheduleRuns(this.db, tenantId, scheduleIds, first, left);
   }
 
   /** `traceParent`: the caller's own W3C traceparent, which the run's trace then joins. */

@@ -4,9 +4,10 @@
  * task submission: the dispatch fast path (its failure is only logged, the
  * outbox delivers anyway), pull doorbells, and cancel announcements.
  */
-import type { WorkflowSpec } from "@tasklane/core";
+import type { BulkRead, BulkReadAllowance, WorkflowSpec } from "@tasklane/core";
 import {
   cancelWorkflow,
+  countWorkflowTasks,
   getWorkflow,
   listWorkflowTasks,
   listWorkflows,
@@ -72,7 +73,12 @@ export class WorkflowService {
     return withTenantScope(this.deps.db.pool, tenantId, (client) => listWorkflows({ pool: client }, tenantId, page));
   }
 
-  tasks(tenantId: string, workflowIds: string[]): Promise<Map<string, WorkflowTaskRecord[]>> {
-    return withTenantScope(this.deps.db.pool, tenantId, (client) => listWorkflowTasks({ pool: client }, tenantId, workflowIds));
+  /** The workflows' tasks, within what the answer has `left` (core's answer-budget.ts). */
+  tasks(tenantId: string, workflowIds: string[], left: BulkReadAllowance): Promise<BulkRead<Map<string, WorkflowTaskRecord[]>>> {
+    return withTenantScope(this.deps.db.pool, tenantId, (client) => listWorkflowTasks({ pool: client }, tenantId, workflowIds, left));
+  }
+
+  taskCounts(tenantId: string, workflowIds: string[]): Promise<Map<string, number>> {
+    return withTenantScope(this.deps.db.pool, tenantId, (client) => countWorkflowTasks({ pool: client }, tenantId, workflowIds));
   }
 }

@@ -15,7 +15,6 @@ import { isDeepStrictEqual } from "node:util";
 import pg from "pg";
 import { withTransaction, type Database } from "../database.js";
 import type { DispatchIntent } from "../outbox/dispatch-intent.js";
-import { TASK_COLUMNS, mapTaskRow, type TaskRecord } from "../tasks/task-record.js";
 import { pgRunner, reserveOwnedSlot } from "../tenancy/owned-caps.js";
 import { skipPendingRuns } from "./cancel-runs.js";
 import { materialiseDue, type MaterialiseOptions } from "./materialise-occurrences.js";
@@ -227,21 +226,4 @@ export async function listSchedules(db: Database, tenantId: string, limit = MAX_
     [tenantId, limit],
   );
   return res.rows.map(mapScheduleRow);
-}
-
-/** Materialised runs, newest scheduled time first (deleted schedules' runs included). */
-export async function listScheduleRuns(db: Database, tenantId: string, scheduleIds: string[], first: number): Promise<Map<string, TaskRecord[]>> {
-  const out = new Map<string, TaskRecord[]>(scheduleIds.map((id) => [id, []]));
-  if (scheduleIds.length === 0) return out;
-  const res = await db.pool.query(
-    `SELECT ${TASK_COLUMNS} FROM unnest($2::text[]) AS s(id)
-     CROSS JOIN LATERAL (
-       SELECT t.*, q.name AS queue_name FROM tasks t JOIN queues q ON q.id = t.queue_id
-       WHERE t.schedule_id = s.id AND t.tenant_id = $1 ORDER BY t.run_at DESC, t.id DESC LIMIT $3
-     ) t JOIN queues q ON q.id = t.queue_id`,
-    [tenantId, scheduleIds, first],
-  );
-  for (const row of res.rows) out.get(row.schedule_id as string)?.push(mapTaskRow(row));
-  for (const runs of out.values()) runs.sort((a, b) => b.runAt.getTime() - a.runAt.getTime());
-  return out;
 }

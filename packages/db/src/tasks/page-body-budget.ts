@@ -12,9 +12,10 @@
  * always holds at least one task (one task's bodies are bounded on their
  * own).
  */
+import { ANSWER_BODY_BYTES } from "@tasklane/core";
 
-/** Payloads and results of one page, in bytes of their JSON text. */
-export const PAGE_BODY_BYTES = 4 * 1024 * 1024;
+/** Payloads and results of one page, in bytes of their JSON text (an answer's bound, core's ANSWER_BODY_BYTES). */
+export const PAGE_BODY_BYTES = ANSWER_BODY_BYTES;
 
 /**
  * A jsonb value's size as JSON text. Values under TOAST's 2 KB threshold are
@@ -26,6 +27,15 @@ const jsonBytes = (column: string) =>
   `COALESCE(CASE WHEN pg_column_size(${column}) < 2000 THEN pg_column_size(${column}) ELSE octet_length(${column}::text) END, 0)`;
 
 /**
+ * `candidates` (rows carrying the task's `payload` and `result`) with, on
+ * each row, page_row (its place in `order`), page_body_bytes (its bodies)
+ * and page_bytes (the bodies up to and including it, in `order`).
+ */
+const measuredSql = (candidates: string, order: string) => `SELECT c.*, row_number() OVER w AS page_row, sum(c.page_body_bytes) OVER w AS page_bytes
+      FROM (SELECT c0.*, ${jsonBytes("c0.payload")} + ${jsonBytes("c0.result")} AS page_body_bytes FROM (${candidates}) c0) c
+      WINDOW w AS (ORDER BY ${order} ROWS UNBOUNDED PRECEDING)`;
+
+/**
  * Wraps `candidates` — a query whose rows carry the task's `payload` and
  * `result` and which returns at most first + 1 rows, ordered by `order`
  * (over its output columns) — so that it returns the rows of the page:
@@ -35,12 +45,36 @@ const jsonBytes = (column: string) =>
  */
 export function budgetedPageSql(candidates: string, order: string, first: string, budget: string): string {
   return `SELECT * FROM (
-      SELECT c.*, row_number() OVER w AS page_row, sum(c.page_body_bytes) OVER w AS page_bytes, count(*) OVER () AS page_candidates
-      FROM (SELECT c0.*, ${jsonBytes("c0.payload")} + ${jsonBytes("c0.result")} AS page_body_bytes FROM (${candidates}) c0) c
-      WINDOW w AS (ORDER BY ${order} ROWS UNBOUNDED PRECEDING)
+      SELECT m.*, count(*) OVER () AS page_candidates FROM (${measuredSql(candidates, order)}) m
     ) page
     WHERE page.page_row <= ${first} AND (page.page_row = 1 OR page.page_bytes <= ${budget})
     ORDER BY ${order}`;
+}
+
+/**
+ * For reads that must return every row (a workflow's tasks, schedules'
+ * runs): wraps `candidates` so that it returns all its rows, ordered by
+ * `order`, but those past `budget` bytes of bodies (in that order) with
+ * payload and result NULL and body_withheld true; so those bodies never
+ * leave Postgres (mapTaskRow turns them into WITHHELD_BODY). `columns` are
+ * the other output columns of `candidates` to return. Each row carries
+ * page_body_bytes, its bodies' size: the answer's spend is that of the rows
+ * not withheld (bodyBytesOf).
+ */
+export function withheldBodiesSql(candidates: string, columns: readonly string[], order: string, budget: string): string {
+  const kept = `m.page_bytes <= ${budget}`;
+  return `SELECT ${columns.map((c) => `m.${c}`).join(", ")},
+      CASE WHEN ${kept} THEN m.payload END AS payload, CASE WHEN ${kept} THEN m.result END AS result,
+      NOT (${kept}) AS body_withheld, m.page_body_bytes
+    FROM (${measuredSql(candidates, order)}) m
+    ORDER BY ${order}`;
+}
+
+/** Bytes of bodies withheldBodiesSql handed over in `rows`. */
+export function bodyBytesOf(rows: ReadonlyArray<{ body_withheld?: unknown; page_body_bytes?: unknown }>): number {
+  let bytes = 0;
+  for (const row of rows) if (row.body_withheld !== true) bytes += Number(row.page_body_bytes ?? 0);
+  return bytes;
 }
 
 /** Whether more tasks follow the page budgetedPageSql returned in `rows`. */
@@ -48,3 +82,6 @@ export function hasMoreThan(rows: ReadonlyArray<{ page_candidates?: unknown }>):
   const candidates = Number(rows[0]?.page_candidates ?? 0);
   return candidates > rows.length;
 }
+
+/** SQL: bytes of JSON text of the payload and result of the task row `alias` (the notifier's fan-out claims by it). */
+export const taskBodyBytesSql = (alias: string) => `${jsonBytes(`${alias}.payload`)} + ${jsonBytes(`${alias}.result`)}`;

@@ -1,4 +1,4 @@
-import type { AttemptOutcome, BackoffStrategy, Priority, TaskStatus } from "@tasklane/core";
+import { WITHHELD_BODY, type AttemptOutcome, type BackoffStrategy, type Priority, type TaskStatus } from "@tasklane/core";
 
 /** A task as the hot-path SQL returns it (camelCase, queue name joined in). */
 export interface TaskRecord {
@@ -61,6 +61,14 @@ export const TASK_COLUMNS = `t.id, t.tenant_id, t.queue_id, q.name AS queue_name
   t.worker_id, t.dispatch_generation, t.occurrence_key, t.trace_parent`;
 
 /**
+ * TASK_COLUMNS' output names but payload and result: what a read that may
+ * withhold bodies (page-body-budget.ts withheldBodiesSql) passes through.
+ */
+export const TASK_COLUMN_NAMES_BUT_BODIES: readonly string[] = TASK_COLUMNS.split(",")
+  .map((c) => c.trim().split(/\s+AS\s+|\./).pop() as string)
+  .filter((name) => name !== "payload" && name !== "result");
+
+/**
  * TASK_COLUMNS read from another alias. Data-modifying CTEs must return rows
  * from their own RETURNING: a join back to tasks in the same statement sees
  * the snapshot from before the update.
@@ -69,14 +77,22 @@ export const taskColumnsOf = (alias: string) => TASK_COLUMNS.replace(/\bt\./g, `
 
 export type TaskRow = Record<string, unknown>;
 
+/**
+ * A row some bulk read withheld the bodies of (body_withheld: past the
+ * answer's ANSWER_BODY_BYTES) has payload and result WITHHELD_BODY, which
+ * the API answers as a BAD_USER_INPUT error on those fields. No other read
+ * selects body_withheld, so no record bound for a write, a PUSH request or
+ * a webhook can hold it.
+ */
 export function mapTaskRow(r: TaskRow): TaskRecord {
+  const withheld = r.body_withheld === true;
   return {
     id: r.id as string,
     tenantId: r.tenant_id as string,
     queueId: r.queue_id as string,
     queueName: r.queue_name as string,
     type: r.type as string,
-    payload: r.payload ?? null,
+    payload: withheld ? WITHHELD_BODY : (r.payload ?? null),
     status: r.status as TaskStatus,
     priority: r.priority as Priority,
     runAt: r.run_at as Date,
@@ -91,7 +107,7 @@ export function mapTaskRow(r: TaskRow): TaskRecord {
     backoffMaxDelaySeconds: (r.backoff_max_delay_seconds as number | null) ?? null,
     backoffJitter: r.backoff_jitter as boolean,
     timeoutSeconds: r.timeout_seconds as number,
-    result: r.result ?? null,
+    result: withheld ? WITHHELD_BODY : (r.result ?? null),
     lastError: (r.last_error as string | null) ?? null,
     idempotencyKey: (r.idempotency_key as string | null) ?? null,
     orderingKey: (r.ordering_key as string | null) ?? null,

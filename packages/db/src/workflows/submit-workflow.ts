@@ -53,7 +53,7 @@ export async function submitWorkflow(db: Database, tenantId: string, spec: Workf
     );
     return { workflow, created: true, dispatch };
   });
-  const tasks = (await listWorkflowTasks(db, tenantId, [result.workflow.id])).get(result.workflow.id) ?? [];
+  const tasks = (await listWorkflowTasks(db, tenantId, [result.workflow.id])).value.get(result.workflow.id) ?? [];
   return { ...result, tasks };
 }
 

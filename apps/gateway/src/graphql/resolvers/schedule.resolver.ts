@@ -40,11 +40,14 @@ export class ScheduleResolver {
     return (await ctx.services.schedules.list(caller.tenantId)).map(toSchedule);
   }
 
-  @FieldResolver(() => [Task], { description: "materialised runs, newest scheduled time first" })
+  @FieldResolver(() => [Task], {
+    description:
+      "materialised runs, newest scheduled time first. One answer reads at most 10,000 runs and workflow tasks (more: BAD_USER_INPUT) and 4 MiB of their payloads and results; past that a run's payload and result answer null with a BAD_USER_INPUT error: read it with task(id)",
+  })
   async runs(@Root() schedule: Schedule, @Arg("first", () => Int, { nullable: true }) first: number | null, @Ctx() ctx: GatewayContext): Promise<Task[]> {
     const caller = requireTenant(ctx.principal, Permission.READ);
-    const runs = await ctx.services.schedules.runs(caller.tenantId, [schedule.id], parseArg(runsFirstSchema, "first", first));
-    return (runs.get(schedule.id) ?? []).map(toTask);
+    const runs = await ctx.loaders.scheduleRuns(caller.tenantId, parseArg(runsFirstSchema, "first", first)).load(schedule.id);
+    return runs.map(toTask);
   }
 
   @Mutation(() => Schedule, {

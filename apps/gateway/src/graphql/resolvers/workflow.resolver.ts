@@ -40,7 +40,16 @@ export class WorkflowResolver {
     return (await ctx.services.workflows.list(caller.tenantId, page)).map(toWorkflow);
   }
 
-  @FieldResolver(() => [WorkflowTask], { description: "in submission order" })
+  @FieldResolver(() => Int, { description: "how many tasks `tasks` holds, without reading them" })
+  async taskCount(@Root() workflow: Workflow, @Ctx() ctx: GatewayContext): Promise<number> {
+    const caller = requireTenant(ctx.principal, Permission.READ);
+    return ctx.loaders.workflowTaskCounts.load({ tenantId: caller.tenantId, workflowId: workflow.id });
+  }
+
+  @FieldResolver(() => [WorkflowTask], {
+    description:
+      "in submission order. One answer reads at most 10,000 tasks of workflows and schedules' runs (more: BAD_USER_INPUT) and 4 MiB of their payloads and results; past that, in id order, a task's payload and result answer null with a BAD_USER_INPUT error: read it with task(id)",
+  })
   async tasks(@Root() workflow: Workflow, @Ctx() ctx: GatewayContext): Promise<WorkflowTask[]> {
     const caller = requireTenant(ctx.principal, Permission.READ);
     const tasks = await ctx.loaders.workflowTasks.load({ tenantId: caller.tenantId, workflowId: workflow.id });

@@ -1,0 +1,40 @@
+import { ANSWER_BODY_BYTES, ANSWER_TASK_ROWS, tooManyTaskRows, type BulkRead, type BulkReadAllowance } from "@tasklane/core";
+import type { Queryable } from "../database.js";
+import { bodyBytesOf, withheldBodiesSql } from "../tasks/page-body-budget.js";
+import { TASK_COLUMNS, TASK_COLUMN_NAMES_BUT_BODIES, mapTaskRow, type TaskRecord } from "../tasks/task-record.js";
+
+/**
+ * Materialised runs of each schedule, newest scheduled time first, at most
+ * `first` a schedule (deleted schedules' runs included), within what the
+ * answer has left (core's answer-budget.ts): more than `left.rows` runs in
+ * all is refused (one row past it is read to know); past `left.bytes` of
+ * payloads and results, in the schedules' order and then the runs', a run's
+ * bodies are withheld (WITHHELD_BODY) and stay in Postgres. `schedules
+ * { runs(first: 100) { payload } }` over a tenant's 1,000 schedules was
+ * 100,000 rows with their payloads.
+ */
+export async function listScheduleRuns(
+  db: { pool: Queryable },
+  tenantId: string,
+  scheduleIds: readonly string[],
+  first: number,
+  left: BulkReadAllowance = { bytes: ANSWER_BODY_BYTES, rows: ANSWER_TASK_ROWS },
+): Promise<BulkRead<Map<string, TaskRecord[]>>> {
+  const out = new Map<string, TaskRecord[]>(scheduleIds.map((id) => [id, []]));
+  if (scheduleIds.length === 0) return { value: out, used: { bytes: 0, rows: 0 } };
+  const candidates = `SELECT ${TASK_COLUMNS}, s.n AS schedule_order FROM unnest($2::text[]) WITH ORDINALITY AS s(id, n)
+     CROSS JOIN LATERAL (
+       SELECT t.* FROM tasks t WHERE t.schedule_id = s.id AND t.tenant_id = $1 ORDER BY t.run_at DESC, t.id DESC LIMIT $3
+     ) t JOIN queues q ON q.id = t.queue_id
+     ORDER BY s.n, t.run_at DESC, t.id DESC LIMIT $4`;
+  const res = await db.pool.query(withheldBodiesSql(candidates, TASK_COLUMN_NAMES_BUT_BODIES, "schedule_order, run_at DESC, id DESC", "$5"), [
+    tenantId,
+    [...scheduleIds],
+    first,
+    left.rows + 1,
+    left.bytes,
+  ]);
+  if (res.rows.length > left.rows) throw tooManyTaskRows(scheduleIds.length === 1 ? "This schedule's runs" : "These schedules' runs", res.rows.length, left.rows);
+  for (const row of res.rows) out.get(row.schedule_id as string)?.push(mapTaskRow(row));
+  return { value: out, used: { bytes: bodyBytesOf(res.rows), rows: res.rows.length } };
+}
