@@ -11,7 +11,6 @@
  * the test can read its client's offline queue.
  */
 import { createRedis, type RedisClient } from "@tasklane/queue";
-import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor, type AppProcess } from "../helpers/app-process.js";
 import { startReceiver, type HttpReceiver } from "../helpers/http-receiver.js";
@@ -61,9 +60,9 @@ afterAll(async () => {
   await tdb?.drop();
 });
 
-/** The commands waiting in the gateway client's offline queue (ioredis keeps them in `offlineQueue`). */
+/** The commands waiting in the gateway client's offline queue (ioredis's private `offlineQueue`). */
 function offlineCommands(): { name: string; args: unknown[] }[] {
-  const queue = (redis as Redis & { offlineQueue: { toArray(): { command: { name: string; args: unknown[] } }[] } }).offlineQueue;
+  const queue = (redis as unknown as { offlineQueue: { toArray(): { command: { name: string; args: unknown[] } }[] } }).offlineQueue;
   return queue.toArray().map((item) => ({ name: item.command.name, args: item.command.args }));
 }
 
@@ -85,7 +84,7 @@ describe("PUSH dispatch during a Redis outage", () => {
     await waitFor("the gateway's client to sit in 'connect'", () => redis.status === "connect", 15_000, 20);
 
     const ids: string[] = [];
-    const answers: { status: string }[] = [];
+    const answers: { id: string; status: string }[] = [];
     const batch = await call(`mutation ($inputs: [SubmitTaskInput!]!) { submitTasks(inputs: $inputs) { id status } }`, {
       inputs: Array.from({ length: BATCHED }, (_, i) => ({ type: `batch-${i}`, queue: "p", payload: { i } })),
     });
@@ -104,7 +103,7 @@ describe("PUSH dispatch during a Redis outage", () => {
         answers.push(res.data?.submitTask);
       }
     }
-    ids.push(...answers.map((a) => (a as { id: string }).id));
+    ids.push(...answers.map((a) => a.id));
     expect(new Set(ids).size).toBe(BATCHED + SINGLES + DELAYED);
     expect(answers.map((a) => a.status).every((s) => s === "QUEUED" || s === "SCHEDULED")).toBe(true);
 
