@@ -31,7 +31,7 @@ describe("a terminal event's envelope", () => {
     expect(again?.task.id).toBe(taskId);
     await completeAttempts(tdb.db, [{ taskId, leaseGeneration: again!.task.leaseGeneration, result: { rows: 9 } }], "test");
 
-    expect(await fanOutNotifications(tdb.db)).toEqual({ events: 2, deliveries: 2 });
+    expect(await fanOutNotifications(tdb.db)).toEqual({ events: 2, deliveries: 2, more: false });
     const bodies = (
       await tdb.db.pool.query<{ event: string; body: string }>("SELECT event, body FROM webhook_deliveries WHERE task_id = $1 ORDER BY id", [taskId])
     ).rows.map((r) => ({ event: r.event, task: (JSON.parse(r.body) as { data: { task: Record<string, unknown> } }).data.task }));

@@ -43,12 +43,12 @@ const delivery = startPeriodic(
 const fanOut = startPeriodic(
   env.NOTIFIER_OUTBOX_POLL_MS,
   async () => {
-    const { events, deliveries } = await fanOutNotifications(db, NOTIFY_BATCH_SIZE);
+    const { events, deliveries, more } = await fanOutNotifications(db, NOTIFY_BATCH_SIZE);
     metrics.events.inc(events);
     metrics.deliveriesCreated.inc(deliveries);
     // New deliveries are due now: start them without waiting for the delivery loop's next poll.
     if (deliveries > 0) delivery.poke();
-    return events === NOTIFY_BATCH_SIZE;
+    return more;
   },
   onError("fan-out"),
 );
