@@ -85,6 +85,3 @@ export function hasMoreThan(rows: ReadonlyArray<{ page_candidates?: unknown }>):
 
 /** SQL: bytes of JSON text of the payload and result of the task row `alias` (the notifier's fan-out claims by it). */
 export const taskBodyBytesSql = (alias: string) => `${jsonBytes(`${alias}.payload`)} + ${jsonBytes(`${alias}.result`)}`;
-
-/** SQL: bytes of JSON text of the payload and result of the task row `alias` (the notifier's fan-out claims by it). */
-export const taskBodyBytesSql = (alias: string) => `${jsonBytes(`${alias}.payload`)} + ${jsonBytes(`${alias}.result`)}`;
