@@ -4,7 +4,8 @@
  *
  * An occurrence is on time when it is at most `graceMs` old at `now`; on-time
  * occurrences always fire, whatever the policy. Older ones are missed
- * (scheduler down, schedule paused and resumed, a long stall):
+ * (every scheduler down, a long stall; not a schedule disabled and enabled
+ * again, which has no occurrences meanwhile and starts at its next one):
  * - SKIP: every missed occurrence goes to `skip` (recorded as a SKIPPED run).
  * - FIRE_ONCE: the latest missed occurrence fires and stands in for the
  *   others, which go to `coalesced`: they are not runs of their own, so
