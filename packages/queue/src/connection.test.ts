@@ -102,12 +102,13 @@ describe("connectionLost", () => {
     return { client: client as unknown as RedisClient, move };
   }
 
-  it("waits for a first connection, but not for a reconnection that sits in connecting or connect", () => {
+  it("waits for a first connection being made, but not for a reconnection, nor for one connected and not ready", () => {
     const { client, move } = fakeClient("connecting");
     watchConnection(client);
     expect(connectionLost(client)).toBe(false);
+    // Connected, not ready: a round trip, or as long as a Redis loading its data takes (even at start-up).
     move("connect");
-    expect(connectionLost(client)).toBe(false);
+    expect(connectionLost(client)).toBe(true);
     move("ready");
     expect(connectionLost(client)).toBe(false);
     // Lost: every status but ready, also once connected again and still short of ready (a Redis loading its data).

@@ -82,19 +82,19 @@ export function watchConnection(client: RedisClient): void {
 
 /**
  * True while a command sent now would wait in ioredis's offline queue for a
- * connection that was lost: with maxRetriesPerRequest null it waits there for
- * as long as the outage lasts, one more per caller, and all of them are
+ * connection that is not there: with maxRetriesPerRequest null it waits there
+ * for as long as the outage lasts, one more per caller, and all of them are
  * replayed at once when Redis is back. That is every status but "ready",
- * also "connecting" and "connect" after the client has had a connection: a
- * reconnection can stay there for long (a Redis loading its dataset answers
- * the ready check only once it is loaded; an unanswered connect waits out
- * connectTimeout). A first connection still being made is waited for: it is
- * moments at start-up. Costs one property read while the client is ready.
+ * except a first connection's "wait" and "connecting" (moments at start-up,
+ * at most connectTimeout, then it counts as lost). "connect" (connected, not
+ * yet ready) is lost even the first time: it lasts a round trip, or for as
+ * long as a Redis hung or loading its dataset leaves the ready check
+ * unanswered. Costs one property read while the client is ready.
  */
 export function connectionLost(client: RedisClient): boolean {
   const { status } = client;
   if (status === "ready") return false;
-  if (status === "wait" || status === "connecting" || status === "connect") return pastFirstConnection.has(client);
+  if (status === "wait" || status === "connecting") return pastFirstConnection.has(client);
   return true;
 }
 
