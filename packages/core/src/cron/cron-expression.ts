@@ -192,7 +192,8 @@ function* fixedHourOccurrences({ cron, clock }: CompiledCron, after: number): Ge
     const r = clock.resolve(wall);
     const main = r.kind === "unique" ? r.instant : r.kind === "repeated" ? r.earlier : r.gapEnd;
     if (main > last) yield (last = main);
-    if (r.kind === "skipped") cron.reset(new Date(clock.wallOf(r.gapEnd) - 1));
+    // Never back to `wall` itself: the iteration moves forward whatever the zone data says.
+    if (r.kind === "skipped") cron.reset(new Date(Math.max(wall, clock.wallOf(r.gapEnd) - 1)));
   }
 }
 
