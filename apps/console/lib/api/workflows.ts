@@ -4,9 +4,10 @@ import { gql } from "../gateway";
 import type { ApiResult } from "../graphql-error";
 import type { Workflow, WorkflowSummary } from "./types";
 
-export async function listWorkflows(first: number, after?: string): Promise<ApiResult<(WorkflowSummary & { tasks: { key: string }[] })[]>> {
-  const result = await gql<{ workflows: (WorkflowSummary & { tasks: { key: string }[] })[] }>(
-    `query ConsoleWorkflows($first: Int, $after: String) { workflows(first: $first, after: $after) { id name status createdAt completedAt tasks { key } } }`,
+/** taskCount, not tasks: a page of workflows read every one of their tasks (up to 2,000 each) only to count them. */
+export async function listWorkflows(first: number, after?: string): Promise<ApiResult<(WorkflowSummary & { taskCount: number })[]>> {
+  const result = await gql<{ workflows: (WorkflowSummary & { taskCount: number })[] }>(
+    `query ConsoleWorkflows($first: Int, $after: String) { workflows(first: $first, after: $after) { id name status createdAt completedAt taskCount } }`,
     { first, after: after ?? null },
   );
   return result.ok ? { ok: true, data: result.data.workflows } : result;

@@ -57,7 +57,7 @@ export default async function WorkflowsPage({ searchParams }: { searchParams: Pr
                     <td>
                       <StatusBadge status={wf.status === "FAILED" ? "DEAD" : wf.status} label={wf.status} />
                     </td>
-                    <td className="num">{wf.tasks.length}</td>
+                    <td className="num">{wf.taskCount}</td>
                     <td className="nowrap">
                       <Time iso={wf.createdAt} relative />
                     </td>
