@@ -366,7 +366,8 @@ describe("console forms, selections and small screens", () => {
   });
 
   it("fits a 390 px screen: no sideways scroll, no empty band, the current section in view", async () => {
-    const task = await p.submit({ type: "narrow", queue: "default" });
+    // A payload with one long unbroken value (a token, a base64 blob) scrolls inside its box, not the page.
+    const task = await p.submit({ type: "narrow", queue: "default", payload: { blob: "QUJD".repeat(1_000) } });
     await page.setViewportSize({ width: 390, height: 844 });
     try {
       for (const pathname of ["/queues", "/api-keys", "/schedules", "/dead-letters", `/tasks/${task.id}`]) {
