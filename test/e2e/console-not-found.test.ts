@@ -57,6 +57,11 @@ describe("console record pages", () => {
       "/queues/has%20space",
       "/schedules/sch_0190f0f0f0f07000800000000000000a",
       "/workflows/wf_0190f0f0f0f07000800000000000000a",
+      // An id or name edited into a broken percent-escape: no record has it (it was a 500).
+      "/tasks/%E0%A4%A",
+      "/queues/%",
+      "/schedules/sch_%ZZ",
+      "/workflows/%",
     ]) {
       expect(await visit(pathname), pathname).toEqual({ status: 404, notFound: true });
     }

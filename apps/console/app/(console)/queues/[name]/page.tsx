@@ -7,6 +7,7 @@ import { QueueForm } from "@/components/queues/QueueForm";
 import { ErrorState } from "@/components/ui/ErrorState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { getQueue } from "@/lib/api/queues";
+import { decodeSegment } from "@/lib/route-param";
 
 export const metadata: Metadata = { title: "Queue" };
 
@@ -15,7 +16,8 @@ export const metadata: Metadata = { title: "Queue" };
  * sent before the record is read, so an unknown one is a real 404.
  */
 export default async function QueuePage({ params }: { params: Promise<{ name: string }> }) {
-  const name = decodeURIComponent((await params).name);
+  const name = decodeSegment((await params).name);
+  if (name === null) notFound();
   const result = await getQueue(name);
   const breadcrumb = <Link href="/queues">← Queues</Link>;
   if (!result.ok) {

@@ -13,6 +13,7 @@ import { Time } from "@/components/ui/Time";
 import { listQueueNames } from "@/lib/api/queues";
 import { getSchedule } from "@/lib/api/schedules";
 import { previewCron, timeZones } from "@/lib/cron-preview";
+import { decodeSegment } from "@/lib/route-param";
 import { param, type SearchParams } from "@/lib/search-params";
 
 export const metadata: Metadata = { title: "Schedule" };
@@ -22,9 +23,10 @@ export const metadata: Metadata = { title: "Schedule" };
  * sent before the record is read, so an unknown one is a real 404.
  */
 export default async function SchedulePage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<SearchParams> }) {
-  const { id } = await params;
+  const id = decodeSegment((await params).id);
+  if (id === null) notFound();
   const created = param(await searchParams, "created");
-  const [result, queues] = await Promise.all([getSchedule(decodeURIComponent(id), 25), listQueueNames()]);
+  const [result, queues] = await Promise.all([getSchedule(id, 25), listQueueNames()]);
   const breadcrumb = <Link href="/schedules">← Schedules</Link>;
   if (!result.ok) {
     return (

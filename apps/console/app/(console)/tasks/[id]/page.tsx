@@ -10,6 +10,7 @@ import { JsonBlock } from "@/components/ui/JsonBlock";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { StatusBadge } from "@/components/ui/StatusBadge";
 import { getTask } from "@/lib/api/tasks";
+import { decodeSegment } from "@/lib/route-param";
 
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
   return { title: `Task ${(await params).id}` };
@@ -20,8 +21,9 @@ export async function generateMetadata({ params }: { params: Promise<{ id: strin
  * sent before the record is read, so an unknown one is a real 404.
  */
 export default async function TaskPage({ params }: { params: Promise<{ id: string }> }) {
-  const { id } = await params;
-  const result = await getTask(decodeURIComponent(id));
+  const id = decodeSegment((await params).id);
+  if (id === null) notFound();
+  const result = await getTask(id);
   const breadcrumb = <Link href="/tasks">← Tasks</Link>;
   if (!result.ok) {
     return (

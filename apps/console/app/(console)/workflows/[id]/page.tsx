@@ -9,6 +9,7 @@ import { Time } from "@/components/ui/Time";
 import { WorkflowGraph } from "@/components/workflows/WorkflowGraph";
 import { WorkflowTaskTable } from "@/components/workflows/WorkflowTaskTable";
 import { getWorkflow } from "@/lib/api/workflows";
+import { decodeSegment } from "@/lib/route-param";
 import { TASK_STATUSES } from "@/lib/statuses";
 
 export const metadata: Metadata = { title: "Workflow" };
@@ -18,8 +19,9 @@ export const metadata: Metadata = { title: "Workflow" };
  * sent before the record is read, so an unknown one is a real 404.
  */
 export default async function WorkflowPage({ params }: { params: Promise<{ id: string }> }) {
-  const { id } = await params;
-  const result = await getWorkflow(decodeURIComponent(id));
+  const id = decodeSegment((await params).id);
+  if (id === null) notFound();
+  const result = await getWorkflow(id);
   const breadcrumb = <Link href="/workflows">← Workflows</Link>;
   if (!result.ok) {
     return (
