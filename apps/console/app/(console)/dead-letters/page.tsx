@@ -2,12 +2,13 @@ import type { Metadata } from "next";
 import { DeadLetterTable } from "@/components/dead-letters/DeadLetterTable";
 import { LiveRefresh } from "@/components/live/LiveRefresh";
 import { Pagination, parseCursorStack } from "@/components/tasks/Pagination";
+import { PastTheEnd } from "@/components/tasks/PastTheEnd";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { ErrorState } from "@/components/ui/ErrorState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { listQueueNames } from "@/lib/api/queues";
 import { listDeadLetters } from "@/lib/api/tasks";
-import { param, type SearchParams } from "@/lib/search-params";
+import { param, query, type SearchParams } from "@/lib/search-params";
 
 export const metadata: Metadata = { title: "Dead letters" };
 
@@ -46,6 +47,9 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
       </form>
       {!page.ok ? (
         <ErrorState error={page.error} what="Dead letters" />
+      ) : page.data.nodes.length === 0 && after && page.data.totalCount > 0 ? (
+        // Page 2's last dead letters were redriven or discarded here, or the link is an old one.
+        <PastTheEnd noun={{ one: "dead letter", many: "dead letters" }} total={page.data.totalCount} firstPage={`/dead-letters${query({ queue })}`} />
       ) : page.data.nodes.length === 0 ? (
         <EmptyState title="No dead letters" icon="✓">
           {queue ? `Nothing has died in ${queue}.` : "Nothing has died. Tasks that exhaust their retries or fail permanently land here."}

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { LiveRefresh } from "@/components/live/LiveRefresh";
 import { Pagination, parseCursorStack } from "@/components/tasks/Pagination";
+import { PastTheEnd } from "@/components/tasks/PastTheEnd";
 import { TaskFilters } from "@/components/tasks/TaskFilters";
 import { TaskTable } from "@/components/tasks/TaskTable";
 import { EmptyState } from "@/components/ui/EmptyState";
@@ -9,7 +10,7 @@ import { ErrorState } from "@/components/ui/ErrorState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { listQueueNames } from "@/lib/api/queues";
 import { getTask, listTasks } from "@/lib/api/tasks";
-import { param, type SearchParams } from "@/lib/search-params";
+import { param, query, type SearchParams } from "@/lib/search-params";
 import { effectiveValues, toFilter } from "@/lib/task-filters";
 
 export const metadata: Metadata = { title: "Tasks" };
@@ -39,6 +40,7 @@ export default async function TasksPage({ searchParams }: { searchParams: Promis
   const [page, queues] = await Promise.all([listTasks(toFilter(values, Date.now()), PAGE_SIZE, after), listQueueNames()]);
   const queueNames = queues.ok ? queues.data : [];
   const filtered = Object.entries(values).some(([k, v]) => k !== "id" && v);
+  const keep = { status: values.status, queue: values.queue, type: values.type, range: values.range, from: values.from, to: values.to };
 
   return (
     <>
@@ -53,7 +55,9 @@ export default async function TasksPage({ searchParams }: { searchParams: Promis
       {!page.ok ? (
         <ErrorState error={page.error} what="Tasks" />
       ) : page.data.nodes.length === 0 ? (
-        filtered ? (
+        after && page.data.totalCount > 0 ? (
+          <PastTheEnd noun={{ one: "task", many: "tasks" }} total={page.data.totalCount} firstPage={`/tasks${query(keep)}`} />
+        ) : filtered ? (
           <EmptyState title="No tasks match these filters" icon="⌕">
             Widen the time range or clear a filter to see more.
           </EmptyState>
@@ -67,7 +71,7 @@ export default async function TasksPage({ searchParams }: { searchParams: Promis
           <TaskTable tasks={page.data.nodes} caption="Tasks matching the filters, newest first" />
           <Pagination
             basePath="/tasks"
-            keep={{ status: values.status, queue: values.queue, type: values.type, range: values.range, from: values.from, to: values.to }}
+            keep={keep}
             after={after}
             prev={prevStack}
             endCursor={page.data.pageInfo.endCursor}
