@@ -142,7 +142,7 @@ describe("schedule lifecycle", () => {
       await scheduler.stop();
     }
     expect(await deleteSchedule(tdb.db, tenantId, s.id, editor)).toEqual({ dispatch: [], cancelledRunning: [] });
-    const runs = await listScheduleRuns(tdb.db, tenantId, [s.id], 100);
+    const { value: runs } = await listScheduleRuns(tdb.db, tenantId, [s.id], 100);
     expect(runs.get(s.id)!.length).toBeGreaterThanOrEqual(3);
     // Newest scheduled time first.
     const times = runs.get(s.id)!.map((t) => t.runAt.getTime());
