@@ -1,5 +1,6 @@
 /**
- * The console when a person pages past the end of a list, in Debian's headless Chromium against
+ * The console when a person edits its URLs, pages past the end of a list, or
+ * the gateway goes away and comes back, in Debian's headless Chromium against
  * the real platform (the same setup as console.test.ts). What a QA pass found
  * broken, each checked the way a person meets it. The tests run in order.
  */
@@ -79,4 +80,23 @@ describe("console robustness", () => {
     await page.getByRole("link", { name: "Back to the first page" }).click();
     await page.locator(".pagination").filter({ hasText: "Page 1 · 100 shown of 100" }).waitFor({ timeout: 15_000 });
   });
+
+  it("says the API cannot be reached while the gateway is down, and goes live again once it is back", async () => {
+    await p.open("/tasks");
+    await page.locator('[data-live-mode="live"]').waitFor({ timeout: 30_000 });
+    const restart = await p.stopGateway();
+    try {
+      await page.locator('[data-live-mode="polling"]').waitFor({ timeout: 30_000 });
+      // The polled page says what is wrong in words, not a stack trace or a blank screen.
+      const failed = page.getByRole("alert", { name: "Could not load tasks" });
+      await failed.waitFor({ timeout: 30_000 });
+      expect(await failed.textContent()).toContain("The Tasklane API could not be reached");
+    } finally {
+      await restart();
+    }
+    // It used to poll every 2 s for good, until the page was reloaded.
+    await page.locator('[data-live-mode="live"]').waitFor({ timeout: 120_000 });
+    const task = await p.submit({ type: "after-restart", queue: "default" });
+    await page.locator(`tr[data-task-id="${task.id}"]`).waitFor({ timeout: 30_000 });
+  }, 240_000);
 });

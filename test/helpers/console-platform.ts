@@ -43,6 +43,11 @@ export interface ConsolePlatform {
   until(id: string, status: string): Promise<unknown>;
   /** Opens a console path and fails if the page is the error boundary. */
   open(pathname: string): Promise<void>;
+  /**
+   * Takes the gateway away (closed: its port refuses connections) and answers a function that
+   * starts it again on the same port, address and operator token, as after a restart.
+   */
+  stopGateway(): Promise<() => Promise<void>>;
   /** docs/screenshots/<name>.png, only with SAVE_SCREENSHOTS=1 (CI never rewrites the committed pictures). */
   screenshot(name: string): Promise<void>;
   stop(): Promise<void>;
@@ -71,7 +76,8 @@ export async function startConsolePlatform(tenantName: string, limits: Record<st
       throw error;
     }
   };
-  const gateway = await started(startGateway({ databaseUrl: tdb.url, redis, env: { ALLOW_PRIVATE_TARGETS: "1" } }), (g) => g.close());
+  let gateway = await started(startGateway({ databaseUrl: tdb.url, redis, env: { ALLOW_PRIVATE_TARGETS: "1" } }), (g) => g.close());
+  let gatewayUp = true;
   const env = { DATABASE_URL: tdb.url, REDIS_URL: redis.url, REDIS_KEY_PREFIX: redis.prefix, ALLOW_PRIVATE_TARGETS: "1", LOG_LEVEL: "warn" };
   const apps: AppProcess[] = await started(
     Promise.resolve([startApp("scheduler", env), startApp("worker", env), startApp("notifier", env)]),
@@ -87,7 +93,10 @@ export async function startConsolePlatform(tenantName: string, limits: Record<st
   const statusOf = async (id: string) => (await api<{ task: TaskView | null }>(`query ($id: ID!) { task(id: $id) { id status attempts } }`, { id })).data?.task?.status;
   return {
     tdb,
-    gateway,
+    // The one answering now (stopGateway's restart replaces it).
+    get gateway() {
+      return gateway;
+    },
     receiver,
     consoleApp,
     tenant,
@@ -109,6 +118,17 @@ export async function startConsolePlatform(tenantName: string, limits: Record<st
       await page.getByText("Loading…", { exact: true }).first().waitFor({ state: "detached", timeout: 30_000 });
       if ((await page.getByText("This page could not be shown").count()) > 0) throw new Error(`${pathname} rendered the error boundary`);
     },
+    async stopGateway() {
+      const port = new URL(gateway.url).port;
+      const adminToken = gateway.adminToken;
+      await gateway.close();
+      gatewayUp = false;
+      return async () => {
+        if (gatewayUp) return;
+        gateway = await startGateway({ databaseUrl: tdb.url, redis, env: { ALLOW_PRIVATE_TARGETS: "1", PORT: port, ADMIN_TOKEN: adminToken } });
+        gatewayUp = true;
+      };
+    },
     async screenshot(name) {
       if (process.env.SAVE_SCREENSHOTS !== "1") return;
       await mkdir(SCREENSHOT_DIR, { recursive: true });
@@ -122,7 +142,7 @@ export async function startConsolePlatform(tenantName: string, limits: Record<st
       await browser.close();
       await consoleApp.stop();
       await Promise.all(apps.map((a) => a.stop()));
-      await gateway.close();
+      if (gatewayUp) await gateway.close();
       await receiver.close();
       await redis.cleanup();
       await tdb.drop();

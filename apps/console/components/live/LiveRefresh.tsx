@@ -10,6 +10,12 @@ const BROAD_REFRESH_GAP_MS = 2_000;
 const POLL_MS = 2_000;
 /** With one: still refresh now and then, in case an event was missed while reconnecting. */
 const SAFETY_REFRESH_MS = 15_000;
+/**
+ * While polling, try the stream again after these waits (the last one repeats): a gateway that
+ * restarted, or a stream the console's server dropped, comes back live instead of leaving every
+ * open page polling every 2 s until it is reloaded.
+ */
+const RECONNECT_MS = [3_000, 10_000, 30_000, 60_000] as const;
 
 type Mode = "connecting" | "live" | "polling";
 
@@ -17,8 +23,8 @@ type Mode = "connecting" | "live" | "polling";
  * Keeps the page's server-rendered data current. It listens to the console's
  * /api/live stream (the gateway's subscription, proxied server-side so the
  * browser never holds an API key) and re-renders the page when something
- * changes; if the platform cannot stream (the subscription is refused or the
- * stream drops), it polls every 2 s instead.
+ * changes; while the platform cannot stream (the subscription is refused or the
+ * stream drops), it polls every 2 s and tries the stream again now and then.
  */
 export function LiveRefresh({ taskId, queue, workflowId }: { taskId?: string; queue?: string; workflowId?: string }) {
   const router = useRouter();
@@ -28,6 +34,9 @@ export function LiveRefresh({ taskId, queue, workflowId }: { taskId?: string; qu
 
   useEffect(() => {
     let timer: ReturnType<typeof setInterval> | null = null;
+    let reconnect: ReturnType<typeof setTimeout> | null = null;
+    let source: EventSource | null = null;
+    let failures = 0;
     let closed = false;
     const refresh = () => {
       lastRefresh.current = Date.now();
@@ -48,8 +57,7 @@ export function LiveRefresh({ taskId, queue, workflowId }: { taskId?: string; qu
         if (document.visibilityState === "visible") refresh();
       }, ms);
     };
-    const poll = (source: EventSource | null) => {
-      source?.close();
+    const poll = () => {
       if (closed) return;
       setMode("polling");
       every(POLL_MS);
@@ -59,28 +67,44 @@ export function LiveRefresh({ taskId, queue, workflowId }: { taskId?: string; qu
     if (taskId) params.set("taskId", taskId);
     if (queue) params.set("queue", queue);
     if (workflowId) params.set("workflowId", workflowId);
-    let source: EventSource | null = null;
-    try {
-      source = new EventSource(`/api/live?${params.toString()}`);
-    } catch {
-      poll(null);
-    }
-    if (source !== null) {
-      const s = source;
+    const connect = () => {
+      reconnect = null;
+      if (closed) return;
+      let s: EventSource;
+      try {
+        s = new EventSource(`/api/live?${params.toString()}`);
+      } catch {
+        // No EventSource here at all: polling is all there is.
+        poll();
+        return;
+      }
+      source = s;
       s.addEventListener("live", () => {
+        failures = 0;
         setMode("live");
         every(SAFETY_REFRESH_MS);
-        // Whatever changed between the server render and the subscription starting was not streamed.
+        // Whatever changed between the render (or the outage) and the subscription starting was not streamed.
         refreshSoon();
       });
       s.addEventListener("update", refreshSoon);
-      s.addEventListener("fallback", () => poll(s));
-      s.onerror = () => poll(s);
-    }
+      // The stream ended ("fallback" from the server, or the connection failed): poll, and try again later.
+      const lost = () => {
+        s.close();
+        if (source === s) source = null;
+        if (closed) return;
+        poll();
+        if (reconnect === null) reconnect = setTimeout(connect, RECONNECT_MS[Math.min(failures, RECONNECT_MS.length - 1)]);
+        failures += 1;
+      };
+      s.addEventListener("fallback", lost);
+      s.onerror = lost;
+    };
+    connect();
     return () => {
       closed = true;
       source?.close();
       if (timer !== null) clearInterval(timer);
+      if (reconnect !== null) clearTimeout(reconnect);
       if (pending.current !== null) clearTimeout(pending.current);
       pending.current = null;
     };
