@@ -142,4 +142,28 @@ describe("bulk task reads bounded per answer", () => {
     const read = await listScheduleRuns(db, tenantId, scheduleIds, 20, { bytes: 0, rows: 24 });
     expect(read.used).toEqual({ bytes: 0, rows: 24 });
   });
+
+  it("aliased tasks pages share the answer's 4 MiB instead of each holding 4 MiB; each still holds a task and goes on", async () => {
+    const other = await createTenant(platform.gateway, "aliases", { maxPendingTasks: 1_000 });
+    for (let i = 0; i < 30; i += 10) {
+      const inputs = Array.from({ length: 10 }, (_, k) => ({ type: "big", payload: { blob: BLOB, n: i + k } }));
+      const res = await gql(platform.gateway.url, `mutation ($in: [SubmitTaskInput!]!) { submitTasks(inputs: $in) { id } }`, { in: inputs }, other.apiKey);
+      expect(res.errors).toBeUndefined();
+    }
+    type Page = { nodes: Node[]; pageInfo: { hasNextPage: boolean } };
+    const page = `tasks(first: 500) { nodes { id payload } pageInfo { hasNextPage } }`;
+    for (let run = 0; run < 2; run++) {
+      const res = await gql<Record<string, Page>>(platform.gateway.url, `query { a: ${page} b: ${page} c: ${page} }`, {}, other.apiKey);
+      expect(res.errors).toBeUndefined();
+      const pages = Object.values(res.data ?? {});
+      expect(pages).toHaveLength(3);
+      for (const p of pages) {
+        expect(p.nodes.length).toBeGreaterThan(0);
+        expect(p.nodes.every((n) => n.payload?.blob === BLOB)).toBe(true);
+        expect(p.pageInfo.hasNextPage).toBe(true);
+      }
+      // 4 MiB in all, and a task for each page past it.
+      expect(pages.reduce((sum, p) => sum + p.nodes.length, 0)).toBeLessThanOrEqual(FIT + 2);
+    }
+  });
 });

@@ -25,6 +25,8 @@ export interface RequestLoaders {
    */
   readonly workflowTasks: DataLoader<WorkflowTasksKey, WorkflowTaskRecord[], string>;
   readonly workflowTaskCounts: DataLoader<WorkflowTasksKey, number, string>;
+  /** The request's AnswerBudget, for reads that spend it without a loader (tasks and deadLetterTasks pages). */
+  answerBudget(): AnswerBudget;
   /** Schedule.runs: one loader per (tenant, first) asked for, so a list of schedules costs one query. */
   scheduleRuns(tenantId: string, first: number): DataLoader<string, TaskRecord[]>;
   /** Task.events: one loader per (tenant, page) asked for, so a list of tasks costs one query. */
@@ -47,6 +49,7 @@ export function createLoaders(services: { tasks: TaskService; queues: QueueServi
       loaders.workflowTasks.clearAll();
       loaders.workflowTaskCounts.clearAll();
     },
+    answerBudget: () => budget,
     scheduleRuns(tenantId, first) {
       const key = `${tenantId}/${first}`;
       let loader = runLoaders.get(key);

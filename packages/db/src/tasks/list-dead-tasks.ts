@@ -1,8 +1,8 @@
 import { deadLetterCursor, TaskStatus } from "@tasklane/core";
 import type { Database, Queryable } from "../database.js";
 import { tenantTaskCount } from "../stats/queue-counters.js";
-import type { Page, TaskPage } from "./read-tasks.js";
-import { PAGE_BODY_BYTES, budgetedPageSql, hasMoreThan } from "./page-body-budget.js";
+import { pageBodyBudget, type Page, type TaskPage } from "./read-tasks.js";
+import { bodyBytesOf, budgetedPageSql, hasMoreThan } from "./page-body-budget.js";
 import { TASK_COLUMNS, mapTaskRow } from "./task-record.js";
 
 /**
@@ -21,14 +21,14 @@ export async function listDeadTasks(db: Database | { pool: Queryable }, tenantId
   if (page.after) {
     // The API refuses unreadable cursors; here one reads as "past the end", never as "from the start".
     const after = deadLetterCursor.decode(page.after);
-    if (after === null) return { nodes: [], hasNextPage: false, endCursor: null, totalCount: await tenantTaskCount(db.pool, tenantId, queue, [TaskStatus.DEAD]) };
+    if (after === null) return { nodes: [], hasNextPage: false, endCursor: null, totalCount: await tenantTaskCount(db.pool, tenantId, queue, [TaskStatus.DEAD]), bodyBytes: 0 };
     where.push(`(t.completed_at, t.id) < ($${params.push(after.completedAt)}::timestamptz, $${params.push(after.taskId)})`);
   }
   const candidates = `SELECT ${TASK_COLUMNS} FROM tasks t JOIN queues q ON q.id = t.queue_id
        WHERE ${where.join(" AND ")}
        ORDER BY t.completed_at DESC, t.id DESC LIMIT $2`;
   const [rows, totalCount] = await Promise.all([
-    db.pool.query(budgetedPageSql(candidates, "completed_at DESC, id DESC", `$${params.push(page.first)}`, `$${params.push(PAGE_BODY_BYTES)}`), params),
+    db.pool.query(budgetedPageSql(candidates, "completed_at DESC, id DESC", `$${params.push(page.first)}`, `$${params.push(pageBodyBudget(page))}`), params),
     tenantTaskCount(db.pool, tenantId, queue, [TaskStatus.DEAD]),
   ]);
   const nodes = rows.rows.map(mapTaskRow);
@@ -38,5 +38,6 @@ export async function listDeadTasks(db: Database | { pool: Queryable }, tenantId
     hasNextPage: hasMoreThan(rows.rows),
     endCursor: last ? deadLetterCursor.encode(last.completedAt as Date, last.id) : null,
     totalCount,
+    bodyBytes: bodyBytesOf(rows.rows),
   };
 }

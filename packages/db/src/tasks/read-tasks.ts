@@ -1,7 +1,7 @@
 import { isWellFormedId, taskCursor, TaskStatus } from "@tasklane/core";
 import type { Database, Queryable } from "../database.js";
 import { tenantTaskCount } from "../stats/queue-counters.js";
-import { PAGE_BODY_BYTES, budgetedPageSql, hasMoreThan } from "./page-body-budget.js";
+import { PAGE_BODY_BYTES, bodyBytesOf, budgetedPageSql, hasMoreThan } from "./page-body-budget.js";
 import { TASK_COLUMNS, mapAttemptRow, mapTaskRow, type AttemptRecord, type TaskRecord } from "./task-record.js";
 
 export interface TaskFilter {
@@ -17,6 +17,8 @@ export interface TaskFilter {
 export interface Page {
   first: number;
   after?: string | null;
+  /** Payloads and results the page may hold: PAGE_BODY_BYTES, or less when the answer has spent some (aliases); at least one task whatever it is. */
+  bodyBytes?: number;
 }
 
 export interface TaskPage {
@@ -24,7 +26,12 @@ export interface TaskPage {
   hasNextPage: boolean;
   endCursor: string | null;
   totalCount: number;
+  /** Bytes of payloads and results the page holds (what the answer spent on it). */
+  bodyBytes: number;
 }
+
+/** The body budget of `page`: its own bodyBytes, never above PAGE_BODY_BYTES. */
+export const pageBodyBudget = (page: Page): number => Math.min(PAGE_BODY_BYTES, Math.max(0, page.bodyBytes ?? PAGE_BODY_BYTES));
 
 /** Null when absent or another tenant's: the two are indistinguishable to the caller. */
 export async function getTask(db: Database | { pool: Queryable }, tenantId: string, id: string): Promise<TaskRecord | null> {
@@ -86,7 +93,7 @@ export async function listTasks(db: Database | { pool: Queryable }, tenantId: st
   const candidates = `SELECT ${TASK_COLUMNS} FROM (${ranges.join(" UNION ALL ")}) t JOIN queues q ON q.id = t.queue_id
        ORDER BY t.id DESC LIMIT ${limit}`;
   const [rows, totalCount] = await Promise.all([
-    db.pool.query(budgetedPageSql(candidates, "id DESC", param(page.first), param(PAGE_BODY_BYTES)), params),
+    db.pool.query(budgetedPageSql(candidates, "id DESC", param(page.first), param(pageBodyBudget(page))), params),
     counting,
   ]);
   const nodes = rows.rows.map(mapTaskRow);
@@ -96,6 +103,7 @@ export async function listTasks(db: Database | { pool: Queryable }, tenantId: st
     hasNextPage: hasMoreThan(rows.rows),
     endCursor: last ? taskCursor.encode(last.id) : null,
     totalCount,
+    bodyBytes: bodyBytesOf(rows.rows),
   };
 }
 
