@@ -32,6 +32,9 @@ export async function fireSchedules(ctx: SchedulerContext, maxWaitMs: number): P
   });
   if (result.nextDueInMs !== undefined) return Math.min(result.nextDueInMs ?? maxWaitMs, maxWaitMs);
   ctx.metrics.schedulesFired.inc(result.fired);
+  for (const s of result.unreadable) {
+    ctx.log.warn({ scheduleId: s.id, tenantId: s.tenantId, problem: s.problem }, "schedule set aside: its cron or time zone cannot be read; an update with valid ones brings it back");
+  }
   if (result.schedules > 0) ctx.log.debug({ fired: result.fired, skipped: result.skipped, overQuota: result.overQuota }, "schedules fired");
   await withFastPathSpans(
     "task.dispatch",

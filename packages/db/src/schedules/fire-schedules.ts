@@ -1,7 +1,8 @@
-import { OverlapPolicy } from "@tasklane/core";
+import { OverlapPolicy, cronExpressionProblem, timezoneProblem } from "@tasklane/core";
+import type pg from "pg";
 import { prepared, withTransaction, type Database } from "../database.js";
 import { emptyTally, materialiseWindow, type MaterialiseOptions, type MaterialiseTally } from "./materialise-occurrences.js";
-import { SCHEDULE_COLUMNS, mapScheduleRow } from "./schedule-record.js";
+import { SCHEDULE_COLUMNS, mapScheduleRow, type ScheduleRecord } from "./schedule-record.js";
 
 export interface FireOptions extends MaterialiseOptions {
   /**
@@ -21,6 +22,25 @@ export interface FireResult extends MaterialiseTally {
    */
   nextDueInMs?: number | null;
   schedules: number;
+  /** Schedules set aside because this version cannot read their cron or zone (setAsideUnreadable). */
+  unreadable: { id: string; tenantId: string; problem: string }[];
+}
+
+/**
+ * A stored schedule this version cannot read: its cron expression or zone,
+ * valid when written, refused now (rows from an older version, a cron-parser
+ * that grew stricter, a zone the runtime's tz data no longer has). It cannot
+ * fire, and its error rolled back the whole batch, every pass: one such row
+ * stopped every tenant's schedules (QA). It is set aside instead: next_run_at
+ * cleared (CAS), `enabled` left as the tenant set it, so the API shows an
+ * enabled schedule with no next run, and an updateSchedule with a cron and
+ * zone that are valid brings it back. The scheduler logs each one.
+ */
+async function setAsideUnreadable(client: pg.PoolClient, s: ScheduleRecord): Promise<string | null> {
+  const problem = cronExpressionProblem(s.cron) ?? timezoneProblem(s.timezone);
+  if (problem === null) return null;
+  await client.query(`UPDATE schedules SET next_run_at = NULL, updated_at = now() WHERE id = $1 AND next_run_at = $2`, [s.id, s.nextRunAt]);
+  return problem;
 }
 
 /** Schedules with an occurrence to materialise: due now, or ALLOW ones due within the lookahead ($1, ms). */
@@ -65,16 +85,21 @@ const TAKE_DUE_BY_TURNS = `SELECT ${SCHEDULE_COLUMNS}, now() AS db_now
 export async function fireDueSchedules(db: Database, options: FireOptions): Promise<FireResult> {
   const probe = await db.pool.query<{ due_in_ms: number | null }>(prepared(NEXT_DUE, [options.lookaheadMs]));
   const dueInMs = probe.rows[0]?.due_in_ms ?? null;
-  if (dueInMs === null || dueInMs > 0) return { nextDueInMs: dueInMs, schedules: 0, ...emptyTally() };
+  if (dueInMs === null || dueInMs > 0) return { nextDueInMs: dueInMs, schedules: 0, unreadable: [], ...emptyTally() };
   return withTransaction(db.pool, async (client) => {
     const due = await client.query(TAKE_DUE_BY_TURNS, [options.lookaheadMs, options.limit]);
-    const result: FireResult = { schedules: due.rowCount ?? 0, ...emptyTally() };
+    const result: FireResult = { schedules: due.rowCount ?? 0, unreadable: [], ...emptyTally() };
     // Tenant by tenant: runs of a tenant with quotas lock its usage row (and with a pending cap its
     // submit lock) until commit (admitRuns), so two schedulers taking tenants in different orders
     // could wait on each other. In one order they cannot.
     const byTenant = [...due.rows].sort((a, b) => (a.tenant_id < b.tenant_id ? -1 : a.tenant_id > b.tenant_id ? 1 : 0));
     for (const row of byTenant) {
       const schedule = mapScheduleRow(row);
+      const problem = await setAsideUnreadable(client, schedule);
+      if (problem !== null) {
+        result.unreadable.push({ id: schedule.id, tenantId: schedule.tenantId, problem });
+        continue;
+      }
       const now = row.db_now as Date;
       const until = new Date(now.getTime() + (schedule.overlapPolicy === OverlapPolicy.ALLOW ? options.lookaheadMs : 0));
       await materialiseWindow(client, schedule, now, until, options, result);
