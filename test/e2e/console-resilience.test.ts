@@ -1,6 +1,7 @@
 /**
- * The console when a person edits its URLs, pages past the end of a list, or
- * the gateway goes away and comes back, in Debian's headless Chromium against
+ * The console when a person pages past the end of a list, when a server action
+ * is called without a session, and when the gateway goes away and comes back,
+ * in Debian's headless Chromium against
  * the real platform (the same setup as console.test.ts). What a QA pass found
  * broken, each checked the way a person meets it. The tests run in order.
  */
@@ -79,6 +80,31 @@ describe("console robustness", () => {
     expect(await page.locator("main").textContent()).toContain("100 dead letters in all");
     await page.getByRole("link", { name: "Back to the first page" }).click();
     await page.locator(".pagination").filter({ hasText: "Page 1 · 100 shown of 100" }).waitFor({ timeout: 15_000 });
+  });
+
+  it("answers a server action called without a session with no data (the cron preview answered anyone)", async () => {
+    await p.open("/schedules/new");
+    const request = page.waitForRequest((r) => r.method() === "POST" && r.headers()["next-action"] !== undefined);
+    await page.getByLabel("Cron expression").fill("*/7 * * * *");
+    const sent = await request;
+    const call = (cookie: string | null) =>
+      fetch(`${p.consoleApp.url}/schedules/new`, {
+        method: "POST",
+        redirect: "manual",
+        headers: {
+          "next-action": sent.headers()["next-action"]!,
+          "content-type": sent.headers()["content-type"] ?? "text/plain;charset=UTF-8",
+          accept: "text/x-component",
+          origin: p.consoleApp.url,
+          ...(cookie ? { cookie } : {}),
+        },
+        body: sent.postData() ?? "",
+      }).then(async (res) => ({ status: res.status, body: await res.text() }));
+    // The replayed call is the real one: with the session cookie it answers the preview.
+    const cookie = (await p.context.cookies()).map((c) => `${c.name}=${c.value}`).join("; ");
+    expect((await call(cookie)).body).toContain('"times"');
+    const anonymous = await call(null);
+    expect(anonymous.body, `HTTP ${anonymous.status}`).not.toContain('"times"');
   });
 
   it("says the API cannot be reached while the gateway is down, and goes live again once it is back", async () => {

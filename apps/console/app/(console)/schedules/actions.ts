@@ -6,6 +6,7 @@ import { errorState, type ActionState } from "@/lib/action-state";
 import { createSchedule, deleteSchedule, triggerSchedule, updateSchedule, type TaskTemplateInput } from "@/lib/api/schedules";
 import { previewCron, type CronPreview } from "@/lib/cron-preview";
 import { checked, int, text } from "@/lib/form-data";
+import { requireSession } from "@/lib/session";
 
 /** The API's input paths → this form's field names. */
 const FIELDS = {
@@ -22,8 +23,13 @@ const FIELDS = {
   task: "taskType",
 };
 
-/** Live preview for the cron field (called as the user types). */
+/**
+ * Live preview for the cron field (called as the user types). It calls no API, so nothing else
+ * asks for the session: a server action is a public POST endpoint, and without this anyone could
+ * have the console compute previews.
+ */
 export async function previewCronAction(cron: string, timezone: string): Promise<CronPreview> {
+  await requireSession();
   if (typeof cron !== "string" || typeof timezone !== "string" || cron.length > 200 || timezone.length > 100) {
     return { ok: false, error: "Too long to be a cron expression.", field: "cron" };
   }
