@@ -1,7 +1,7 @@
 /**
  * The console's record pages (a task, queue, schedule, workflow) in Debian's
  * headless Chromium against the real platform: an unknown record is an HTTP
- * 404 with the "Not found" page, not a 200 whose stream turns into it (a
+ * 404 with the "Not found" page (its h1), not a 200 whose stream turns into it (a
  * loading skeleton used to stream before the page could call notFound()).
  */
 import type { Page } from "playwright-core";
@@ -20,7 +20,7 @@ async function visit(pathname: string): Promise<{ status: number | undefined; no
   // "load", not "domcontentloaded": the page streams, and under a loaded suite the not-found
   // heading once arrived after the document's first part had been parsed (404, heading not yet there).
   const response = await page.goto(`${p.consoleApp.url}${pathname}`, { waitUntil: "load" });
-  return { status: response?.status(), notFound: (await page.getByRole("heading", { name: "Not found" }).count()) > 0 };
+  return { status: response?.status(), notFound: (await page.getByRole("heading", { name: "Not found", level: 1 }).count()) > 0 };
 }
 
 beforeAll(async () => {
