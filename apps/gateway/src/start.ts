@@ -1,8 +1,8 @@
 /**
- * `npm start -w apps/gateway`: parse env once, bring the database up to date,
+ * The gateway's start-up, run by main.ts: parse env once, bring the database up to date,
  * serve, and shut down cleanly on SIGTERM/SIGINT (exit 0).
  */
-import { gatewayEnvSchema, loadEnvOrExit } from "@tasklane/config";
+import { gatewayEnvSchema, listenForStopSignals, loadEnvOrExit } from "@tasklane/config";
 import { SHUTDOWN_DEADLINE_MS } from "@tasklane/config/shutdown-deadlines";
 import { prepareDatabaseOrExit } from "@tasklane/db";
 import { startTracing, tracingRequested } from "@tasklane/observability";
@@ -14,6 +14,8 @@ const SHUTDOWN_TIMEOUT_MS = SHUTDOWN_DEADLINE_MS.gateway;
 
 const env = loadEnvOrExit(gatewayEnvSchema, "tasklane-gateway");
 const log = createLogger(env.LOG_LEVEL);
+// From here on a signal is logged and stops the gateway once it has started, closing what it opened.
+const signals = listenForStopSignals(log, SHUTDOWN_TIMEOUT_MS);
 const tracing = await startTracing({ enabled: tracingRequested(), serviceName: "tasklane-gateway" });
 
 const applied = await prepareDatabaseOrExit(env.DATABASE_URL, "tasklane-gateway");
@@ -46,8 +48,7 @@ try {
       },
     );
   };
-  process.on("SIGTERM", stop);
-  process.on("SIGINT", stop);
+  signals.started(stop);
 } catch (error: unknown) {
   log.fatal({ err: error }, "gateway failed to start");
   process.exit(1);

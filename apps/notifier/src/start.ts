@@ -1,4 +1,4 @@
-import { createLogger, errorChain, exitWithMessage, loadEnvOrExit, notifierEnvSchema, startPeriodic } from "@tasklane/config";
+import { createLogger, errorChain, exitWithMessage, listenForStopSignals, loadEnvOrExit, notifierEnvSchema, startPeriodic } from "@tasklane/config";
 import { NOTIFIER_DRAIN_GRACE_MS, SHUTDOWN_DEADLINE_MS } from "@tasklane/config/shutdown-deadlines";
 import { createDatabase, fanOutNotifications, listenForWakeups, NOTIFY_BATCH_SIZE, OUTBOX_WAKEUPS, prepareDatabaseOrExit } from "@tasklane/db";
 import { dependencyProbe, startOpsServer, startTracing, tracingRequested } from "@tasklane/observability";
@@ -10,6 +10,8 @@ import { startRelay } from "./relay/start-relay.js";
 
 const env = loadEnvOrExit(notifierEnvSchema, "tasklane-notifier");
 const log = createLogger("notifier", env.LOG_LEVEL);
+// From here on a signal is logged and stops the notifier once it has started, closing what it opened.
+const signals = listenForStopSignals(log, SHUTDOWN_DEADLINE_MS.notifier);
 const tracing = await startTracing({ enabled: tracingRequested(), serviceName: "tasklane-notifier" });
 await prepareDatabaseOrExit(env.DATABASE_URL, "tasklane-notifier");
 const db = createDatabase({ url: env.DATABASE_URL, max: 8, applicationName: "tasklane-notifier" });
@@ -100,5 +102,4 @@ async function shutdown(signal: string): Promise<void> {
   await tracing.shutdown().catch(() => undefined);
   process.exit(0);
 }
-process.on("SIGTERM", () => void shutdown("SIGTERM"));
-process.on("SIGINT", () => void shutdown("SIGINT"));
+signals.started((signal) => void shutdown(signal));

@@ -1,4 +1,4 @@
-import { createFailureLog, createLogger, errorChain, exitWithMessage, loadEnvOrExit, schedulerEnvSchema } from "@tasklane/config";
+import { createFailureLog, createLogger, errorChain, exitWithMessage, listenForStopSignals, loadEnvOrExit, schedulerEnvSchema } from "@tasklane/config";
 import { SHUTDOWN_DEADLINE_MS } from "@tasklane/config/shutdown-deadlines";
 import { SCHEDULE_WAKEUPS, createDatabase, listenForWakeups, prepareDatabaseOrExit } from "@tasklane/db";
 import { dependencyProbe, startOpsServer, startTracing, tracingRequested } from "@tasklane/observability";
@@ -18,6 +18,8 @@ import { startLoop } from "./loop-runner.js";
 
 const env = loadEnvOrExit(schedulerEnvSchema, "tasklane-scheduler");
 const log = createLogger("scheduler", env.LOG_LEVEL);
+// From here on a signal is logged and stops the scheduler once it has started, closing what it opened.
+const signals = listenForStopSignals(log, SHUTDOWN_DEADLINE_MS.scheduler);
 const tracing = await startTracing({ enabled: tracingRequested(), serviceName: "tasklane-scheduler" });
 await prepareDatabaseOrExit(env.DATABASE_URL, "tasklane-scheduler");
 const db = createDatabase({ url: env.DATABASE_URL, max: 6, applicationName: "tasklane-scheduler" });
@@ -105,5 +107,4 @@ async function shutdown(signal: string): Promise<void> {
   await tracing.shutdown().catch(() => undefined);
   process.exit(0);
 }
-process.on("SIGTERM", () => void shutdown("SIGTERM"));
-process.on("SIGINT", () => void shutdown("SIGINT"));
+signals.started((signal) => void shutdown(signal));

@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import { createFailureLog, createLogger, errorChain, exitWithMessage, loadEnvOrExit, workerEnvSchema } from "@tasklane/config";
+import { createFailureLog, createLogger, errorChain, exitWithMessage, listenForStopSignals, loadEnvOrExit, workerEnvSchema } from "@tasklane/config";
 import { SHUTDOWN_DEADLINE_MS, WORKER_DRAIN_GRACE_MS } from "@tasklane/config/shutdown-deadlines";
 import { ServerClock } from "@tasklane/core/server-clock";
 import { createDatabase, prepareDatabaseOrExit, type DispatchIntent } from "@tasklane/db";
@@ -18,6 +18,8 @@ import { runAttempt } from "./task-runner.js";
 const env = loadEnvOrExit(workerEnvSchema, "tasklane-worker");
 const workerId = env.WORKER_ID ?? `${hostname()}-${process.pid}`;
 const log = createLogger("worker", env.LOG_LEVEL).child({ workerId });
+// From here on a signal is logged and stops the worker once it has started, closing what it opened.
+const signals = listenForStopSignals(log, SHUTDOWN_DEADLINE_MS.worker);
 const tracing = await startTracing({ enabled: tracingRequested(), serviceName: "tasklane-worker" });
 await prepareDatabaseOrExit(env.DATABASE_URL, "tasklane-worker");
 const db = createDatabase({ url: env.DATABASE_URL, max: 10, applicationName: "tasklane-worker" });
@@ -117,7 +119,8 @@ subscriber.on("message", (channel: string, message: string) => {
     else recentCancels.remember(message);
   }
 });
-fetcher.start();
+// Stopped while starting: no attempt is begun only to be drained at once.
+if (!signals.requested) fetcher.start();
 const ops =
   env.METRICS_PORT === undefined
     ? undefined
@@ -185,5 +188,4 @@ async function shutdown(signal: string): Promise<void> {
   await ops?.close();
   process.exit(0);
 }
-process.on("SIGTERM", () => void shutdown("SIGTERM"));
-process.on("SIGINT", () => void shutdown("SIGINT"));
+signals.started((signal) => void shutdown(signal));

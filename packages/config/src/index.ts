@@ -3,3 +3,4 @@ export * from "./redis-url.js";
 export * from "./logger.js";
 export * from "./periodic.js";
 export * from "./repeat-throttle.js";
+export * from "./stop-signals.js";
