@@ -66,6 +66,18 @@ describe("ApiKeyAuthenticator", () => {
     expect(state.writes[0]).toMatch(/last_used_at < now\(\) - interval '1 minute'/);
   });
 
+  it("verifies a fresh key's 100 simultaneous first uses with one lookup, and still refuses a wrong secret with its prefix", async () => {
+    const { state, db } = fakeDatabase(secret);
+    const auth = new ApiKeyAuthenticator(db, log, () => 20_000);
+    const wrong = `${secret.slice(0, -2)}${secret.endsWith("AA") ? "BB" : "AA"}`;
+    const principals = await Promise.all(Array.from({ length: 101 }, (_, i) => auth.authenticate(i === 50 ? wrong : secret)));
+    // The cache's fetch shares one read of the row among every request waiting for it.
+    expect(state.lookups).toBe(1);
+    expect(principals.filter((p) => p === null)).toHaveLength(1);
+    expect(principals[50]).toBeNull();
+    expect(principals.filter((p) => p?.apiKeyId === "key_1")).toHaveLength(100);
+  });
+
   it("does not record use for a wrong secret", async () => {
     const { state, db } = fakeDatabase(secret);
     const auth = new ApiKeyAuthenticator(db, log, () => 0);
