@@ -1,6 +1,6 @@
 import { createLogger, errorChain, exitWithMessage, listenForStopSignals, loadEnvOrExit, notifierEnvSchema, startPeriodic } from "@tasklane/config";
 import { NOTIFIER_DRAIN_GRACE_MS, SHUTDOWN_DEADLINE_MS } from "@tasklane/config/shutdown-deadlines";
-import { createDatabase, fanOutNotifications, listenForWakeups, NOTIFY_BATCH_SIZE, OUTBOX_WAKEUPS, prepareDatabaseOrExit } from "@tasklane/db";
+import { createDatabase, fanOutNotifications, listenForWakeups, NOTIFY_BATCH_SIZE, OUTBOX_WAKEUPS, prepareDatabaseOrExit, REDELIVERY_WAKEUP } from "@tasklane/db";
 import { dependencyProbe, startOpsServer, startTracing, tracingRequested } from "@tasklane/observability";
 import { createDeliveryTick, REQUEST_TIMEOUT_MS } from "./delivery/delivery-loop.js";
 import { InFlight } from "./delivery/in-flight.js";
@@ -56,10 +56,12 @@ const fanOut = startPeriodic(
 );
 // A commit that wrote NOTIFY outbox rows wakes the fan-out (migration outbox_notify_wakeup):
 // a webhook leaves within milliseconds of its task's end, with no 100 ms polls while idle.
+// A redelivery's commit says so on the same channel (REDELIVERY_WAKEUP): its rows are due now,
+// with nothing to fan out, so the delivery loop wakes instead of waiting for its next poll.
 const wakeups = listenForWakeups({
   url: env.DATABASE_URL,
   channel: OUTBOX_WAKEUPS,
-  onWake: () => fanOut.poke(),
+  onWake: (payload) => (payload === REDELIVERY_WAKEUP ? delivery.poke() : fanOut.poke()),
   onError: (error: unknown) => log.warn({ err: error }, "outbox wake-up session lost; polling until it is back"),
 });
 

@@ -15,13 +15,20 @@ export interface WakeupChannel {
 
 /** Commits that wrote NOTIFY outbox rows (migration outbox_notify_wakeup): the notifier's fan-out. */
 export const OUTBOX_WAKEUPS: WakeupChannel = { name: "tasklane_outbox", applicationName: "tasklane-outbox-wakeups" };
+/**
+ * The payload on OUTBOX_WAKEUPS of a commit that put deliveries back to PENDING, due now
+ * (redeliver-deliveries.ts): nothing to fan out, the notifier's delivery loop is what wakes.
+ * The outbox trigger's own notifications carry an empty payload.
+ */
+export const REDELIVERY_WAKEUP = "redelivery";
 /** Commits that wrote schedules (migration schedule_notify_wakeup): the scheduler's cron loop. */
 export const SCHEDULE_WAKEUPS: WakeupChannel = { name: "tasklane_schedules", applicationName: "tasklane-schedule-wakeups" };
 
 export interface WakeupOptions {
   url: string;
   channel: WakeupChannel;
-  onWake: () => void;
+  /** The notification's payload; undefined when the session has just (re)opened. */
+  onWake: (payload?: string) => void;
   onError: (error: unknown) => void;
   retryMs?: number;
 }
@@ -51,7 +58,7 @@ export function listenForWakeups(options: WakeupOptions): Wakeups {
       if (error !== undefined) onError(error);
       retry = setTimeout(() => void open(), retryMs);
     };
-    client.on("notification", () => onWake());
+    client.on("notification", (message) => onWake(message.payload));
     client.on("error", reopen);
     client.on("end", () => reopen());
     try {

@@ -1,4 +1,5 @@
 import type { Database } from "../database.js";
+import { OUTBOX_WAKEUPS, REDELIVERY_WAKEUP } from "./listen-wakeups.js";
 
 /**
  * Most deliveries one redeliverWebhookDeliveries call puts back: the oldest
@@ -30,6 +31,14 @@ export type SingleRedelivery =
 const BACK_TO_PENDING = `status = 'PENDING', next_attempt_at = now(), locked_until = NULL, round_start_attempts = d.attempts`;
 
 /**
+ * A select-list item that, when the statement's `upd` put any row back, wakes the notifiers' delivery
+ * loops at its commit (the LISTEN session they already hold for the fan-out): without it a redelivery
+ * waited for their next poll (NOTIFIER_DELIVERY_POLL_MS, 1 s). In the statement, so it is sent with the
+ * commit that made the rows due and never without it.
+ */
+const WAKE_NOTIFIERS = `(SELECT pg_notify('${OUTBOX_WAKEUPS.name}', '${REDELIVERY_WAKEUP}') WHERE EXISTS (SELECT 1 FROM upd)) AS woke`;
+
+/**
  * A finished delivery (FAILED, abandoned included, or DELIVERED) back to
  * PENDING, in one statement: the status is checked in the UPDATE's WHERE, so
  * it cannot interleave with a notifier's claim (which takes PENDING rows
@@ -51,7 +60,7 @@ const REDELIVER_ONE = `
         SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.enabled AND w.deleted_at IS NULL))
     RETURNING d.id
   )
-  SELECT b.*, (SELECT id FROM upd) AS redelivered FROM before b`;
+  SELECT b.*, (SELECT id FROM upd) AS redelivered, ${WAKE_NOTIFIERS} FROM before b`;
 
 interface RedeliverOneRow {
   id: string;
@@ -125,7 +134,7 @@ export async function redeliverFailedSince(
          RETURNING d.id
        ), last AS (SELECT created_at, id FROM picked ORDER BY created_at DESC, id DESC LIMIT 1)
        SELECT (SELECT count(*)::int FROM upd) AS n,
-         (SELECT created_at FROM last) AS last_created_at, (SELECT id FROM last) AS last_id`,
+         (SELECT created_at FROM last) AS last_created_at, (SELECT id FROM last) AS last_id, ${WAKE_NOTIFIERS}`,
       [webhookId, tenantId, since, batch, after?.createdAt ?? null, after?.id ?? null],
     );
     const row: RecoverRow | undefined = res.rows[0];
