@@ -31,13 +31,13 @@ function heldSubmit(url: string, apiKey: string, type: string, bytes: number) {
   return heldPost(url, `Bearer ${apiKey}`, type, bytes);
 }
 
-function heldPost(url: string, authorization: string, type: string, bytes: number) {
+function heldPost(url: string, authorization: string, type: string, bytes: number, headers: http.OutgoingHttpHeaders = {}) {
   const head = JSON.stringify({ query: SUBMIT, variables: { type } }).slice(0, -1);
   const rest = " ".repeat(bytes - head.length - 1) + "}";
   let answer!: Promise<Answer>;
   const req = http.request(url, {
     method: "POST",
-    headers: { "content-type": "application/json", "content-length": bytes, authorization },
+    headers: { "content-type": "application/json", "content-length": bytes, authorization, ...headers },
   });
   answer = new Promise((resolve, reject) => {
     req.on("response", (res) => {
@@ -55,6 +55,11 @@ function heldPost(url: string, authorization: string, type: string, bytes: numbe
     finish(): Promise<Answer> {
       req.end(rest);
       return answer;
+    },
+    /** Leaves without sending the rest. */
+    abandon(): void {
+      answer.catch(() => undefined);
+      req.destroy();
     },
   };
 }
@@ -133,5 +138,31 @@ describe("gateway bound on request bodies held at once", () => {
     expect(await metric(base, "tasklane_gateway_request_bytes_refused_total")).toBe(refusedBefore + 2);
     const tasks = await gql<{ tasks: { nodes: Array<{ type: string }> } }>(gateway.url, `{ tasks(first: 10) { nodes { type } } }`, {}, d.apiKey);
     expect(tasks.data?.tasks.nodes.map((t) => t.type)).toEqual(["held-d"]);
+  });
+
+  it("charges a compressed body as the largest body, and answers a body too large for the anonymous allowance UNAUTHENTICATED, not OVERLOADED", async () => {
+    const { gateway } = platform;
+    const base = gateway.url.replace(/\/graphql$/, "");
+    await expect.poll(() => metric(base, "tasklane_gateway_request_bytes_held"), { timeout: 10_000 }).toBe(0);
+    const e = await createTenant(gateway, "bytes-e");
+    const refusedBefore = (await metric(base, "tasklane_gateway_request_bytes_refused_total")) ?? 0;
+
+    // Express inflates it up to MAX_BODY_BYTES (8 MiB): 4 KiB of gzip says nothing of what it will hold.
+    const gzipped = heldPost(gateway.url, `Bearer ${e.apiKey}`, "gzipped", 4096, { "content-encoding": "gzip" });
+    try {
+      await expect.poll(() => metric(base, "tasklane_gateway_request_bytes_held"), { timeout: 10_000 }).toBe(8 * MIB);
+    } finally {
+      gzipped.abandon();
+    }
+    await expect.poll(() => metric(base, "tasklane_gateway_request_bytes_held"), { timeout: 10_000 }).toBe(0);
+
+    // 2 MiB never fits the anonymous 1 MiB: a revoked key told OVERLOADED would send it again forever.
+    const tooLarge = await heldPost(gateway.url, "Bearer tl_made_up_3", "anon-large", 2 * MIB).answer;
+    expect(tooLarge.status).toBe(200);
+    expect(tooLarge.retryAfter).toBeUndefined();
+    expect(tooLarge.body.errors?.[0]?.extensions?.code).toBe("UNAUTHENTICATED");
+    expect(await metric(base, "tasklane_gateway_request_bytes_refused_total")).toBe(refusedBefore);
+    const { rows } = await platform.database.db.pool.query("SELECT 1 FROM tasks WHERE type IN ('gzipped', 'anon-large')");
+    expect(rows).toHaveLength(0);
   });
 });

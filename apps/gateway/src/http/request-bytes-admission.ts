@@ -8,7 +8,7 @@
  * credentials share the anonymous allowance.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { ErrorCode } from "@tasklane/core";
+import { ErrorCode, UnauthenticatedError } from "@tasklane/core";
 import type { Principal } from "../auth/principal.js";
 import type { RequestBytesBudget } from "../limits/request-bytes-budget.js";
 import { MAX_BODY_BYTES } from "./graphql-guards.js";
@@ -26,16 +26,31 @@ const REFUSAL_BODY = JSON.stringify({
 });
 
 /**
+ * What a caller without a valid credential is answered when its body could
+ * never fit the anonymous allowance: every operation but `{ __typename }`
+ * needs a credential, so this is the answer the body would get anyway, and
+ * unlike OVERLOADED it does not tell the caller to send it again.
+ */
+const UNAUTHENTICATED_BODY = JSON.stringify({
+  errors: [{ message: new UnauthenticatedError().message, extensions: { code: ErrorCode.UNAUTHENTICATED } }],
+});
+
+/**
  * The bytes a request's body will hold: its Content-Length; a chunked body
- * of unknown length may grow to MAX_BODY_BYTES, so it is charged that. A
- * body declared over MAX_BODY_BYTES is refused 413 and read into nothing,
- * and a request without a body holds nothing.
+ * of unknown length may grow to MAX_BODY_BYTES, so it is charged that, and
+ * so is a compressed one (Express inflates it, up to MAX_BODY_BYTES, so its
+ * Content-Length says nothing of what it holds: 10 KB of gzip is 8 MiB of
+ * JSON whitespace). A body declared over MAX_BODY_BYTES is refused 413 and
+ * read into nothing, and a request without a body holds nothing.
  */
 export function bodyBytesToHold(req: IncomingMessage): number {
   const declared = req.headers["content-length"];
+  const encoding = req.headers["content-encoding"];
+  const compressed = encoding !== undefined && encoding.trim().toLowerCase() !== "identity";
   if (declared !== undefined) {
     const bytes = Number(declared);
-    return Number.isSafeInteger(bytes) && bytes > 0 && bytes <= MAX_BODY_BYTES ? bytes : 0;
+    if (!(Number.isSafeInteger(bytes) && bytes > 0 && bytes <= MAX_BODY_BYTES)) return 0;
+    return compressed ? MAX_BODY_BYTES : bytes;
   }
   return req.headers["transfer-encoding"] === undefined ? 0 : MAX_BODY_BYTES;
 }
@@ -95,9 +110,15 @@ export function requestBytesAdmission({ budget, principalFor, onRefusal }: Reque
       held = key;
       return principal === undefined ? NOTHING_HELD : { admitted: true, principal };
     }
-    onRefusal();
     // Read the body into nothing, as for a 413, so a client still sending gets this answer, not a broken pipe.
     req.resume();
+    if (principal?.kind === "anonymous" && bytes > ANONYMOUS_MAX_BYTES) {
+      // Never admitted, however long it waits: OVERLOADED would have a client with a revoked key resend it forever.
+      res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(UNAUTHENTICATED_BODY) });
+      res.end(UNAUTHENTICATED_BODY);
+      return { admitted: false };
+    }
+    onRefusal();
     res.writeHead(503, {
       "content-type": "application/json; charset=utf-8",
       "content-length": Buffer.byteLength(REFUSAL_BODY),
