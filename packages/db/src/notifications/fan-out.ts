@@ -100,7 +100,6 @@ async function loadWebhooks(client: pg.PoolClient, tenantIds: string[]): Promise
   return byTenant;
 }
 
-/** One multi-row insert (unnest of column arrays): a 200-event burst is one round trip, not hundreds. */
 /** `planned` in runs whose bodies add up to at most `bytes` (a longer body alone in its run). */
 export function* chunksOfBodyBytes(planned: readonly PlannedDelivery[], bytes: number): Generator<PlannedDelivery[]> {
   let chunk: PlannedDelivery[] = [];
@@ -117,6 +116,7 @@ export function* chunksOfBodyBytes(planned: readonly PlannedDelivery[], bytes: n
   if (chunk.length > 0) yield chunk;
 }
 
+/** One multi-row insert (unnest of column arrays): a run of chunksOfBodyBytes is one round trip, not one per delivery. */
 async function insertDeliveries(client: pg.PoolClient, planned: PlannedDelivery[]): Promise<void> {
   if (planned.length === 0) return;
   await client.query(
