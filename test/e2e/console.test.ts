@@ -224,6 +224,16 @@ describe("tenant console", () => {
     await open(`/workflows/${id}`);
     const graph = page.getByTestId("workflow-graph");
     await graph.locator(".wf-node").nth(3).waitFor();
+    // Read-only: each task is one tab stop (its link), and nothing tells a screen reader to move or delete a node.
+    const keyboard = await graph.evaluate((el) => ({
+      stopsBesideLinks: [...el.querySelectorAll('[tabindex="0"]')].filter((e) => !e.matches("a")).length,
+      described: [...el.querySelectorAll("[aria-describedby]")]
+        .flatMap((e) => (e.getAttribute("aria-describedby") ?? "").split(" "))
+        .map((id) => document.getElementById(id)?.textContent ?? "")
+        .join(" "),
+    }));
+    expect(keyboard.stopsBesideLinks).toBe(0);
+    expect(keyboard.described).not.toMatch(/move|delete|remove/i);
     // publish waits for resize and thumbnails, then runs for 8 s: it is seen RUNNING, then SUCCEEDED, without a reload.
     await graph.locator('.wf-node[data-node-status="RUNNING"]', { hasText: "wf-publish" }).waitFor({ timeout: 30_000 });
     await screenshot("workflow");

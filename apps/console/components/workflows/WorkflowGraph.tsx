@@ -51,8 +51,13 @@ export function WorkflowGraph({ nodes }: { nodes: ApiNode[] }) {
         nodesDraggable={false}
         nodesConnectable={false}
         elementsSelectable={false}
+        // Read-only: each task's link is its one tab stop. With React Flow's keyboard handling on, every
+        // node was a second tab stop described as "use the arrow keys to move the node around. Press
+        // delete to remove it", which this graph does not allow (its own text, whatever ariaLabelConfig says).
+        nodesFocusable={false}
+        edgesFocusable={false}
+        disableKeyboardA11y
         proOptions={{ hideAttribution: true }}
-        ariaLabelConfig={{ "node.a11yDescription.default": "Workflow task; press Enter on its link to open the task." }}
       >
         <Background gap={20} />
         <Controls showInteractive={false} />
