@@ -166,4 +166,30 @@ describe("bulk task reads bounded per answer", () => {
       expect(pages.reduce((sum, p) => sum + p.nodes.length, 0)).toBeLessThanOrEqual(FIT + 2);
     }
   });
+
+  it("a lease stops leasing once its tasks' payloads pass 4 MiB (at least one task); the rest stay for the next lease", async () => {
+    const other = await createTenant(platform.gateway, "leases", { maxPendingTasks: 1_000 });
+    for (let i = 0; i < 30; i += 10) {
+      const inputs = Array.from({ length: 10 }, (_, k) => ({ type: "big", payload: { blob: BLOB, n: i + k } }));
+      const res = await gql(platform.gateway.url, `mutation ($in: [SubmitTaskInput!]!) { submitTasks(inputs: $in) { id } }`, { in: inputs }, other.apiKey);
+      expect(res.errors).toBeUndefined();
+    }
+    const lease = async () => {
+      const res = await gql<{ leaseTasks: Array<{ task: Node }> }>(
+        platform.gateway.url,
+        `mutation { leaseTasks(queue: "default", workerId: "w", max: 100) { task { id payload } } }`,
+        {},
+        other.apiKey,
+      );
+      expect(res.errors).toBeUndefined();
+      return res.data?.leaseTasks ?? [];
+    };
+    const first = await lease();
+    expect(first.length).toBe(FIT);
+    expect(first.every((l) => l.task.payload?.blob === BLOB)).toBe(true);
+    const second = await lease();
+    expect(second.length).toBe(30 - FIT);
+    expect(new Set([...first, ...second].map((l) => l.task.payload?.n)).size).toBe(30);
+    expect(await lease()).toEqual([]);
+  });
 });

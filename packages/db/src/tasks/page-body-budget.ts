@@ -23,7 +23,7 @@ export const PAGE_BODY_BYTES = ANSWER_BODY_BYTES;
  * larger ones are rendered to text to be measured (a compressed 256 KiB
  * payload can be stored in a few KB).
  */
-const jsonBytes = (column: string) =>
+export const jsonBytes = (column: string) =>
   `COALESCE(CASE WHEN pg_column_size(${column}) < 2000 THEN pg_column_size(${column}) ELSE octet_length(${column}::text) END, 0)`;
 
 /**
