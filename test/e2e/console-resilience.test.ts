@@ -1,6 +1,6 @@
 /**
- * The console when a person pages past the end of a list, when a server action
- * is called without a session, and when the gateway goes away and comes back,
+ * The console when a person pages past the end of a list, watches long work,
+ * calls a server action without a session, and when the gateway goes away and comes back,
  * in Debian's headless Chromium against
  * the real platform (the same setup as console.test.ts). What a QA pass found
  * broken, each checked the way a person meets it. The tests run in order.
@@ -80,6 +80,18 @@ describe("console robustness", () => {
     expect(await page.locator("main").textContent()).toContain("100 dead letters in all");
     await page.getByRole("link", { name: "Back to the first page" }).click();
     await page.locator(".pagination").filter({ hasText: "Page 1 · 100 shown of 100" }).waitFor({ timeout: 15_000 });
+  });
+
+  it("shows how long a running attempt has run so far (it said 'Duration —' until it ended)", async () => {
+    p.behaviour.set("long-export", () => ({ status: 200, delayMs: 10_000 }));
+    const hooks = await p.api(`mutation ($i: UpsertQueueInput!) { upsertQueue(input: $i) { name } }`, { i: { name: "hooks", mode: "PUSH", endpointUrl: `${p.receiver.url}/tasks` } });
+    expect(hooks.errors).toBeUndefined();
+    const task = await p.submit({ type: "long-export" });
+    await p.until(task.id, "RUNNING");
+    await p.open(`/tasks/${task.id}`);
+    const running = page.locator('.timeline li[data-outcome="RUNNING"]');
+    await running.waitFor();
+    expect(await running.textContent()).toMatch(/Duration\d[\d.]* (ms|s) so far/);
   });
 
   it("answers a server action called without a session with no data (the cron preview answered anyone)", async () => {

@@ -1,12 +1,23 @@
 import type { Attempt } from "@/lib/api/types";
-import { durationBetween } from "@/lib/format";
+import { durationBetween, formatDuration } from "@/lib/format";
 import { toneOf } from "@/lib/statuses";
 import { StatusBadge } from "../ui/StatusBadge";
 import { Time } from "../ui/Time";
 
+/**
+ * How long an attempt took, or for one still running how long it has run as of this render (a
+ * server component: the page's live refresh renders it again), so long work shows it progressing.
+ */
+function duration(attempt: Attempt, now: number): string {
+  if (attempt.finishedAt || attempt.outcome) return durationBetween(attempt.startedAt, attempt.finishedAt);
+  const started = Date.parse(attempt.startedAt);
+  return Number.isFinite(started) ? `${formatDuration(Math.max(0, now - started) / 1000)} so far` : "—";
+}
+
 /** Every attempt in order (numbers restart at 1 after a redrive, so the list order is the truth). */
 export function AttemptTimeline({ attempts }: { attempts: Attempt[] }) {
   if (attempts.length === 0) return <p className="muted">No attempt has started yet.</p>;
+  const now = Date.now();
   return (
     <ol className="timeline" aria-label="Attempts, oldest first">
       {attempts.map((a, i) => {
@@ -40,7 +51,7 @@ export function AttemptTimeline({ attempts }: { attempts: Attempt[] }) {
               </div>
               <div>
                 <dt>Duration</dt>
-                <dd>{durationBetween(a.startedAt, a.finishedAt)}</dd>
+                <dd>{duration(a, now)}</dd>
               </div>
             </dl>
             {a.error ? (
