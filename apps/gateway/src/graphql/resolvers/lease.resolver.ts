@@ -13,7 +13,7 @@ import { HeartbeatResult, Lease, Task, TaskCompletionInput, TaskCompletionOutcom
 
 @Resolver()
 export class LeaseResolver {
-  @Mutation(() => [Lease])
+  @Mutation(() => [Lease], { description: "at most max tasks, fewer once their payloads pass 4 MiB of JSON (at least one): the rest wait for the next lease" })
   async leaseTasks(
     @Arg("queue", () => String) queue: string,
     @Arg("workerId", () => String) workerId: string,
