@@ -42,6 +42,24 @@ describe("console robustness", () => {
     await page.getByTestId("tenant-name").waitFor({ timeout: 30_000 });
   });
 
+  it("says the session has ended when its cookie no longer works, and nothing of the kind when there was none", async () => {
+    const other = await p.context.browser()!.newContext();
+    try {
+      const stranger = await other.newPage();
+      await stranger.goto(`${p.consoleApp.url}/tasks`);
+      await stranger.waitForURL(/\/signin/);
+      await stranger.getByRole("button", { name: "Sign in" }).waitFor();
+      expect(await stranger.getByText("Your session has ended").count()).toBe(0);
+      // A cookie the console cannot use any more (sealed by another secret here; its key past its 12 h alike).
+      await other.addCookies([{ name: "next-auth.session-token", value: "sealed.by.another.console", url: p.consoleApp.url }]);
+      await stranger.goto(`${p.consoleApp.url}/tasks`);
+      await stranger.waitForURL(/reason=expired/);
+      await stranger.getByText("Your session has ended. Sign in again to continue.").waitFor();
+    } finally {
+      await other.close();
+    }
+  });
+
   it("a page of tasks past the end says so and leads back to the first page, not 'No tasks yet'", async () => {
     for (let i = 0; i < 3; i++) await p.submit({ type: "listed", queue: "default" });
     const all = await p.api<{ tasks: { pageInfo: { endCursor: string } } }>(`{ tasks(first: 100) { pageInfo { endCursor } } }`);

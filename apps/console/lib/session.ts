@@ -45,8 +45,14 @@ export async function signInRedirect(reason?: "expired"): Promise<never> {
   redirect(signInPath((await headers()).get(REQUESTED_PATH_HEADER), reason));
 }
 
+/**
+ * The signed-in user, or off to the sign-in page. A session cookie that no longer works (its key
+ * expired after 12 h, or it was sealed by another NEXTAUTH_SECRET) says why there: "Your session
+ * has ended" rather than a bare sign-in form. (Signing out deletes the cookie.)
+ */
 export async function requireSession(): Promise<ConsoleSession> {
   const session = await readSession();
-  if (session === null) return signInRedirect();
-  return session;
+  if (session !== null) return session;
+  const jar = await cookies();
+  return signInRedirect(COOKIE_NAMES.some((name) => jar.has(name)) ? "expired" : undefined);
 }
