@@ -66,7 +66,8 @@ describe("bulk task reads bounded per answer", () => {
       await ok(`mutation ($i: SubmitWorkflowInput!) { submitWorkflow(input: $i) { id } }`, { i: { name, tasks } });
     }
     type Answer = { workflows: Array<{ id: string; taskCount: number; tasks: Array<{ key: string; task: Node }> }> };
-    const query = `query { workflows(first: 10) { id taskCount tasks { key task { id payload } } } }`;
+    // result too: a null result past the budget answers null, not an error (nothing was withheld).
+    const query = `query { workflows(first: 10) { id taskCount tasks { key task { id payload result } } } }`;
     // Twice: the gateway interprets an operation's first run and runs it compiled (graphql-jit) after.
     for (let run = 0; run < 2; run++) {
       const res = await call<Answer>(query);
@@ -76,6 +77,7 @@ describe("bulk task reads bounded per answer", () => {
         [12, 12],
       ]);
       const nodes = workflows.flatMap((w) => w.tasks.map((t) => t.task));
+      expect(nodes.every((n) => (n as Node & { result: unknown }).result === null)).toBe(true);
       const { kept, withheld } = expectWithheld(res.errors, nodes);
       // In id order over the answer's workflows: every task kept comes before every one withheld.
       const lastKept = kept.map((n) => n.id).sort().at(-1) as string;

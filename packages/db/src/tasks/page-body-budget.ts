@@ -55,8 +55,9 @@ export function budgetedPageSql(candidates: string, order: string, first: string
  * For reads that must return every row (a workflow's tasks, schedules'
  * runs): wraps `candidates` so that it returns all its rows, ordered by
  * `order`, but those past `budget` bytes of bodies (in that order) with
- * payload and result NULL and body_withheld true; so those bodies never
- * leave Postgres (mapTaskRow turns them into WITHHELD_BODY). `columns` are
+ * payload and result NULL, and payload_withheld / result_withheld true where
+ * there was one (a null result past the budget stays a plain null); so those
+ * bodies never leave Postgres (mapTaskRow turns them into WITHHELD_BODY). `columns` are
  * the other output columns of `candidates` to return. Each row carries
  * page_body_bytes, its bodies' size: the answer's spend is that of the rows
  * not withheld (bodyBytesOf).
@@ -65,15 +66,17 @@ export function withheldBodiesSql(candidates: string, columns: readonly string[]
   const kept = `m.page_bytes <= ${budget}`;
   return `SELECT ${columns.map((c) => `m.${c}`).join(", ")},
       CASE WHEN ${kept} THEN m.payload END AS payload, CASE WHEN ${kept} THEN m.result END AS result,
-      NOT (${kept}) AS body_withheld, m.page_body_bytes
+      NOT (${kept}) AND m.payload IS NOT NULL AS payload_withheld, NOT (${kept}) AND m.result IS NOT NULL AS result_withheld,
+      m.page_body_bytes
     FROM (${measuredSql(candidates, order)}) m
     ORDER BY ${order}`;
 }
 
 /** Bytes of bodies withheldBodiesSql handed over in `rows`. */
-export function bodyBytesOf(rows: ReadonlyArray<{ body_withheld?: unknown; page_body_bytes?: unknown }>): number {
+export function bodyBytesOf(rows: ReadonlyArray<{ payload_withheld?: unknown; result_withheld?: unknown; page_body_bytes?: unknown }>): number {
   let bytes = 0;
-  for (const row of rows) if (row.body_withheld !== true) bytes += Number(row.page_body_bytes ?? 0);
+  // A row past the budget without bodies measures 0.
+  for (const row of rows) if (row.payload_withheld !== true && row.result_withheld !== true) bytes += Number(row.page_body_bytes ?? 0);
   return bytes;
 }
 

@@ -78,21 +78,20 @@ export const taskColumnsOf = (alias: string) => TASK_COLUMNS.replace(/\bt\./g, `
 export type TaskRow = Record<string, unknown>;
 
 /**
- * A row some bulk read withheld the bodies of (body_withheld: past the
- * answer's ANSWER_BODY_BYTES) has payload and result WITHHELD_BODY, which
- * the API answers as a BAD_USER_INPUT error on those fields. No other read
- * selects body_withheld, so no record bound for a write, a PUSH request or
- * a webhook can hold it.
+ * A row some bulk read withheld the bodies of (payload_withheld,
+ * result_withheld: past the answer's ANSWER_BODY_BYTES) has that payload or
+ * result WITHHELD_BODY, which the API answers as a BAD_USER_INPUT error on
+ * the field. Only withheldBodiesSql selects those flags, so no record bound
+ * for a write, a PUSH request or a webhook can hold it.
  */
 export function mapTaskRow(r: TaskRow): TaskRecord {
-  const withheld = r.body_withheld === true;
   return {
     id: r.id as string,
     tenantId: r.tenant_id as string,
     queueId: r.queue_id as string,
     queueName: r.queue_name as string,
     type: r.type as string,
-    payload: withheld ? WITHHELD_BODY : (r.payload ?? null),
+    payload: r.payload_withheld === true ? WITHHELD_BODY : (r.payload ?? null),
     status: r.status as TaskStatus,
     priority: r.priority as Priority,
     runAt: r.run_at as Date,
@@ -107,7 +106,7 @@ export function mapTaskRow(r: TaskRow): TaskRecord {
     backoffMaxDelaySeconds: (r.backoff_max_delay_seconds as number | null) ?? null,
     backoffJitter: r.backoff_jitter as boolean,
     timeoutSeconds: r.timeout_seconds as number,
-    result: withheld ? WITHHELD_BODY : (r.result ?? null),
+    result: r.result_withheld === true ? WITHHELD_BODY : (r.result ?? null),
     lastError: (r.last_error as string | null) ?? null,
     idempotencyKey: (r.idempotency_key as string | null) ?? null,
     orderingKey: (r.ordering_key as string | null) ?? null,
