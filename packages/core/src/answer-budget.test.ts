@@ -32,6 +32,7 @@ describe("an answer's budget for bulk task reads", () => {
     expect(error.message).toContain("at most 10,000");
     expect(error.message).toContain("ask for fewer");
     expect(tooManyTaskRows("These schedules' runs", 600, 500).message).toContain("9,500 read already");
+    expect(tooManyTaskRows("This schedule's runs", 600, 500, "page them with tasks(filter: { scheduleId })").message).toMatch(/at once, or page them with tasks\(filter/);
   });
 });
 

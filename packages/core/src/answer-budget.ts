@@ -63,12 +63,13 @@ export class WithheldBodyError extends BadUserInputError {
 export const WITHHELD_BODY: WithheldBodyError = Object.freeze(new WithheldBodyError());
 Object.freeze(WITHHELD_BODY.extensions);
 
-/** Refusal of a bulk read over the rows left (`rows`: how many it would read, at least). */
-export function tooManyTaskRows(what: string, rows: number, left: number): BadUserInputError {
+/** Refusal of a bulk read over the rows left (`rows`: how many it would read, at least; `instead`: another way to read them). */
+export function tooManyTaskRows(what: string, rows: number, left: number, instead = ""): BadUserInputError {
   const earlier = left < ANSWER_TASK_ROWS ? ` (${(ANSWER_TASK_ROWS - left).toLocaleString("en-US")} read already by this answer)` : "";
   return new BadUserInputError(
     `${what} hold more than ${left.toLocaleString("en-US")} tasks (at least ${rows.toLocaleString("en-US")}); one answer reads at most ` +
-      `${ANSWER_TASK_ROWS.toLocaleString("en-US")}${earlier}: ask for fewer at once`,
+      `${ANSWER_TASK_ROWS.toLocaleString("en-US")}${earlier}: ask for fewer at once${instead ? `, or ${instead}` : ""}`,
+    [],
   );
 }
 

@@ -34,7 +34,10 @@ export async function listScheduleRuns(
     left.rows + 1,
     left.bytes,
   ]);
-  if (res.rows.length > left.rows) throw tooManyTaskRows(scheduleIds.length === 1 ? "This schedule's runs" : "These schedules' runs", res.rows.length, left.rows);
+  if (res.rows.length > left.rows) {
+    const what = scheduleIds.length === 1 ? "This schedule's runs" : "These schedules' runs";
+    throw tooManyTaskRows(what, res.rows.length, left.rows, "page one schedule's with tasks(filter: { scheduleId })");
+  }
   for (const row of res.rows) out.get(row.schedule_id as string)?.push(mapTaskRow(row));
   return { value: out, used: { bytes: bodyBytesOf(res.rows), rows: res.rows.length } };
 }

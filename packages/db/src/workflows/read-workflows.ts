@@ -63,7 +63,10 @@ export async function listWorkflowTasks(
   if (workflowIds.length === 0) return { value: byWorkflow, used: { bytes: 0, rows: 0 } };
   let total = 0;
   for (const n of (await countWorkflowTasks(db, tenantId, workflowIds)).values()) total += n;
-  if (total > left.rows) throw tooManyTaskRows(workflowIds.length === 1 ? "This workflow's tasks" : "These workflows' tasks", total, left.rows);
+  if (total > left.rows) {
+    const what = workflowIds.length === 1 ? "This workflow's tasks" : "These workflows' tasks";
+    throw tooManyTaskRows(what, total, left.rows, "size them with Workflow.taskCount and page one workflow's with tasks(filter: { workflowId })");
+  }
   const candidates = `SELECT ${TASK_COLUMNS},
        COALESCE((SELECT array_agg(e.parent_key ORDER BY e.parent_key) FROM workflow_edges e
                  WHERE e.workflow_id = t.workflow_id AND e.child_key = t.workflow_key), '{}') AS depends_on
