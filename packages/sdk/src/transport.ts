@@ -8,7 +8,11 @@ import { delay } from "./delay.js";
 import { ErrorCode, TasklaneError } from "./errors.js";
 import { fetchExchange, undiciExchange, type FetchLike, type HttpExchange } from "./http-exchange.js";
 import { interpretResponse, type Interpreted, type RawResponse } from "./graphql/interpret-response.js";
+import { withheldTasks } from "./graphql/withheld-bodies.js";
 import { resolveRetry, retryDelayMs, shouldRetry, type RetryOptions, type RetryPolicy } from "./retry.js";
+
+/** What the SDK reads of a task whose bodies a bulk answer withheld. */
+const TASK_BODIES = `query TaskBodies($id: ID!) { task(id: $id) { payload result } }`;
 
 export const SDK_VERSION = "0.1.0";
 
@@ -77,12 +81,35 @@ export class GraphQLTransport {
     const requestId = `tl-${randomUUID()}`;
     for (let attempt = 1; ; attempt++) {
       const outcome = await this.#attempt(spec.operation, body, requestId, call);
-      if (outcome.ok) return outcome.data as TData;
+      if (outcome.ok) {
+        if (outcome.withheld !== undefined) await this.#readWithheldBodies(spec.operation, outcome.data, outcome.withheld, call);
+        return outcome.data as TData;
+      }
       const { error, kind } = outcome;
       if (attempt >= this.retry.attempts || !shouldRetry(kind, spec.idempotent)) throw error;
       const waitMs = retryDelayMs(attempt, error.retryAfterSeconds, this.retry);
       if (waitMs === null) throw error;
       if (!(await delay(waitMs, call.signal))) throw aborted(spec.operation, call.signal, error);
+    }
+  }
+
+  /**
+   * Fills in the task bodies a bulk answer withheld, reading each such task
+   * alone (its bodies always fit an answer). A path the SDK cannot follow
+   * leaves the answer as it is, those fields null.
+   */
+  async #readWithheldBodies(operation: string, data: Record<string, unknown>, paths: ReadonlyArray<ReadonlyArray<string | number>>, call: CallOptions): Promise<void> {
+    const tasks = withheldTasks(data, paths);
+    if (tasks === null) throw new TasklaneError("BAD_RESPONSE", `${operation}: the answer withheld task bodies the SDK cannot place`, { operation });
+    for (const { taskId, target, fields } of tasks) {
+      const { task } = await this.execute<{ task: { payload: unknown; result: unknown } | null }>(
+        { operation: "task", document: TASK_BODIES, idempotent: true },
+        { id: taskId },
+        call,
+      );
+      // Gone since (retention): its bodies stay null, as the answer had them.
+      if (task === null) continue;
+      for (const field of fields) target[field] = task[field];
     }
   }
 

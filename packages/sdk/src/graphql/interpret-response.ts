@@ -5,9 +5,11 @@
  */
 import { ErrorCode, TasklaneError, type TasklaneErrorCode } from "../errors.js";
 import { failureKindOfCode, parseRetryAfter, type FailureKind } from "../retry.js";
+import { withheldBodyPaths } from "./withheld-bodies.js";
 
 export type Interpreted =
-  | { ok: true; data: Record<string, unknown> }
+  /** `withheld`: paths of task bodies the gateway left out of a bulk answer (withheld-bodies.ts), to read alone. */
+  | { ok: true; data: Record<string, unknown>; withheld?: ReadonlyArray<ReadonlyArray<string | number>> }
   | { ok: false; error: TasklaneError; kind: FailureKind };
 
 export interface RawResponse {
@@ -58,6 +60,8 @@ export function interpretResponse(res: RawResponse, operation: string, sentReque
   const body = parseJson(res.text);
 
   if (isRecord(body) && Array.isArray(body.errors) && body.errors.length > 0) {
+    const withheld = res.status >= 200 && res.status < 300 && isRecord(body.data) ? withheldBodyPaths(body.errors) : null;
+    if (withheld !== null) return { ok: true, data: body.data as Record<string, unknown>, withheld };
     const first: unknown = body.errors[0];
     const message = isRecord(first) && typeof first.message === "string" ? first.message : "Unknown GraphQL error";
     const extensions = isRecord(first) && isRecord(first.extensions) ? first.extensions : {};
