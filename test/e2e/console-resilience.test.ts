@@ -147,6 +147,10 @@ describe("console robustness", () => {
       const failed = page.getByRole("alert", { name: "Could not load tasks" });
       await failed.waitFor({ timeout: 30_000 });
       expect(await failed.textContent()).toContain("The Tasklane API could not be reached");
+      // Named as the page names it ("api keys" before).
+      await p.open("/api-keys");
+      await page.getByRole("alert", { name: "Could not load API keys", exact: true }).waitFor({ timeout: 30_000 });
+      await p.open("/tasks");
     } finally {
       await restart();
     }

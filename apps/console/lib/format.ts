@@ -83,3 +83,8 @@ export function prettyJson(value: unknown): string | null {
   if (value === undefined || value === null) return null;
   return JSON.stringify(value, null, 2);
 }
+
+/** A label as it reads inside a sentence: "Dead letters" → "dead letters"; an acronym stays ("API keys"). */
+export function inSentence(label: string): string {
+  return label.replace(/^[A-Z](?=[a-z])/, (first) => first.toLowerCase());
+}

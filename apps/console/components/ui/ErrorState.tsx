@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { describeFailure } from "@/lib/action-state";
+import { inSentence } from "@/lib/format";
 import type { ApiFailure } from "@/lib/graphql-error";
 
 /**
@@ -14,17 +15,17 @@ export function ErrorState({ error, what, action }: { error: ApiFailure; what: s
           ◔
         </div>
         <h2>{what} are not available yet</h2>
-        <p>This Tasklane platform does not offer {what.toLowerCase()} yet. The console will show them here as soon as the API does; nothing is wrong with your account.</p>
+        <p>This Tasklane platform does not offer {inSentence(what)} yet. The console will show them here as soon as the API does; nothing is wrong with your account.</p>
         <p className="code">{error.message}</p>
       </section>
     );
   }
   return (
-    <section className="state state-error" role="alert" aria-label={`Could not load ${what.toLowerCase()}`}>
+    <section className="state state-error" role="alert" aria-label={`Could not load ${inSentence(what)}`}>
       <div className="state-icon" aria-hidden="true">
         !
       </div>
-      <h2>Could not load {what.toLowerCase()}</h2>
+      <h2>Could not load {inSentence(what)}</h2>
       <p>{describeFailure(error)}</p>
       <p className="code">{error.code}</p>
       {action ?? (
