@@ -146,6 +146,8 @@ describe("tenant console", () => {
     await dialog.getByRole("button", { name: "Cancel task" }).click();
     await until(task.id, "CANCELLED");
     await page.locator('[data-testid="task-status"] [data-status="CANCELLED"]').waitFor({ timeout: 15_000 });
+    // The button that asked goes with the status it acted on; the page itself says what was done.
+    await page.getByRole("status").filter({ hasText: "Task cancelled." }).waitFor({ timeout: 15_000 });
   });
 
   it("redrives a dead task and discards others from the dead-letter page", async () => {

@@ -1,25 +1,27 @@
 "use server";
 
 import { revalidatePath } from "next/cache";
+import { redirect } from "next/navigation";
 import { errorState, type ActionState } from "@/lib/action-state";
 import { runBulkOperation, runTaskOperation, type TaskOperation } from "@/lib/api/tasks";
+import { isTaskOperationName, type TaskOperationName } from "@/lib/task-operations";
 import { all, text } from "@/lib/form-data";
 
-const OPERATIONS: Record<string, { op: TaskOperation; done: string }> = {
-  cancel: { op: "cancelTask", done: "Task cancelled." },
-  redrive: { op: "redriveTask", done: "Task redriven: it is queued again with a fresh attempt budget." },
-  discard: { op: "discardTask", done: "Task discarded: it left the dead-letter queue." },
-};
+const OPERATIONS: Record<TaskOperationName, TaskOperation> = { cancel: "cancelTask", redrive: "redriveTask", discard: "discardTask" };
 
-/** Cancel, redrive or discard one task (the task page's buttons). */
+/**
+ * Cancel, redrive or discard one task (the task page's buttons). A success goes back to the task
+ * page saying what was done (?done=): the button that asked is gone once the status has changed,
+ * and with it any message it could show.
+ */
 export async function taskAction(_state: ActionState, form: FormData): Promise<ActionState> {
   const id = text(form, "id");
-  const chosen = OPERATIONS[text(form, "operation") ?? ""];
-  if (!id || !chosen) return { status: "error", message: "Unknown operation." };
-  const result = await runTaskOperation(chosen.op, id);
+  const name = text(form, "operation");
+  if (!id || !isTaskOperationName(name)) return { status: "error", message: "Unknown operation." };
+  const result = await runTaskOperation(OPERATIONS[name], id);
   revalidatePath(`/tasks/${id}`);
   if (!result.ok) return errorState(result.error);
-  return { status: "success", message: chosen.done };
+  redirect(`/tasks/${encodeURIComponent(id)}?done=${name}`);
 }
 
 /** Redrive or discard the selected dead tasks (the dead-letter page). */

@@ -11,6 +11,8 @@ import { PageHeader } from "@/components/ui/PageHeader";
 import { StatusBadge } from "@/components/ui/StatusBadge";
 import { getTask } from "@/lib/api/tasks";
 import { decodeSegment } from "@/lib/route-param";
+import { param, type SearchParams } from "@/lib/search-params";
+import { TASK_OPERATION_DONE, isTaskOperationName } from "@/lib/task-operations";
 
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
   return { title: `Task ${(await params).id}` };
@@ -20,9 +22,11 @@ export async function generateMetadata({ params }: { params: Promise<{ id: strin
  * No loading.tsx above this page (components/ui/PageLoading.tsx): nothing is
  * sent before the record is read, so an unknown one is a real 404.
  */
-export default async function TaskPage({ params }: { params: Promise<{ id: string }> }) {
+export default async function TaskPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<SearchParams> }) {
   const id = decodeSegment((await params).id);
   if (id === null) notFound();
+  // What the task's own buttons just did (tasks/actions.ts sends the page here after it).
+  const done = param(await searchParams, "done");
   const result = await getTask(id);
   const breadcrumb = <Link href="/tasks">← Tasks</Link>;
   if (!result.ok) {
@@ -57,6 +61,11 @@ export default async function TaskPage({ params }: { params: Promise<{ id: strin
           </>
         }
       />
+      {isTaskOperationName(done) ? (
+        <div className="notice notice-success" role="status" style={{ marginBottom: "1rem" }}>
+          {TASK_OPERATION_DONE[done]}
+        </div>
+      ) : null}
       <div className="stack">
         <section className="card" aria-labelledby="details">
           <h2 id="details">Details</h2>
