@@ -35,27 +35,32 @@ export interface RequestLoaders {
   clearAll(): void;
 }
 
+/**
+ * Every loader, map and the answer budget are made on first use: most
+ * requests (submit, lease, complete) use none, and each would be made and
+ * dropped per call.
+ */
 export function createLoaders(services: { tasks: TaskService; queues: QueueService; workflows: WorkflowService; schedules: ScheduleService }): RequestLoaders {
-  const eventLoaders = new Map<string, DataLoader<string, TaskAuditEventRecord[]>>();
-  const runLoaders = new Map<string, DataLoader<string, TaskRecord[]>>();
-  let budget = new AnswerBudget();
-  const loaders: RequestLoaders = {
+  let eventLoaders: Map<string, DataLoader<string, TaskAuditEventRecord[]>> | undefined;
+  let runLoaders: Map<string, DataLoader<string, TaskRecord[]>> | undefined;
+  let budget: AnswerBudget | undefined;
+  let attempts: DataLoader<string, AttemptRecord[]> | undefined;
+  let queueStats: DataLoader<string, QueueStatsCounts> | undefined;
+  let workflowTasks: DataLoader<WorkflowTasksKey, WorkflowTaskRecord[], string> | undefined;
+  let workflowTaskCounts: DataLoader<WorkflowTasksKey, number, string> | undefined;
+  const answerBudget = () => (budget ??= new AnswerBudget());
+  return {
     clearAll() {
-      eventLoaders.clear();
-      runLoaders.clear();
-      budget = new AnswerBudget();
-      loaders.attempts.clearAll();
-      loaders.queueStats.clearAll();
-      loaders.workflowTasks.clearAll();
-      loaders.workflowTaskCounts.clearAll();
+      eventLoaders = runLoaders = budget = attempts = queueStats = workflowTasks = workflowTaskCounts = undefined;
     },
-    answerBudget: () => budget,
+    answerBudget,
     scheduleRuns(tenantId, first) {
       const key = `${tenantId}/${first}`;
+      runLoaders ??= new Map();
       let loader = runLoaders.get(key);
       if (!loader) {
         loader = new DataLoader<string, TaskRecord[]>(async (ids) => {
-          const bySchedule = await budget.spend((left) => services.schedules.runs(tenantId, [...ids], first, left));
+          const bySchedule = await answerBudget().spend((left) => services.schedules.runs(tenantId, [...ids], first, left));
           return ids.map((id) => bySchedule.get(id) ?? []);
         });
         runLoaders.set(key, loader);
@@ -64,6 +69,7 @@ export function createLoaders(services: { tasks: TaskService; queues: QueueServi
     },
     taskEvents(tenantId, first, after) {
       const key = `${tenantId}/${first}/${after ?? ""}`;
+      eventLoaders ??= new Map();
       let loader = eventLoaders.get(key);
       if (!loader) {
         loader = new DataLoader<string, TaskAuditEventRecord[]>(async (ids) => {
@@ -74,37 +80,44 @@ export function createLoaders(services: { tasks: TaskService; queues: QueueServi
       }
       return loader;
     },
-    attempts: new DataLoader<string, AttemptRecord[]>(async (ids) => {
-      const byTask = await services.tasks.attempts([...ids]);
-      return ids.map((id) => byTask.get(id) ?? []);
-    }),
-    queueStats: new DataLoader<string, QueueStatsCounts>(async (ids) => {
-      const byQueue = await services.queues.stats(ids);
-      return ids.map((id) => byQueue.get(id) ?? new Error(`no stats for queue ${id}`));
-    }),
-    workflowTasks: new DataLoader<WorkflowTasksKey, WorkflowTaskRecord[], string>(
-      async (keys) => {
-        const found = new Map<string, WorkflowTaskRecord[]>();
-        for (const tenantId of new Set(keys.map((k) => k.tenantId))) {
-          const ids = keys.filter((k) => k.tenantId === tenantId).map((k) => k.workflowId);
-          const byWorkflow = await budget.spend((left) => services.workflows.tasks(tenantId, ids, left));
-          for (const [id, tasks] of byWorkflow) found.set(`${tenantId}/${id}`, tasks);
-        }
-        return keys.map((k) => found.get(`${k.tenantId}/${k.workflowId}`) ?? []);
-      },
-      { cacheKeyFn: (k) => `${k.tenantId}/${k.workflowId}` },
-    ),
-    workflowTaskCounts: new DataLoader<WorkflowTasksKey, number, string>(
-      async (keys) => {
-        const found = new Map<string, number>();
-        for (const tenantId of new Set(keys.map((k) => k.tenantId))) {
-          const ids = keys.filter((k) => k.tenantId === tenantId).map((k) => k.workflowId);
-          for (const [id, n] of await services.workflows.taskCounts(tenantId, ids)) found.set(`${tenantId}/${id}`, n);
-        }
-        return keys.map((k) => found.get(`${k.tenantId}/${k.workflowId}`) ?? 0);
-      },
-      { cacheKeyFn: (k) => `${k.tenantId}/${k.workflowId}` },
-    ),
+    get attempts() {
+      return (attempts ??= new DataLoader<string, AttemptRecord[]>(async (ids) => {
+        const byTask = await services.tasks.attempts([...ids]);
+        return ids.map((id) => byTask.get(id) ?? []);
+      }));
+    },
+    get queueStats() {
+      return (queueStats ??= new DataLoader<string, QueueStatsCounts>(async (ids) => {
+        const byQueue = await services.queues.stats(ids);
+        return ids.map((id) => byQueue.get(id) ?? new Error(`no stats for queue ${id}`));
+      }));
+    },
+    get workflowTasks() {
+      return (workflowTasks ??= new DataLoader<WorkflowTasksKey, WorkflowTaskRecord[], string>(
+        async (keys) => {
+          const found = new Map<string, WorkflowTaskRecord[]>();
+          for (const tenantId of new Set(keys.map((k) => k.tenantId))) {
+            const ids = keys.filter((k) => k.tenantId === tenantId).map((k) => k.workflowId);
+            const byWorkflow = await answerBudget().spend((left) => services.workflows.tasks(tenantId, ids, left));
+            for (const [id, tasks] of byWorkflow) found.set(`${tenantId}/${id}`, tasks);
+          }
+          return keys.map((k) => found.get(`${k.tenantId}/${k.workflowId}`) ?? []);
+        },
+        { cacheKeyFn: (k) => `${k.tenantId}/${k.workflowId}` },
+      ));
+    },
+    get workflowTaskCounts() {
+      return (workflowTaskCounts ??= new DataLoader<WorkflowTasksKey, number, string>(
+        async (keys) => {
+          const found = new Map<string, number>();
+          for (const tenantId of new Set(keys.map((k) => k.tenantId))) {
+            const ids = keys.filter((k) => k.tenantId === tenantId).map((k) => k.workflowId);
+            for (const [id, n] of await services.workflows.taskCounts(tenantId, ids)) found.set(`${tenantId}/${id}`, n);
+          }
+          return keys.map((k) => found.get(`${k.tenantId}/${k.workflowId}`) ?? 0);
+        },
+        { cacheKeyFn: (k) => `${k.tenantId}/${k.workflowId}` },
+      ));
+    },
   };
-  return loaders;
 }
