@@ -66,11 +66,14 @@ Object.freeze(WITHHELD_BODY.extensions);
 /** Refusal of a bulk read over the rows left (`rows`: how many it would read, at least; `instead`: another way to read them). */
 export function tooManyTaskRows(what: string, rows: number, left: number, instead = ""): BadUserInputError {
   const earlier = left < ANSWER_TASK_ROWS ? ` (${(ANSWER_TASK_ROWS - left).toLocaleString("en-US")} read already by this answer)` : "";
-  return new BadUserInputError(
+  const error = new BadUserInputError(
     `${what} hold more than ${left.toLocaleString("en-US")} tasks (at least ${rows.toLocaleString("en-US")}); one answer reads at most ` +
       `${ANSWER_TASK_ROWS.toLocaleString("en-US")}${earlier}: ask for fewer at once${instead ? `, or ${instead}` : ""}`,
     [],
   );
+  // A reason clients can act on (the SDK's workflow pages shrink on it), beside the code.
+  Object.assign(error.extensions, { reason: "ANSWER_TASK_ROWS", limitRows: ANSWER_TASK_ROWS });
+  return error;
 }
 
 /**

@@ -2,6 +2,7 @@
  * Workflows: DAGs of tasks (contract: submitWorkflow, cancelWorkflow,
  * workflow, workflows).
  */
+import { TasklaneError } from "../errors.js";
 import { WORKFLOW_FIELDS } from "../graphql/fragments.js";
 import type { CallOptions, GraphQLTransport } from "../transport.js";
 import type { PageOptions, SubmitWorkflowInput, Workflow } from "../types.js";
@@ -55,12 +56,26 @@ export class WorkflowsResource {
     return data.workflows;
   }
 
-  /** Every workflow, newest first, page by page. */
+  /**
+   * Every workflow, newest first, page by page. One answer reads at most
+   * 10,000 workflow tasks: a page of large workflows refused for that
+   * (reason ANSWER_TASK_ROWS) is asked for again at half the size.
+   */
   async *iterate(options: { pageSize?: number } & CallOptions = {}): AsyncGenerator<Workflow, void, undefined> {
-    const { pageSize = 50, ...opts } = options;
+    const { pageSize: requested = 50, ...opts } = options;
+    let pageSize = requested;
     let after: string | null = null;
     for (;;) {
-      const page: Workflow[] = await this.list({ first: pageSize, after }, opts);
+      let page: Workflow[];
+      try {
+        page = await this.list({ first: pageSize, after }, opts);
+      } catch (error: unknown) {
+        if (pageSize > 1 && error instanceof TasklaneError && error.extensions.reason === "ANSWER_TASK_ROWS") {
+          pageSize = Math.ceil(pageSize / 2);
+          continue;
+        }
+        throw error;
+      }
       yield* page;
       const last = page.at(-1);
       if (page.length < pageSize || last === undefined) return;
