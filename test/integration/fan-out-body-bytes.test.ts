@@ -6,11 +6,10 @@
  * The payloads here compress to almost nothing in Postgres: the bound is on
  * their JSON text.
  */
-import { DEFAULT_BACKOFF, type TaskSpec } from "@tasklane/core";
 import { FAN_OUT_BODY_BYTES, completeAttempts, fanOutNotifications, startAttemptsFromQueue, submitTasks } from "@tasklane/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
-import { addWebhook, seedNotifierTenant } from "./notifier-harness.js";
+import { addWebhook, seedNotifierTenant, taskSpec } from "./notifier-harness.js";
 
 const TASKS = 30;
 const BLOB = "x".repeat(200 * 1024);
@@ -30,21 +29,7 @@ describe("fan-out bounded in bytes", () => {
     const t = await seedNotifierTenant(tdb.db);
     await addWebhook(tdb.db, t.tenantId, "http://127.0.0.1:9/a", ["*"]);
     await addWebhook(tdb.db, t.tenantId, "http://127.0.0.1:9/b", ["*"]);
-    const spec = (n: number): TaskSpec => ({
-      type: "big",
-      queue: "default",
-      payload: { n, blob: BLOB },
-      priority: "NORMAL",
-      runAt: new Date(),
-      maxAttempts: 1,
-      backoff: { ...DEFAULT_BACKOFF },
-      timeoutSeconds: 60,
-      idempotencyKey: null,
-      orderingKey: null,
-      callbackUrl: null,
-      metadata: null,
-    });
-    await submitTasks(tdb.db, t.tenantId, Array.from({ length: TASKS }, (_, n) => spec(n)), { horizonMs: 0, actor: "test" });
+    await submitTasks(tdb.db, t.tenantId, Array.from({ length: TASKS }, (_, n) => taskSpec({ type: "big", payload: { n, blob: BLOB } })), { horizonMs: 0, actor: "test" });
     // A lease stops once its payloads pass 4 MiB (start-attempts.ts): lease until all are started.
     const started: Awaited<ReturnType<typeof startAttemptsFromQueue>> = [];
     for (let i = 0; i < 10 && started.length < TASKS; i++) {

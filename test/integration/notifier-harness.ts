@@ -38,9 +38,9 @@ export async function addWebhook(db: Database, tenantId: string, url: string, ev
 
 export type Ending = "succeed" | "dead" | "cancel";
 
-/** Submits one task and drives it to a terminal status with the transition module, as a pull worker would. */
-export async function finishTask(db: Database, t: Tenant, ending: Ending, callbackUrl: string | null = null): Promise<string> {
-  const spec: TaskSpec = {
+/** A one-attempt task on the default queue, as the API would normalise it; `overrides` on top. */
+export function taskSpec(overrides: Partial<TaskSpec> = {}): TaskSpec {
+  return {
     type: "report.build",
     queue: "default",
     payload: { n: randomBytes(2).toString("hex") },
@@ -51,10 +51,15 @@ export async function finishTask(db: Database, t: Tenant, ending: Ending, callba
     timeoutSeconds: 60,
     idempotencyKey: null,
     orderingKey: null,
-    callbackUrl,
+    callbackUrl: null,
     metadata: null,
+    ...overrides,
   };
-  const { tasks } = await submitTasks(db, t.tenantId, [spec], { horizonMs: 0, actor: "test" });
+}
+
+/** Submits one task and drives it to a terminal status with the transition module, as a pull worker would. */
+export async function finishTask(db: Database, t: Tenant, ending: Ending, callbackUrl: string | null = null): Promise<string> {
+  const { tasks } = await submitTasks(db, t.tenantId, [taskSpec({ callbackUrl })], { horizonMs: 0, actor: "test" });
   const taskId = tasks[0]?.id ?? "";
   if (ending === "cancel") {
     await cancelTask(db, t.tenantId, taskId, "test");

@@ -8,33 +8,17 @@
  * lease expired. The real gateway (in process) with Postgres behind a TCP proxy.
  */
 import { NonRetryableError, TasklaneClient, Worker, type WorkerErrorContext } from "@tasklane/sdk";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTenant, createTestDatabase, createTestRedis, startGateway, type StartedGateway, type TestDatabase, type TestRedis } from "../helpers/platform.js";
-import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.js";
+import { describe, expect, it } from "vitest";
+import { useGatewayBehindPostgresProxy } from "../helpers/gateway-fixture.js";
+import { createTenant } from "../helpers/platform.js";
 
 const TASKS = 20;
 
-let tdb: TestDatabase;
-let testRedis: TestRedis;
-let proxy: TcpProxy;
-let gateway: StartedGateway;
-
-beforeAll(async () => {
-  tdb = await createTestDatabase("sdkcut");
-  testRedis = createTestRedis();
-  proxy = await startTcpProxy("127.0.0.1", Number(new URL(tdb.url).port || 5432));
-  gateway = await startGateway({ databaseUrl: proxy.rewrite(tdb.url), redis: testRedis });
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await proxy?.close();
-  await testRedis?.cleanup();
-  await tdb?.drop();
-});
-
 describe("SDK Worker while the gateway's Postgres is cut", () => {
+  const platform = useGatewayBehindPostgresProxy("sdkcut");
+
   it("holds finished outcomes and reports them once the gateway answers: each task SUCCEEDED or DEAD once, its handler run once", async () => {
+    const { gateway, proxy, database: tdb } = platform;
     const { apiKey } = await createTenant(gateway);
     const client = new TasklaneClient({ url: gateway.url, apiKey });
     const errors: Array<{ error: unknown; context: WorkerErrorContext }> = [];

@@ -5,34 +5,18 @@
  * proxy that counts the bytes it sends back.
  */
 import { IdPrefix, newId } from "@tasklane/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTenant, createTestDatabase, createTestRedis, gql, startGateway, type StartedGateway, type TestDatabase, type TestRedis } from "../helpers/platform.js";
-import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.js";
+import { describe, expect, it } from "vitest";
+import { useGatewayBehindPostgresProxy } from "../helpers/gateway-fixture.js";
+import { createTenant, gql } from "../helpers/platform.js";
 
 const DELIVERIES = 20;
 const BODY = JSON.stringify({ type: "task.succeeded", data: { task: { payload: { blob: "x".repeat(200 * 1024) } } } });
 
-let tdb: TestDatabase;
-let testRedis: TestRedis;
-let proxy: TcpProxy;
-let gateway: StartedGateway;
-
-beforeAll(async () => {
-  tdb = await createTestDatabase("dlvread");
-  testRedis = createTestRedis();
-  proxy = await startTcpProxy("127.0.0.1", Number(new URL(tdb.url).port || 5432));
-  gateway = await startGateway({ databaseUrl: proxy.rewrite(tdb.url), redis: testRedis });
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await proxy?.close();
-  await testRedis?.cleanup();
-  await tdb?.drop();
-});
-
 describe("webhookDeliveries", () => {
+  const platform = useGatewayBehindPostgresProxy("dlvread");
+
   it("lists deliveries without reading their bodies from Postgres", async () => {
+    const { gateway, proxy, database: tdb } = platform;
     const { tenantId, apiKey } = await createTenant(gateway);
     for (let i = 0; i < DELIVERIES; i++) {
       await tdb.db.pool.query(
