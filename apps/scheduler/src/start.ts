@@ -8,7 +8,7 @@ import { expireStaleLeases } from "./loops/lease-expiry.js";
 import { promoteIntoHorizon } from "./loops/horizon-promotion.js";
 import { dispatchOutbox } from "./loops/outbox-dispatch.js";
 import { createReconciler } from "./loops/reconciler.js";
-import { SCHEDULE_IDLE_MAX_MS, SCHEDULE_POLL_MS, fireSchedules } from "./loops/schedule-firing.js";
+import { SCHEDULE_IDLE_MAX_MS, SCHEDULE_POLL_MS, createScheduleFiring } from "./loops/schedule-firing.js";
 import { createPriorityAging } from "./loops/priority-aging.js";
 import { promoteDueStatuses } from "./loops/status-promotion.js";
 import { QUEUE_DEPTH_INTERVAL_MS, measureQueueDepth } from "./loops/queue-depth.js";
@@ -56,8 +56,9 @@ const scheduleWakeups = listenForWakeups({
   },
   onError: wakeupFailures.failed,
 });
+const fireSchedules = createScheduleFiring(ctx);
 const schedules = startLoop(log, "schedules", SCHEDULE_IDLE_MAX_MS, () =>
-  fireSchedules(ctx, scheduleWakeups.listening ? SCHEDULE_IDLE_MAX_MS : SCHEDULE_POLL_MS),
+  fireSchedules(scheduleWakeups.listening ? SCHEDULE_IDLE_MAX_MS : SCHEDULE_POLL_MS),
 );
 const loops = [
   schedules,

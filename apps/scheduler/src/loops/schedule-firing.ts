@@ -14,15 +14,54 @@ const LOOKAHEAD_MS = 2_000;
 export const SCHEDULE_IDLE_MAX_MS = 5_000;
 /** Longest sleep while nothing LISTENs (the session is being reopened), and the wait when another scheduler holds the due schedules. */
 export const SCHEDULE_POLL_MS = 100;
+/**
+ * Batches in a row that walk on at once while they take nothing and stop
+ * short of the last tenant (past SCHEDULE_TENANT_WALK tenants with enabled
+ * schedules), before waiting SCHEDULE_POLL_MS as for due schedules another
+ * scheduler holds.
+ */
+const WALK_ON = 8;
 
 /**
  * Materialises due cron occurrences (exactly once, whatever the number of
  * schedulers), then answers how long the loop may sleep: until the next
  * occurrence falls due (never longer than `maxWaitMs`), at once after firing
- * some (the next look says when the next falls due), or true for a full batch.
+ * some (the next look says when the next falls due) or when the batch's walk
+ * over tenants stopped short of the last one with nothing taken (the next
+ * batch walks on), or true for a full batch.
+ *
+ * One per loop: it keeps where the next batch's walk starts
+ * (FireOptions.afterTenant), so past SCHEDULE_TENANT_WALK tenants with enabled
+ * schedules successive batches take them in turn.
  */
+export function createScheduleFiring(ctx: SchedulerContext): (maxWaitMs: number) => Promise<boolean | number> {
+  let afterTenant = "";
+  let emptyWalks = 0;
+  return async (maxWaitMs) => {
+    const result = await fireBatch(ctx, maxWaitMs, afterTenant);
+    afterTenant = result.walkedTo ?? afterTenant;
+    if (!result.walkedOn) emptyWalks = 0;
+    else if (++emptyWalks >= WALK_ON) {
+      // Every window walked in turn and still nothing to take: another scheduler holds them.
+      emptyWalks = 0;
+      return SCHEDULE_POLL_MS;
+    }
+    return result.wait;
+  };
+}
+
+/** One batch, its walk over tenants from the first (what createScheduleFiring's loop does, without the rotation). */
 export async function fireSchedules(ctx: SchedulerContext, maxWaitMs: number): Promise<boolean | number> {
+  return (await fireBatch(ctx, maxWaitMs, "")).wait;
+}
+
+async function fireBatch(
+  ctx: SchedulerContext,
+  maxWaitMs: number,
+  afterTenant: string,
+): Promise<{ wait: boolean | number; walkedTo?: string; walkedOn?: boolean }> {
   const result = await fireDueSchedules(ctx.db, {
+    afterTenant,
     lookaheadMs: LOOKAHEAD_MS,
     horizonMs: ctx.horizonMs,
     limit: BATCH,
@@ -30,7 +69,8 @@ export async function fireSchedules(ctx: SchedulerContext, maxWaitMs: number): P
     // Each cron run is its own trace, rooted where it is materialised.
     newTraceParent: () => newTaskTrace("task.scheduled", null, {}),
   });
-  if (result.nextDueInMs !== undefined) return Math.min(result.nextDueInMs ?? maxWaitMs, maxWaitMs);
+  if (result.nextDueInMs !== undefined) return { wait: Math.min(result.nextDueInMs ?? maxWaitMs, maxWaitMs) };
+  const walkedTo = result.walkedTo;
   ctx.metrics.schedulesFired.inc(result.fired);
   for (const s of result.unreadable) {
     ctx.log.warn({ scheduleId: s.id, tenantId: s.tenantId, problem: s.problem }, "schedule set aside: its cron or time zone cannot be read; an update with valid ones brings it back");
@@ -47,8 +87,10 @@ export async function fireSchedules(ctx: SchedulerContext, maxWaitMs: number): P
   await announceCancellations(ctx.redis, ctx.keys, result.cancelledRunning).catch((error: unknown) =>
     ctx.log.warn({ err: error, tasks: result.cancelledRunning.length }, "could not announce cancelled runs; workers learn it from the outcome or heartbeat"),
   );
-  if (result.schedules === BATCH) return true;
-  // After firing, look again at once: that look says when the next occurrence falls due. None
-  // claimed although some were due: another scheduler holds them, and moves them on.
-  return result.schedules > 0 ? 0 : SCHEDULE_POLL_MS;
+  if (result.schedules === BATCH) return { wait: true, walkedTo };
+  // After firing, look again at once: that look says when the next occurrence falls due; so too
+  // when the walk stopped short with nothing taken (the due ones are further on). None claimed
+  // although some were due and every tenant walked: another scheduler holds them, and moves them on.
+  const walkedOn = result.schedules === 0 && result.truncated === true;
+  return { wait: result.schedules > 0 || walkedOn ? 0 : SCHEDULE_POLL_MS, walkedTo, walkedOn };
 }

@@ -1,0 +1,11 @@
+-- The scheduler's firing batch (packages/db/src/schedules/fire-schedules.ts)
+-- takes due schedules a turn per tenant: it walks the tenants with enabled
+-- schedules one index descent each (a loose index scan: a tenant's first
+-- entry is its earliest next_run_at) and reads each due tenant's oldest due
+-- schedules in order from the same index, a few rows per batch. With only
+-- (enabled, next_run_at) it ranked every due schedule on every batch of 100,
+-- so a backlog of N due schedules cost ~N²/100 row reads to drain. Partial:
+-- disabled, deleted and set-aside schedules take no entry. CONCURRENTLY, in a
+-- migration of its own, so the table keeps taking writes while it is built
+-- (docs/operations.md, Upgrades and migrations).
+CREATE INDEX CONCURRENTLY "schedules_due_by_tenant_idx" ON "schedules" ("tenant_id", "next_run_at", "id") WHERE "enabled" AND "deleted_at" IS NULL AND "next_run_at" IS NOT NULL;
