@@ -18,7 +18,7 @@ function failingTasks(error: () => unknown): TaskService {
   const fail = async (): Promise<never> => {
     throw error();
   };
-  return { submit: fail, submitRefs: fail, get: fail, list: fail, attempts: fail, events: fail, cancel: fail, redrive: fail };
+  return { submit: fail, submitWithin: fail, submitRefs: fail, get: fail, list: fail, attempts: fail, events: fail, cancel: fail, redrive: fail };
 }
 
 const TASK = `query ($id: ID!) { task(id: $id) { id } }`;

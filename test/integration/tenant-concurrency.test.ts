@@ -98,7 +98,7 @@ describe("per-tenant concurrency at the gateway", () => {
       await released;
       throw new NotFoundError("task");
     };
-    const tasks: TaskService = { submit: held, submitRefs: held, get: held, list: held, attempts: held, events: held, cancel: held, redrive: held };
+    const tasks: TaskService = { submit: held, submitWithin: held, submitRefs: held, get: held, list: held, attempts: held, events: held, cancel: held, redrive: held };
     const gateway = await platform.startAnother({ deps: { taskService: tasks } });
     const metricsText = async () => (await fetch(gateway.url.replace("/graphql", "/metrics"))).text();
     const c = await createTenant(gateway, "flood", { apiRatePerSecond: 1000, apiBurst: 1000 });

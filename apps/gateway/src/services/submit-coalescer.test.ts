@@ -7,6 +7,7 @@ interface Call {
   tenantId: string;
   actor: string;
   types: string[];
+  repeatBodyBytes: number;
   finish: () => void;
   fail: (error: unknown) => void;
 }
@@ -14,19 +15,20 @@ interface Call {
 /** A run whose calls are recorded and finish only when the test says so. */
 function controlledRun(refuse?: (types: string[]) => Error | undefined) {
   const calls: Call[] = [];
-  const run = (tenantId: string, specs: TaskInsert[], actor: string) =>
+  const run = (tenantId: string, specs: TaskInsert[], actor: string, repeatBodyBytes: number) =>
     new Promise<SubmitResult>((resolve, reject) => {
       const types = specs.map((s) => s.type);
       calls.push({
         tenantId,
         actor,
         types,
+        repeatBodyBytes,
         finish: () => {
           const refusal = refuse?.(types);
           if (refusal) reject(refusal);
           else {
             // A type starting "again" stands for a repeat of a key whose task holds the trace `tp-<type>`.
-            const repeatOf = types.map((type) => (type.startsWith("again") ? { traceParent: `tp-${type}` } : null));
+            const repeatOf = types.map((type) => (type.startsWith("again") ? { traceParent: `tp-${type}`, bodyBytes: 7 } : null));
             const tasks = types.map((type) => ({ id: `task_${type}`, type }) as unknown as TaskRecord);
             resolve({ tasks, dispatch: [], created: repeatOf.filter((r) => r === null).length, repeatOf });
           }
@@ -80,9 +82,25 @@ describe("SubmitCoalescer", () => {
     calls[1]?.finish();
     const shares = await Promise.all([second, third, fourth]);
     expect(shares.map((r) => [r.created, r.repeatOf])).toEqual([
-      [1, [null, { traceParent: "tp-again-c" }]],
-      [0, [{ traceParent: "tp-again-d" }]],
+      [1, [null, { traceParent: "tp-again-c", bodyBytes: 7 }]],
+      [0, [{ traceParent: "tp-again-d", bodyBytes: 7 }]],
       [1, [null]],
+    ]);
+  });
+
+  it("bounds a merged batch's repeated bodies by the least any of its requests has left of its answer", async () => {
+    const { calls, run } = controlledRun();
+    const coalescer = new SubmitCoalescer(run, { maxBatch: 500, maxInFlight: 1 });
+    const first = coalescer.submit("ten_a", [spec("a")], "key:1", 100);
+    void coalescer.submit("ten_a", [spec("b")], "key:1", 300);
+    void coalescer.submit("ten_a", [spec("c")], "key:1", 200);
+    void coalescer.submit("ten_a", [spec("d")], "key:1");
+    calls[0]?.finish();
+    await first;
+    await settle();
+    expect(calls.map((c) => [c.types, c.repeatBodyBytes])).toEqual([
+      [["a"], 100],
+      [["b", "c", "d"], 200],
     ]);
   });
 

@@ -14,14 +14,19 @@
  * of them alone; they are not retried, since a commit whose answer was lost
  * must not be applied twice.
  */
-import { UserError } from "@tasklane/core";
+import { ANSWER_BODY_BYTES, UserError } from "@tasklane/core";
 import type { SubmitResult, TaskInsert } from "@tasklane/db";
 
-/** One submission statement; T is what it answers per task (the whole task, or a SubmittedTaskRef). */
-export type SubmitRun<T extends { id: string }> = (tenantId: string, specs: TaskInsert[], actor: string) => Promise<SubmitResult<T>>;
+/**
+ * One submission statement; T is what it answers per task (the whole task, or
+ * a SubmittedTaskRef). `repeatBodyBytes`: what the answer may carry of the
+ * bodies of tasks the specs' keys repeat (SubmitOptions.repeatBodyBytes).
+ */
+export type SubmitRun<T extends { id: string }> = (tenantId: string, specs: TaskInsert[], actor: string, repeatBodyBytes: number) => Promise<SubmitResult<T>>;
 
 interface Waiting<T> {
   specs: TaskInsert[];
+  repeatBodyBytes: number;
   resolve: (result: SubmitResult<T>) => void;
   reject: (error: unknown) => void;
 }
@@ -48,8 +53,8 @@ export class SubmitCoalescer<T extends { id: string }> {
     private readonly options: CoalescerOptions = { maxBatch: 500, maxInFlight: 2 },
   ) {}
 
-  submit(tenantId: string, specs: TaskInsert[], actor: string): Promise<SubmitResult<T>> {
-    if (specs.length >= this.options.maxBatch) return this.run(tenantId, specs, actor);
+  submit(tenantId: string, specs: TaskInsert[], actor: string, repeatBodyBytes: number = ANSWER_BODY_BYTES): Promise<SubmitResult<T>> {
+    if (specs.length >= this.options.maxBatch) return this.run(tenantId, specs, actor, repeatBodyBytes);
     const key = `${tenantId}\u0000${actor}`;
     let lane = this.#lanes.get(key);
     if (lane === undefined) {
@@ -58,7 +63,7 @@ export class SubmitCoalescer<T extends { id: string }> {
     }
     const joined = lane;
     return new Promise<SubmitResult<T>>((resolve, reject) => {
-      joined.waiting.push({ specs, resolve, reject });
+      joined.waiting.push({ specs, repeatBodyBytes, resolve, reject });
       this.#pump(key, joined);
     });
   }
@@ -91,19 +96,22 @@ export class SubmitCoalescer<T extends { id: string }> {
   async #flush(lane: Lane<T>, batch: Waiting<T>[]): Promise<void> {
     if (batch.length === 1) {
       const only = batch[0] as Waiting<T>;
-      await this.run(lane.tenantId, only.specs, lane.actor).then(only.resolve, only.reject);
+      await this.run(lane.tenantId, only.specs, lane.actor, only.repeatBodyBytes).then(only.resolve, only.reject);
       return;
     }
     let merged: SubmitResult<T>;
     try {
-      merged = await this.run(lane.tenantId, batch.flatMap((w) => w.specs), lane.actor);
+      // The least any of the requests has left bounds the batch's repeats: each answer stays within its own (a request
+      // may then see a body withheld it would have had alone; it reads it with task(id)).
+      const repeatBodyBytes = Math.min(...batch.map((w) => w.repeatBodyBytes));
+      merged = await this.run(lane.tenantId, batch.flatMap((w) => w.specs), lane.actor, repeatBodyBytes);
     } catch (error) {
       if (!(error instanceof UserError)) {
         for (const w of batch) w.reject(error);
         return;
       }
       // Refused as a whole: let each request find out on its own whether it was the cause.
-      await Promise.all(batch.map((w) => this.run(lane.tenantId, w.specs, lane.actor).then(w.resolve, w.reject)));
+      await Promise.all(batch.map((w) => this.run(lane.tenantId, w.specs, lane.actor, w.repeatBodyBytes).then(w.resolve, w.reject)));
       return;
     }
     let offset = 0;

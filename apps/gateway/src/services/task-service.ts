@@ -34,9 +34,21 @@ import type { Logger } from "../observability/logger.js";
 import { SubmitCoalescer } from "./submit-coalescer.js";
 import { leaveSlot } from "../limits/tenant-operations.js";
 
+/** What a submission answers with whole tasks: the tasks, and the bytes of repeated tasks' bodies among them (what the answer spent). */
+export interface SubmittedTasks {
+  tasks: TaskRecord[];
+  repeatBodyBytes: number;
+}
+
 export interface TaskService {
-  /** `traceParent`: the caller's own W3C traceparent, which each task's trace then joins. */
+  /**
+   * `traceParent`: the caller's own W3C traceparent, which each task's trace
+   * then joins. Tasks the specs' keys repeat carry at most an answer's
+   * ANSWER_BODY_BYTES of bodies; past it they are withheld (db SubmitOptions.repeatBodyBytes).
+   */
   submit(tenantId: string, specs: TaskSpec[], actor: string, traceParent?: string | null): Promise<TaskRecord[]>;
+  /** submit within what an answer has left for repeated tasks' bodies (`repeatBodyBytes`), saying what it spent of it. */
+  submitWithin(tenantId: string, specs: TaskSpec[], actor: string, traceParent: string | null, repeatBodyBytes: number): Promise<SubmittedTasks>;
   /** submit for a caller that reads back no more than each task's id (and queue and status). */
   submitRefs(tenantId: string, specs: TaskSpec[], actor: string, traceParent?: string | null): Promise<SubmittedTaskRef[]>;
   get(tenantId: string, id: string): Promise<TaskRecord | null>;
@@ -81,16 +93,19 @@ export function createTaskService({ db, dispatcher, log, announceCancel, horizon
   const storedTraceParents = (repeatOf: SubmitResult<unknown>["repeatOf"]) =>
     tracingActive() && repeatOf.some((r) => r !== null) ? repeatOf.map((r) => (r === null ? undefined : r.traceParent)) : undefined;
   // Insert and post-commit dispatch together: merged submissions share the dispatch call as well.
-  const coalescing = <T extends SubmittedTaskRef>(insert: (tenantId: string, specs: TaskSpec[], actor: string) => Promise<SubmitResult<T>>) =>
-    new SubmitCoalescer<T>(async (tenantId, specs, actor) => {
-      const result = await insert(tenantId, specs, actor);
+  const coalescing = <T extends SubmittedTaskRef>(
+    insert: (tenantId: string, specs: TaskSpec[], actor: string, repeatBodyBytes: number) => Promise<SubmitResult<T>>,
+  ) =>
+    new SubmitCoalescer<T>(async (tenantId, specs, actor, repeatBodyBytes) => {
+      const result = await insert(tenantId, specs, actor, repeatBodyBytes);
       // Counted here, once per statement rather than per merged request.
       onCreated?.(result.created);
       await dispatch(result.dispatch);
       return result;
     });
   // One coalescer per answer: a merged batch is one statement, and so one answer shape.
-  const whole = coalescing((tenantId, specs, actor) => submitTasks(db, tenantId, specs, { horizonMs, actor }));
+  const whole = coalescing((tenantId, specs, actor, repeatBodyBytes) => submitTasks(db, tenantId, specs, { horizonMs, actor, repeatBodyBytes }));
+  // Refs read no bodies.
   const refs = coalescing((tenantId, specs, actor) => submitTaskRefs(db, tenantId, specs, { horizonMs, actor }));
   async function accept<T extends SubmittedTaskRef>(
     coalescer: SubmitCoalescer<T>,
@@ -98,7 +113,8 @@ export function createTaskService({ db, dispatcher, log, announceCancel, horizon
     specs: TaskSpec[],
     actor: string,
     traceParent: string | null,
-  ): Promise<T[]> {
+    repeatBodyBytes?: number,
+  ): Promise<{ tasks: T[]; repeatOf: SubmitResult<T>["repeatOf"] }> {
     backlog?.assertAccepting(tenantId, specs.length);
     // Each task's trace starts here (tasks.trace_parent); its dispatch, attempts and deliveries join it.
     const trace = startSubmitTrace(specs.length, tenantId, traceParent);
@@ -110,7 +126,7 @@ export function createTaskService({ db, dispatcher, log, announceCancel, horizon
       // The coalescer bounds the tenant's statements itself; holding the operation's slot too
       // would cap how many submissions it can merge (tenant-operations.ts).
       leaveSlot();
-      ({ tasks, dispatch: intents, repeatOf } = await coalescer.submit(tenantId, traced, actor));
+      ({ tasks, dispatch: intents, repeatOf } = await coalescer.submit(tenantId, traced, actor, repeatBodyBytes));
     } catch (error) {
       trace.finish([], error);
       throw error;
@@ -119,11 +135,17 @@ export function createTaskService({ db, dispatcher, log, announceCancel, horizon
     const pushed = new Set(intents.map((i) => i.queueId));
     const pullQueues = tasks.filter((t) => t.status === "QUEUED" && !pushed.has(t.queueId)).map((t) => t.queueId);
     await ringPullQueues(pullQueues).catch((error: unknown) => log.warn({ err: error }, "could not ring pull workers"));
-    return tasks;
+    return { tasks, repeatOf };
   }
   return {
-    submit: (tenantId, specs, actor, traceParent = null) => accept(whole, tenantId, specs, actor, traceParent),
-    submitRefs: (tenantId, specs, actor, traceParent = null) => accept(refs, tenantId, specs, actor, traceParent),
+    submit: async (tenantId, specs, actor, traceParent = null) => (await accept(whole, tenantId, specs, actor, traceParent)).tasks,
+    async submitWithin(tenantId, specs, actor, traceParent, repeatBodyBytes) {
+      const { tasks, repeatOf } = await accept(whole, tenantId, specs, actor, traceParent, repeatBodyBytes);
+      let spent = 0;
+      for (const r of repeatOf) if (r !== null) spent += r.bodyBytes;
+      return { tasks, repeatBodyBytes: spent };
+    },
+    submitRefs: async (tenantId, specs, actor, traceParent = null) => (await accept(refs, tenantId, specs, actor, traceParent)).tasks,
     // Reads run confined to the tenant by row-level security (defence in depth; packages/db tenant-scope.ts).
     get: (tenantId, id) => withTenantScope(db.pool, tenantId, (client) => getTask({ pool: client }, tenantId, id)),
     list: (tenantId, filter, page) => withTenantScope(db.pool, tenantId, (client) => listTasks({ pool: client }, tenantId, filter, page)),

@@ -1,9 +1,10 @@
-import { newId, type TaskSpec, type TaskStatus } from "@tasklane/core";
+import { ANSWER_BODY_BYTES, newId, type TaskSpec, type TaskStatus } from "@tasklane/core";
 import type pg from "pg";
 import { prepared, withTransaction, type Database, type Queryable } from "../database.js";
 import { dispatchOutboxCtes, mapDispatchRow, type DispatchIntent } from "../outbox/dispatch-intent.js";
 import { admitRuns, chargeQuotas, lookupQueuesAndQuotas, type TenantQuotas } from "./submit-quotas.js";
-import { TASK_COLUMNS, mapTaskRow, taskColumnsOf, type TaskRecord } from "./task-record.js";
+import { bodyBytesOf, withheldBodiesSql } from "./page-body-budget.js";
+import { TASK_COLUMNS, TASK_COLUMN_NAMES_BUT_BODIES, mapTaskRow, taskColumnsOf, type TaskRecord } from "./task-record.js";
 import { notifyOutboxInsert } from "../transitions/sql-fragments.js";
 
 export interface SubmitOptions {
@@ -26,6 +27,16 @@ export interface SubmitOptions {
    * workflow tasks) and returns its W3C traceparent; absent or null: none.
    */
   newTraceParent?: () => string | null;
+  /**
+   * Bytes of payloads and results the answer may carry of tasks that specs
+   * repeat (an existing key): what is left of the request's AnswerBudget.
+   * Past it, in input order, those tasks come back with their bodies
+   * withheld (WITHHELD_BODY): 1,000 keys repeating tasks of 256 KiB
+   * payloads read 256 MB for a request of a few KiB. New tasks' bodies are
+   * the request's own (bounded by its size) and are not counted.
+   * @defaultValue ANSWER_BODY_BYTES
+   */
+  repeatBodyBytes?: number;
 }
 
 /** A task to insert: the API's spec plus what schedules and workflows attach. */
@@ -56,8 +67,11 @@ export interface SubmitResult<T = TaskRecord> {
    * same batch), the trace the existing task holds (tasks.trace_parent). Taken
    * from rows the submission reads anyway, so a caller marking repeats (the
    * submit span) makes no query of its own, whichever answer shape it asked for.
+   * bodyBytes: what the repeated task's payload and result the answer carries
+   * (0 when withheld, or when the answer carries no bodies), so each merged
+   * request can spend its own share of its answer budget.
    */
-  repeatOf: ({ traceParent: string | null } | null)[];
+  repeatOf: ({ traceParent: string | null; bodyBytes: number } | null)[];
 }
 
 /** What a submitter acts on when it does not read the tasks back: which task each spec became, where, in which state. */
@@ -77,6 +91,8 @@ export interface SubmittedTaskRef {
 interface AnswerShape<T> {
   byQueueIds: string;
   byQueueNames: string;
+  /** Reads the tasks repeated keys name: $1 tenant, $2/$3 each repeat's idempotency/occurrence key (or null) in input order, $4 the bytes of bodies left. */
+  repeats: string;
   map(row: Record<string, unknown>): T;
 }
 
@@ -148,7 +164,7 @@ async function insertShaped<T>(
   const inserted = await client.query(
     prepared(shape.byQueueIds, insertParams(tenantId, ids, rows.map((s) => queueIds.get(s.queue) as string), rows, options, usage)),
   );
-  const resolved = await resolveSubmitted(client, tenantId, rows, ids, inserted.rows, shape);
+  const resolved = await resolveSubmitted(client, tenantId, rows, ids, inserted.rows, shape, options.repeatBodyBytes ?? ANSWER_BODY_BYTES);
   // Charged last, so the daily usage row stays locked for as short a time as possible.
   if (mode === true && capped) await chargeQuotas(client, tenantId, resolved.created, quotas);
   return resolved;
@@ -195,7 +211,31 @@ async function insertTasksIfUncapped<T>(
   const ids = specs.map(() => newId("task"));
   const inserted = await db.pool.query(prepared(shape.byQueueNames, insertParams(tenantId, ids, specs.map((s) => s.queue), specs, options, "session-row")));
   if (inserted.rows[0]?.go !== true) return null;
-  return resolveSubmitted(db.pool, tenantId, specs, ids, inserted.rows.filter((r) => r.task_id != null), shape);
+  return resolveSubmitted(db.pool, tenantId, specs, ids, inserted.rows.filter((r) => r.task_id != null), shape, options.repeatBodyBytes ?? ANSWER_BODY_BYTES);
+}
+
+/**
+ * The read of the tasks that specs' keys repeat. `tasks`: each whole, but
+ * that past $4 bytes of payloads and results, in the order of the specs
+ * naming them (a task's first), its bodies are withheld (withheldBodiesSql).
+ * `refs`: what SubmittedTaskRef and the matching need, no bodies at all.
+ */
+function repeatsStatement(answer: "tasks" | "refs"): string {
+  if (answer === "refs") {
+    return `SELECT t.id, t.queue_id, t.status, t.idempotency_key, t.occurrence_key, t.trace_parent FROM tasks t
+       WHERE t.tenant_id = $1 AND (t.idempotency_key = ANY($2::text[]) OR t.occurrence_key = ANY($3::text[])) AND $4::bigint IS NOT NULL`;
+  }
+  // Each task once, at the place of the first spec naming it; one probe of a unique index per key.
+  const candidates = `SELECT ${TASK_COLUMNS}, hit.ord AS repeat_ord
+     FROM (SELECT h.id, min(h.ord) AS ord FROM (
+             SELECT k.id, r.ord FROM unnest($2::text[]) WITH ORDINALITY AS r(key, ord)
+               CROSS JOIN LATERAL (SELECT t.id FROM tasks t WHERE t.tenant_id = $1 AND t.idempotency_key = r.key) k
+             UNION ALL
+             SELECT k.id, r.ord FROM unnest($3::text[]) WITH ORDINALITY AS r(key, ord)
+               CROSS JOIN LATERAL (SELECT t.id FROM tasks t WHERE t.occurrence_key = r.key AND t.tenant_id = $1) k
+           ) h GROUP BY h.id) hit
+     JOIN tasks t ON t.id = hit.id JOIN queues q ON q.id = t.queue_id`;
+  return withheldBodiesSql(candidates, TASK_COLUMN_NAMES_BUT_BODIES, "repeat_ord, id", "$4::bigint");
 }
 
 /**
@@ -283,11 +323,13 @@ function insertStatement(queues: "queue-ids" | "queue-names", answer: "tasks" | 
 const WHOLE_TASKS: AnswerShape<TaskRecord> = {
   byQueueIds: insertStatement("queue-ids", "tasks"),
   byQueueNames: insertStatement("queue-names", "tasks"),
+  repeats: repeatsStatement("tasks"),
   map: mapTaskRow,
 };
 const TASK_REFS: AnswerShape<SubmittedTaskRef> = {
   byQueueIds: insertStatement("queue-ids", "refs"),
   byQueueNames: insertStatement("queue-names", "refs"),
+  repeats: repeatsStatement("refs"),
   map: (row) => ({ id: row.id as string, queueId: row.queue_id as string, status: row.status as TaskStatus }),
 };
 
@@ -337,35 +379,44 @@ async function resolveSubmitted<T>(
   ids: string[],
   insertedRows: Record<string, unknown>[],
   shape: AnswerShape<T>,
+  budget: number,
 ): Promise<SubmitResult<T>> {
   const dispatch = insertedRows.filter((r) => r.outbox_id != null).map(mapDispatchRow);
   const insertedIds = new Set(insertedRows.map((r) => r.task_id as string));
   const repeats = specs.filter((_, i) => !insertedIds.has(ids[i] as string));
+  // Nothing more to read (and no statement) when every spec created its task: the hot path.
   const existing =
     repeats.length === 0
       ? []
       : (
           await q.query(
-            `SELECT ${TASK_COLUMNS} FROM tasks t JOIN queues q ON q.id = t.queue_id
-             WHERE t.tenant_id = $1 AND (t.idempotency_key = ANY($2::text[]) OR t.occurrence_key = ANY($3::text[]))`,
-            [
+            prepared(shape.repeats, [
               tenantId,
-              repeats.flatMap((s) => (s.idempotencyKey != null ? [s.idempotencyKey] : [])),
-              repeats.flatMap((s) => (s.occurrenceKey != null ? [s.occurrenceKey] : [])),
-            ],
+              repeats.map((s) => s.idempotencyKey ?? null),
+              repeats.map((s) => s.occurrenceKey ?? null),
+              budget,
+            ]),
           )
         ).rows;
   type Found = { task: T; traceParent: string | null };
   const byId = new Map<string, Found>();
   const byKey = new Map<string, Found>();
   const byOccurrence = new Map<string, Found>();
-  for (const row of [...insertedRows, ...existing]) {
+  // What each repeated task's bodies cost the answer (only repeats are measured).
+  const repeatBytes = new Map<Found, number>();
+  const index = (row: Record<string, unknown>): Found => {
     const found = { task: shape.map(row), traceParent: (row.trace_parent as string | null | undefined) ?? null };
     byId.set(row.id as string, found);
     const key = row.idempotency_key as string | null;
     if (key != null) byKey.set(key, found);
     const occurrence = row.occurrence_key as string | null;
     if (occurrence != null) byOccurrence.set(occurrence, found);
+    return found;
+  };
+  for (const row of insertedRows) index(row);
+  for (const row of existing) {
+    // A key repeated inside the batch reads back the row this batch inserted: the insert's copy stands (never withheld).
+    if (!insertedIds.has(row.id as string)) repeatBytes.set(index(row), bodyBytesOf([row]));
   }
   const tasks: T[] = [];
   const repeatOf: SubmitResult<T>["repeatOf"] = [];
@@ -379,7 +430,7 @@ async function resolveSubmitted<T>(
     if (!found) throw new Error(`submitted task ${id} vanished inside its own transaction`);
     tasks.push(found.task);
     // Created here only if the row is the one inserted under this spec's own id.
-    repeatOf.push(insertedIds.has(id) ? null : { traceParent: found.traceParent });
+    repeatOf.push(insertedIds.has(id) ? null : { traceParent: found.traceParent, bodyBytes: repeatBytes.get(found) ?? 0 });
   });
   return { tasks, dispatch, created: insertedIds.size, repeatOf };
 }

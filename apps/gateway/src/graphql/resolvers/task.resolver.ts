@@ -181,9 +181,14 @@ function toSpecs(inputs: Parameters<typeof normalizeTaskSpec>[0][], allowPrivate
 const ID_ONLY = new Set(["id", "__typename"]);
 
 async function submit(ctx: GatewayContext, caller: TenantPrincipal, specs: TaskSpec[], info: GraphQLResolveInfo): Promise<Task[]> {
-  const tasks = selectsOnly(info, ID_ONLY)
-    ? // A Task holding its id alone: nothing else is asked for, so nothing else is read.
-      (await ctx.services.tasks.submitRefs(caller.tenantId, specs, actorOf(caller), ctx.traceParent)).map((ref) => ({ id: ref.id }) as Task)
-    : (await ctx.services.tasks.submit(caller.tenantId, specs, actorOf(caller), ctx.traceParent)).map(toTask);
-  return tasks;
+  if (selectsOnly(info, ID_ONLY)) {
+    // A Task holding its id alone: nothing else is asked for, so nothing else is read.
+    return (await ctx.services.tasks.submitRefs(caller.tenantId, specs, actorOf(caller), ctx.traceParent)).map((ref) => ({ id: ref.id }) as Task);
+  }
+  // Tasks that specs' keys repeat are read back whole: their bodies come out of the answer's 4 MiB (core's
+  // answer-budget.ts), past which they are withheld; new tasks' bodies are the request's own and spend none.
+  return ctx.loaders.answerBudget().spend(async (left) => {
+    const submitted = await ctx.services.tasks.submitWithin(caller.tenantId, specs, actorOf(caller), ctx.traceParent, left.bytes);
+    return { value: submitted.tasks.map(toTask), used: { bytes: submitted.repeatBodyBytes, rows: 0 } };
+  });
 }
