@@ -142,6 +142,7 @@ describe("tracing on", () => {
   let joinedTaskId = "";
   let workflowTaskId = "";
   let pullTaskId = "";
+  let settledPullTaskId = "";
   let cancelledTaskId = "";
   let leasedTraceParent: string | null = null;
   let outputs = new Map<string, string>();
@@ -181,6 +182,13 @@ describe("tracing on", () => {
     expect(leaseTasks[0]?.task.id).toBe(pullTaskId);
     leasedTraceParent = leaseTasks[0]!.task.traceParent;
     await call(`mutation ($id: ID!, $t: String!) { completeTask(taskId: $id, leaseToken: $t) { id } }`, { id: pullTaskId, t: leaseTasks[0]!.leaseToken }, apiKey);
+    // The SDK Worker's way: completeTasks asking for no task; the outcome's span still names the task's state.
+    settledPullTaskId = (await call<{ submitTask: { id: string } }>(SUBMIT, { input: { type: "settled", queue: "default" } }, apiKey)).submitTask.id;
+    const again = await call<{ leaseTasks: { leaseToken: string; task: { id: string } }[] }>(
+      `mutation { leaseTasks(queue: "default", workerId: "pull-w") { leaseToken task { id } } }`, {}, apiKey);
+    expect(again.leaseTasks[0]?.task.id).toBe(settledPullTaskId);
+    await call(`mutation ($c: [TaskCompletionInput!]!) { completeTasks(completions: $c) { taskId accepted } }`,
+      { c: [{ taskId: settledPullTaskId, leaseToken: again.leaseTasks[0]!.leaseToken, result: { ok: true } }] }, apiKey);
     // A PUSH attempt cancelled mid-request: the worker aborts it when the cancellation reaches it.
     cancelledTaskId = (await call<{ submitTask: { id: string } }>(SUBMIT, { input: { type: "hang", queue: "push", timeoutSeconds: 120 } }, apiKey)).submitTask.id;
     await waitFor("the hanging request", () => endpoint.requests.some((r) => r.path === "/push" && (r.json as { taskId?: string }).taskId === cancelledTaskId), 30_000, 50);
@@ -274,6 +282,13 @@ describe("tracing on", () => {
     expect(leasedTraceParent).toBe(`00-${submit.traceId}-${submit.spanId}-01`);
     expect(children.find((s) => s.name === "task.lease")?.attributes).toMatchObject({ "tasklane.worker_id": "pull-w", "tasklane.attempt": 1 });
     expect(children.find((s) => s.name === "task.complete")?.attributes).toMatchObject({ "tasklane.outcome": "SUCCEEDED" });
+  });
+
+  it("records the outcome of a PULL task completed without reading it back (completeTasks without task)", () => {
+    const spans = spansOf(collector.requests);
+    const submit = spans.find((s) => s.name === "task.submit" && s.attributes["tasklane.task_id"] === settledPullTaskId)!;
+    const complete = spans.find((s) => s.name === "task.complete" && s.parentSpanId === submit.spanId && s.traceId === submit.traceId);
+    expect(complete?.attributes).toMatchObject({ "tasklane.task_id": settledPullTaskId, "tasklane.outcome": "SUCCEEDED", "tasklane.attempt": 1 });
   });
 
   it("logs each attempt as JSON with taskId, tenantId, attempt and workerId, and no secret", () => {

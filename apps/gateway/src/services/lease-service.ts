@@ -6,6 +6,7 @@ import {
   leaseFromPullQueue,
   msUntilNextDue,
   returnUndeliveredLeases,
+  type BodyBudget,
   type Database,
   type DispatchIntent,
   type LeaseCompletionOutcome,
@@ -240,21 +241,33 @@ export class LeaseService {
    * completeTasks: many outcomes in one call. An item whose result is too large
    * or too deep is refused on its own (BAD_USER_INPUT) so the rest of the batch still lands.
    */
-  async completeMany(tenantId: string, items: { taskId: string; token: string; result: unknown }[], { withTasks = true } = {}): Promise<CompletionOutcome[]> {
+  async completeMany(
+    tenantId: string,
+    items: { taskId: string; token: string; result: unknown }[],
+    /**
+     * withTasks: whether outcomes carry their task. bodyBudget: what the answer
+     * carrying them has left of its payloads' and results' bytes, lowered by
+     * what they take; past it their bodies are withheld (WITHHELD_BODY).
+     */
+    { withTasks = true, bodyBudget }: { withTasks?: boolean; bodyBudget?: BodyBudget } = {},
+  ): Promise<CompletionOutcome[]> {
     const problems = new Map(items.flatMap((i) => {
       const problem = resultProblem(i.result);
       return problem === null ? [] : [[i.taskId, problem] as const];
     }));
     const startedAt = Date.now();
+    const bodiless = !withTasks && tracingActive();
     const { outcomes, dispatch, releasedQueueIds } = await completeLeases(
       this.deps.db,
       tenantId,
       items.filter((i) => !problems.has(i.taskId)).map((i) => ({ ...i, result: i.result ?? null })),
       this.deps.horizonMs,
-      // An outcome's span needs its task (trace context, attempt).
-      withTasks || tracingActive(),
+      // An outcome's span needs its task's state and trace, not its payload and result.
+      withTasks ? (bodyBudget ?? true) : bodiless ? "bodiless" : false,
     );
     for (const o of outcomes) if (!("refused" in o) && o.task !== undefined) traceOutcome("task.complete", o.task, startedAt);
+    // A task without its bodies is the span's alone: never an answer's.
+    if (bodiless) for (const o of outcomes) if (!("refused" in o)) delete o.task;
     await this.deps.dispatch(dispatch);
     if (releasedQueueIds.length > 0) await this.deps.doorbell.ring(releasedQueueIds).catch(() => undefined);
     const byId = new Map(outcomes.map((o) => [o.taskId, o]));

@@ -21,6 +21,7 @@ import {
   failAttempt,
   type Completion,
   type LeaseCompletion,
+  type TasksAnswer,
 } from "../transitions/finish-attempts.js";
 import { extendLease, type HeartbeatOutcome } from "../transitions/heartbeat.js";
 import { startAttemptsFromQueue, startAttemptsFromQueueIn, type StartedAttempt } from "../transitions/start-attempts.js";
@@ -192,16 +193,22 @@ export async function completeLeases(
   tenantId: string,
   items: LeaseCompletion[],
   horizonMs: number,
-  /** Whether recorded outcomes carry their task; without, the statement answers with ids only. */
-  withTasks = true,
+  /**
+   * Whether recorded outcomes carry their task (true: whole), and how: false,
+   * the statements answer with ids only; "bodiless", without payload and
+   * result (an outcome's span); a BodyBudget, whole but for bodies past its
+   * bytes, which it is lowered by (an answer carrying the tasks).
+   */
+  withTasks: boolean | TasksAnswer = true,
 ): Promise<{ outcomes: LeaseCompletionOutcome[]; dispatch: DispatchIntent[]; releasedQueueIds: string[] }> {
+  const answer = withTasks === true ? "tasks" : withTasks === false ? "ids" : withTasks;
   const wellFormed = items.filter((i) => isWellFormedId(IdPrefix.task, i.taskId));
   // Plain tasks under their current lease, the steady state, need no lookup first.
-  const plain = await completeLeasedPlainTasks(db, tenantId, wellFormed, withTasks);
+  const plain = await completeLeasedPlainTasks(db, tenantId, wellFormed, answer);
   const recorded = new Map<string, TaskRecord | undefined>(plain.ids.map((id) => [id, undefined]));
   for (const task of plain.accepted) recorded.set(task.id, task);
   const rest = items.filter((i) => !recorded.has(i.taskId));
-  const general = rest.length === 0 ? { outcomes: [], dispatch: [], releasedQueueIds: [] } : await completeLooked(db, tenantId, rest, horizonMs, withTasks);
+  const general = rest.length === 0 ? { outcomes: [], dispatch: [], releasedQueueIds: [] } : await completeLooked(db, tenantId, rest, horizonMs, answer);
   const others = new Map(general.outcomes.map((o) => [o.taskId, o]));
   const outcomes = items.map((item): LeaseCompletionOutcome => {
     if (!recorded.has(item.taskId)) return others.get(item.taskId) ?? { taskId: item.taskId, refused: "CONFLICT" };
@@ -245,7 +252,7 @@ async function completeLooked(
   tenantId: string,
   items: LeaseCompletion[],
   horizonMs: number,
-  withTasks: boolean,
+  answer: "ids" | TasksAnswer,
 ): Promise<{ outcomes: LeaseCompletionOutcome[]; dispatch: DispatchIntent[]; releasedQueueIds: string[] }> {
   const wellFormed = items.filter((i) => isWellFormedId(IdPrefix.task, i.taskId));
   const res = await db.pool.query<{ id: string; lease_token: string | null; lease_generation: number; workflow_id: string | null; worker_id: string | null }>(
@@ -277,9 +284,10 @@ async function completeLooked(
   const dispatch: DispatchIntent[] = [];
   const releasedQueueIds: string[] = [];
   for (const [actor, completions] of byActor) {
-    const done = withTasks
-      ? await completeAttempts(db, completions, actor, horizonMs)
-      : { accepted: [], ...(await completeAttemptsQuietly(db, completions, actor, horizonMs)) };
+    const done =
+      answer === "ids"
+        ? { accepted: [], ...(await completeAttemptsQuietly(db, completions, actor, horizonMs)) }
+        : await completeAttempts(db, completions, actor, horizonMs, answer);
     const refused = new Set(done.refused);
     for (const c of completions) if (!refused.has(c.taskId)) recorded.set(c.taskId, undefined);
     for (const task of done.accepted) recorded.set(task.id, task);

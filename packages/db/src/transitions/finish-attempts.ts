@@ -1,7 +1,8 @@
 import { MAX_ERROR_LENGTH, type FailureDecision } from "@tasklane/core";
 import { prepared, withTransaction, type Database, type Queryable } from "../database.js";
 import { dispatchOutboxCtes, mapDispatchRow, mapReleased, type DispatchIntent } from "../outbox/dispatch-intent.js";
-import { mapTaskRow, taskColumnsOf, type TaskRecord } from "../tasks/task-record.js";
+import { bodyBytesOf, withheldBodiesSql } from "../tasks/page-body-budget.js";
+import { TASK_COLUMN_NAMES_BUT_BODIES, mapTaskRow, taskColumnsOf, type TaskRecord } from "../tasks/task-record.js";
 import { RELEASED_JOIN, RETURNING_FOR_CTES, endAttempts, enqueuedGenerationExpr, eventInsert, LOCKED_TASK, lockById, notifyOutboxInsert, releaseNextInOrder, sameId } from "./sql-fragments.js";
 import { advanceWorkflows, noProgress, type WorkflowProgress } from "./workflow-progress.js";
 import { storableJson, storableText } from "../pg-text.js";
@@ -39,6 +40,17 @@ export interface FinishResult {
 const SUCCEEDED_SET = "status = 'SUCCEEDED', result = cand.result::jsonb, last_error = NULL, completed_at = now()";
 
 /**
+ * What a finishing statement answers with: `tasks`, each task whole; `ids`,
+ * the ids alone; `budgeted`, each task whole but that past the bytes its
+ * budget parameter holds of payloads and results (in id order) its bodies
+ * are withheld (withheldBodiesSql), for an answer that carries the tasks
+ * (completeTasks { task }: 500 × 256 KiB payloads was 128 MB); `bodiless`,
+ * each task but for its payload and result (null), for a caller that reads
+ * only its state and trace (an outcome's span).
+ */
+export type TaskAnswer = "tasks" | "ids" | "budgeted" | "bodiless";
+
+/**
  * `releasesOrder` false leaves out the ordering-key release (releaseNextInOrder):
  * only for candidates that cannot have an ordering key. Those CTEs cost about
  * half the statement's planning, and their UPDATE fires the tasks counter
@@ -53,9 +65,28 @@ function finishSql(
   actorParam: string,
   dispatchRetry: boolean,
   releasesOrder = true,
-  answersWithTasks = true,
+  answer: TaskAnswer = "tasks",
   reasonExpr = "NULL",
+  budgetParam = "NULL",
 ): string {
+  const extra = `${dispatchRetry ? ", ob.outbox_id" : ""}${releasesOrder ? ", released_rows.released" : ""}`;
+  const from = `FROM upd
+    JOIN queues q ON q.id = upd.queue_id ${dispatchRetry ? "LEFT JOIN ob ON ob.task_id = upd.id" : ""}
+    ${releasesOrder ? RELEASED_JOIN : ""}`;
+  const whole = `SELECT ${taskColumnsOf("upd")}${extra} ${from}`;
+  const answers: Record<TaskAnswer, () => string> = {
+    tasks: () => whole,
+    ids: () => "SELECT upd.id FROM upd",
+    budgeted: () =>
+      withheldBodiesSql(
+        whole,
+        [...TASK_COLUMN_NAMES_BUT_BODIES, ...(dispatchRetry ? ["outbox_id"] : []), ...(releasesOrder ? ["released"] : [])],
+        "id",
+        budgetParam,
+      ),
+    bodiless: () =>
+      `SELECT ${taskColumnsOf("upd").replace(/\bupd\.payload\b/, "NULL::jsonb AS payload").replace(/\bupd\.result\b/, "NULL::jsonb AS result")}${extra} ${from}`,
+  };
   return `WITH cand AS (${cand}),
     upd AS (
       UPDATE tasks t SET ${set}, lease_token = NULL, lease_expires_at = NULL, updated_at = now()
@@ -67,13 +98,7 @@ function finishSql(
     nt AS (${notifyOutboxInsert("upd")})
     ${releasesOrder ? `, ${releaseNextInOrder("upd", horizonParam)}` : ""}
     ${dispatchRetry ? `, ${dispatchOutboxCtes("ob", "upd", horizonParam)}` : ""}
-    ${
-      answersWithTasks
-        ? `SELECT ${taskColumnsOf("upd")}${dispatchRetry ? ", ob.outbox_id" : ""}${releasesOrder ? ", released_rows.released" : ""} FROM upd
-    JOIN queues q ON q.id = upd.queue_id ${dispatchRetry ? "LEFT JOIN ob ON ob.task_id = upd.id" : ""}
-    ${releasesOrder ? RELEASED_JOIN : ""}`
-        : "SELECT upd.id FROM upd"
-    }`;
+    ${answers[answer]()}`;
 }
 
 /**
@@ -87,8 +112,35 @@ function finishSql(
  * (workflow tasks, and stale outcomes, refused again) are recorded in a
  * transaction that then advances their workflows (workflow-progress.ts).
  */
-export function completeAttempts(db: Database, items: Completion[], actor: string, horizonMs = DEFAULT_HORIZON_MS): Promise<FinishResult> {
-  return completeThrough(db, items, actor, horizonMs, COMPLETE_UNORDERED);
+export function completeAttempts(
+  db: Database,
+  items: Completion[],
+  actor: string,
+  horizonMs = DEFAULT_HORIZON_MS,
+  answer: TasksAnswer = "tasks",
+): Promise<FinishResult> {
+  if (answer === "tasks") return completeThrough(db, items, actor, horizonMs, WHOLE);
+  if (answer === "bodiless") return completeThrough(db, items, actor, horizonMs, BODILESS);
+  return completeThrough(db, items, actor, horizonMs, BUDGETED, answer);
+}
+
+/**
+ * How completeAttempts answers with tasks: whole, without bodies, or
+ * within a budget of their payloads' and results' bytes, which each
+ * statement lowers by what it handed over (bodyBytesOf).
+ */
+export type TasksAnswer = "tasks" | "bodiless" | BodyBudget;
+
+/** What an answer has left of its payloads' and results' bytes; lowered as they are read. */
+export interface BodyBudget {
+  bytes: number;
+}
+
+/** The statements of one answer: the lean one (no ordering key), the one outside workflows, and any task's (in a transaction). */
+interface CompletionStatements {
+  lean: CompletionStatement;
+  outsideWorkflows: CompletionStatement;
+  any: CompletionStatement;
 }
 
 /**
@@ -103,12 +155,19 @@ export async function completeAttemptsQuietly(
   actor: string,
   horizonMs = DEFAULT_HORIZON_MS,
 ): Promise<Omit<FinishResult, "accepted">> {
-  const { refused, dispatch, workflows } = await completeThrough(db, items, actor, horizonMs, COMPLETE_UNORDERED_QUIETLY);
+  const { refused, dispatch, workflows } = await completeThrough(db, items, actor, horizonMs, QUIET);
   return { refused, dispatch, workflows };
 }
 
 /** The walk both share; `accepted` holds the tasks of the statements that answer with tasks. */
-async function completeThrough(db: Database, items: Completion[], actor: string, horizonMs: number, lean: CompletionStatement): Promise<FinishResult> {
+async function completeThrough(
+  db: Database,
+  items: Completion[],
+  actor: string,
+  horizonMs: number,
+  statements: CompletionStatements,
+  budget?: BodyBudget,
+): Promise<FinishResult> {
   if (items.length === 0) return { accepted: [], refused: [], dispatch: [], workflows: noProgress() };
   const hinted = items.filter((i) => typeof i.workflowId === "string");
   const unhinted = items.filter((i) => typeof i.workflowId !== "string");
@@ -117,9 +176,9 @@ async function completeThrough(db: Database, items: Completion[], actor: string,
   const dispatch: DispatchIntent[] = [];
   const recorded = new Set<string>();
   let pending = unhinted;
-  for (const statement of [lean, COMPLETE_OUTSIDE_WORKFLOWS]) {
+  for (const statement of [statements.lean, statements.outsideWorkflows]) {
     if (pending.length === 0) break;
-    const done = await recordCompletions(db.pool, pending, actor, horizonMs, statement);
+    const done = await recordCompletions(db.pool, pending, actor, horizonMs, statement, undefined, budget);
     accepted.push(...done.accepted);
     dispatch.push(...done.dispatch);
     for (const id of done.ids) recorded.add(id);
@@ -128,7 +187,7 @@ async function completeThrough(db: Database, items: Completion[], actor: string,
   const rest = [...hinted, ...pending];
   if (rest.length === 0) return { accepted, refused: [], dispatch, workflows: noProgress() };
   const inWorkflows = await withTransaction(db.pool, async (client) => {
-    const done = await recordCompletions(client, rest, actor, horizonMs, COMPLETE_ANY);
+    const done = await recordCompletions(client, rest, actor, horizonMs, statements.any, undefined, budget);
     return { ...done, workflows: await advanceWorkflows(client, done.accepted, actor, horizonMs) };
   });
   for (const id of inWorkflows.ids) recorded.add(id);
@@ -145,7 +204,9 @@ async function completeThrough(db: Database, items: Completion[], actor: string,
  * scope. Rows are locked in id order (the lock order of cancelWorkflow), each
  * by its own primary-key probe (LATERAL): see startAttemptsByIds for why not a join.
  */
-function completionSql(scope: string, releasesOrder = true, answersWithTasks = true, noted = false): CompletionStatement {
+function completionSql(scope: string, releasesOrder = true, answer: TaskAnswer = "tasks", noted = false): CompletionStatement {
+  // The budget, when the answer has one, is the last parameter.
+  const budgetParam = `$${4 + (releasesOrder ? 1 : 0) + (noted ? 1 : 0) + 1}::bigint`;
   const text = finishSql(
     `SELECT t.id, t.status AS from_status, t.lease_token AS old_token, i.result
      FROM (SELECT u.id, u.gen, u.result FROM unnest($1::text[], $2::int[], $3::text[]) AS u(id, gen, result) ORDER BY u.id) i
@@ -158,11 +219,12 @@ function completionSql(scope: string, releasesOrder = true, answersWithTasks = t
     "$4",
     false,
     releasesOrder,
-    answersWithTasks,
+    answer,
     noted ? "$6::text" : "NULL",
+    budgetParam,
   );
   // Only the release uses the horizon ($5); a statement must not be sent parameters it does not name.
-  return { text, usesHorizon: releasesOrder, answersWithTasks, noted };
+  return { text, usesHorizon: releasesOrder, answersWithTasks: answer !== "ids", noted, budgeted: answer === "budgeted" };
 }
 
 interface CompletionStatement {
@@ -171,13 +233,28 @@ interface CompletionStatement {
   answersWithTasks: boolean;
   /** Takes a note ($6, after the horizon) for the attempt's error and the event's reason. */
   noted: boolean;
+  /** Takes the bytes of bodies the answer has left, last (see TaskAnswer). */
+  budgeted: boolean;
 }
 
-const COMPLETE_UNORDERED = completionSql("t.workflow_id IS NULL AND t.ordering_key IS NULL", false);
+const UNORDERED = "t.workflow_id IS NULL AND t.ordering_key IS NULL";
+const COMPLETE_UNORDERED = completionSql(UNORDERED, false);
 const COMPLETE_OUTSIDE_WORKFLOWS = completionSql("t.workflow_id IS NULL");
 const COMPLETE_ANY = completionSql("TRUE");
-const COMPLETE_UNORDERED_QUIETLY = completionSql("t.workflow_id IS NULL AND t.ordering_key IS NULL", false, false);
-const COMPLETE_ANY_NOTED = completionSql("TRUE", true, true, true);
+const COMPLETE_ANY_NOTED = completionSql("TRUE", true, "tasks", true);
+const WHOLE: CompletionStatements = { lean: COMPLETE_UNORDERED, outsideWorkflows: COMPLETE_OUTSIDE_WORKFLOWS, any: COMPLETE_ANY };
+// The quiet path as it was: only its lean statement answers with ids.
+const QUIET: CompletionStatements = { ...WHOLE, lean: completionSql(UNORDERED, false, "ids") };
+const BUDGETED: CompletionStatements = {
+  lean: completionSql(UNORDERED, false, "budgeted"),
+  outsideWorkflows: completionSql("t.workflow_id IS NULL", true, "budgeted"),
+  any: completionSql("TRUE", true, "budgeted"),
+};
+const BODILESS: CompletionStatements = {
+  lean: completionSql(UNORDERED, false, "bodiless"),
+  outsideWorkflows: completionSql("t.workflow_id IS NULL", true, "bodiless"),
+  any: completionSql("TRUE", true, "bodiless"),
+};
 
 /**
  * Records one successful attempt whose answer is not kept: the task is
@@ -214,7 +291,7 @@ export async function completeAttemptWithoutResult(
  * or unknown leases, workflow and ordered tasks) is for the general path,
  * which reads each lease first to tell a missing task from a stale lease.
  */
-function leasedCompletionSql(answersWithTasks: boolean): string {
+function leasedCompletionSql(answer: TaskAnswer): string {
   return finishSql(
     `SELECT t.id, t.status AS from_status, t.lease_token AS old_token, i.result
      FROM (SELECT u.id, u.token, u.result FROM unnest($1::text[], $2::text[], $3::text[]) AS u(id, token, result) ORDER BY u.id) i
@@ -227,12 +304,18 @@ function leasedCompletionSql(answersWithTasks: boolean): string {
     "COALESCE('worker:' || worker_id, 'worker')",
     false,
     false,
-    answersWithTasks,
+    answer,
+    "NULL",
+    "$5::bigint",
   );
 }
 
-const COMPLETE_LEASED = leasedCompletionSql(true);
-const COMPLETE_LEASED_QUIETLY = leasedCompletionSql(false);
+const COMPLETE_LEASED: Record<TaskAnswer, string> = {
+  tasks: leasedCompletionSql("tasks"),
+  ids: leasedCompletionSql("ids"),
+  budgeted: leasedCompletionSql("budgeted"),
+  bodiless: leasedCompletionSql("bodiless"),
+};
 
 /** A PULL worker's successful outcome, fenced by the token of its lease. */
 export interface LeaseCompletion {
@@ -246,18 +329,23 @@ export async function completeLeasedPlainTasks(
   db: Database,
   tenantId: string,
   items: LeaseCompletion[],
-  withTasks: boolean,
+  /** true: the tasks whole; false: ids alone (as "ids"). */
+  withTasks: boolean | "ids" | TasksAnswer,
 ): Promise<{ ids: string[]; accepted: TaskRecord[] }> {
   if (items.length === 0) return { ids: [], accepted: [] };
+  const answer = withTasks === true ? "tasks" : withTasks === false ? "ids" : withTasks;
+  const budget = typeof answer === "object" ? answer : undefined;
   const res = await db.pool.query<Record<string, unknown>>(
-    prepared(withTasks ? COMPLETE_LEASED : COMPLETE_LEASED_QUIETLY, [
+    prepared(COMPLETE_LEASED[budget ? "budgeted" : (answer as TaskAnswer)], [
       items.map((i) => i.taskId),
       items.map((i) => i.token),
       items.map((i) => (i.result === undefined ? null : storableJson(JSON.stringify(i.result)))),
       tenantId,
+      ...(budget ? [budget.bytes] : []),
     ]),
   );
-  return { ids: res.rows.map((r) => r.id as string), accepted: withTasks ? res.rows.map(mapTaskRow) : [] };
+  if (budget) budget.bytes = Math.max(0, budget.bytes - bodyBytesOf(res.rows));
+  return { ids: res.rows.map((r) => r.id as string), accepted: answer === "ids" ? [] : res.rows.map(mapTaskRow) };
 }
 
 async function recordCompletions(
@@ -267,6 +355,7 @@ async function recordCompletions(
   horizonMs: number,
   statement: CompletionStatement,
   note?: string,
+  budget?: BodyBudget,
 ): Promise<{ ids: string[]; accepted: TaskRecord[]; dispatch: DispatchIntent[] }> {
   const res = await q.query<Record<string, unknown>>(
     prepared(statement.text, [
@@ -276,8 +365,10 @@ async function recordCompletions(
       actor,
       ...(statement.usesHorizon ? [horizonMs] : []),
       ...(statement.noted ? [storableText((note ?? "").slice(0, MAX_ERROR_LENGTH))] : []),
+      ...(statement.budgeted ? [budget?.bytes ?? 0] : []),
     ]),
   );
+  if (statement.budgeted && budget) budget.bytes = Math.max(0, budget.bytes - bodyBytesOf(res.rows));
   return {
     ids: res.rows.map((r) => r.id as string),
     accepted: statement.answersWithTasks ? res.rows.map(mapTaskRow) : [],

@@ -74,12 +74,16 @@ export class LeaseResolver {
   ): Promise<TaskCompletionOutcome[]> {
     const caller = requireTenant(ctx.principal, Permission.WORK);
     const items = parseInput(completeTasksArgsSchema, { completions }).completions;
-    const outcomes = await ctx.services.leases.completeMany(
-      caller.tenantId,
-      items.map((i) => ({ taskId: i.taskId, token: i.leaseToken, result: i.result })),
-      // A worker asks only whether each outcome landed (the SDK's Worker does): no task rows to read back.
-      { withTasks: selectsField(info, "task") },
-    );
+    const completing = items.map((i) => ({ taskId: i.taskId, token: i.leaseToken, result: i.result }));
+    // A worker asks only whether each outcome landed (the SDK's Worker does): no task rows to read back.
+    const outcomes = !selectsField(info, "task")
+      ? await ctx.services.leases.completeMany(caller.tenantId, completing, { withTasks: false })
+      : // The tasks' payloads and results come out of the answer's 4 MiB (core's answer-budget.ts), past which they are withheld.
+        await ctx.loaders.answerBudget().spend(async (left) => {
+          const bodyBudget = { bytes: left.bytes };
+          const value = await ctx.services.leases.completeMany(caller.tenantId, completing, { withTasks: true, bodyBudget });
+          return { value, used: { bytes: left.bytes - bodyBudget.bytes, rows: 0 } };
+        });
     return outcomes.map((o) =>
       "refused" in o
         ? { taskId: o.taskId, accepted: false, task: null, code: o.refused, message: o.message }
