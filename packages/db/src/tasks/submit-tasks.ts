@@ -225,16 +225,19 @@ function repeatsStatement(answer: "tasks" | "refs"): string {
     return `SELECT t.id, t.queue_id, t.status, t.idempotency_key, t.occurrence_key, t.trace_parent FROM tasks t
        WHERE t.tenant_id = $1 AND (t.idempotency_key = ANY($2::text[]) OR t.occurrence_key = ANY($3::text[])) AND $4::bigint IS NOT NULL`;
   }
-  // Each task once, at the place of the first spec naming it; one probe of a unique index per key.
+  // Each task once, at the place of the first spec naming it. One probe of a unique index per key and of the
+  // primary key per task: LIMIT 1 (each is unique) keeps a plan cached while tasks was small from flattening
+  // the probes into a scan of the tenant's tasks (as in pull-leases.ts completeLooked).
   const candidates = `SELECT ${TASK_COLUMNS}, hit.ord AS repeat_ord
      FROM (SELECT h.id, min(h.ord) AS ord FROM (
              SELECT k.id, r.ord FROM unnest($2::text[]) WITH ORDINALITY AS r(key, ord)
-               CROSS JOIN LATERAL (SELECT t.id FROM tasks t WHERE t.tenant_id = $1 AND t.idempotency_key = r.key) k
+               CROSS JOIN LATERAL (SELECT t.id FROM tasks t WHERE t.tenant_id = $1 AND t.idempotency_key = r.key LIMIT 1) k
              UNION ALL
              SELECT k.id, r.ord FROM unnest($3::text[]) WITH ORDINALITY AS r(key, ord)
-               CROSS JOIN LATERAL (SELECT t.id FROM tasks t WHERE t.occurrence_key = r.key AND t.tenant_id = $1) k
+               CROSS JOIN LATERAL (SELECT t.id FROM tasks t WHERE t.occurrence_key = r.key AND t.tenant_id = $1 LIMIT 1) k
            ) h GROUP BY h.id) hit
-     JOIN tasks t ON t.id = hit.id JOIN queues q ON q.id = t.queue_id`;
+     CROSS JOIN LATERAL (SELECT * FROM tasks t0 WHERE t0.id = hit.id LIMIT 1) t
+     JOIN queues q ON q.id = t.queue_id`;
   return withheldBodiesSql(candidates, TASK_COLUMN_NAMES_BUT_BODIES, "repeat_ord, id", "$4::bigint");
 }
 
