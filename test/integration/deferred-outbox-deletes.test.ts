@@ -112,6 +112,8 @@ describe("DeferredOutboxDeletes", () => {
 
   it("through dispatchAfterCommit: the tasks reach Redis, and a delete that fails is reported as one", async () => {
     const redis = createRedis("redis://127.0.0.1:6379/0", "deferred-outbox-test");
+    // Ready first: a client still making its first connection counts as lost, and the dispatch would go to the outbox.
+    await redis.ping();
     const keys = createKeySpace(uniqueRedisPrefix("odel"));
     const db = createDatabase({ url: t.url, max: 1 });
     try {
