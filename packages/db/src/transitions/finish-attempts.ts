@@ -243,8 +243,6 @@ const COMPLETE_OUTSIDE_WORKFLOWS = completionSql("t.workflow_id IS NULL");
 const COMPLETE_ANY = completionSql("TRUE");
 const COMPLETE_ANY_NOTED = completionSql("TRUE", true, "tasks", true);
 const WHOLE: CompletionStatements = { lean: COMPLETE_UNORDERED, outsideWorkflows: COMPLETE_OUTSIDE_WORKFLOWS, any: COMPLETE_ANY };
-// The quiet path as it was: only its lean statement answers with ids.
-const QUIET: CompletionStatements = { ...WHOLE, lean: completionSql(UNORDERED, false, "ids") };
 const BUDGETED: CompletionStatements = {
   lean: completionSql(UNORDERED, false, "budgeted"),
   outsideWorkflows: completionSql("t.workflow_id IS NULL", true, "budgeted"),
@@ -255,6 +253,13 @@ const BODILESS: CompletionStatements = {
   outsideWorkflows: completionSql("t.workflow_id IS NULL", true, "bodiless"),
   any: completionSql("TRUE", true, "bodiless"),
 };
+/**
+ * The quiet path (the PUSH worker's and the SDK Worker's outcomes): its lean
+ * statement answers with ids, the others without bodies. Its callers keep no
+ * task, and whole rows of ordering-key or workflow tasks (up to 500 × 256 KiB
+ * payloads and results) went through the process only to be dropped.
+ */
+const QUIET: CompletionStatements = { ...BODILESS, lean: completionSql(UNORDERED, false, "ids") };
 
 /**
  * Records one successful attempt whose answer is not kept: the task is
