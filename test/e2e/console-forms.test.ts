@@ -7,9 +7,8 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../helpers/app-process.js";
-import { startConsolePlatform, type ConsolePlatform } from "../helpers/console-platform.js";
+import { createConsoleUser, startConsolePlatform, type ConsolePlatform } from "../helpers/console-platform.js";
 import { startConsole } from "../helpers/console-process.js";
-import { gql } from "../helpers/platform.js";
 
 const EMAIL = "grace@example.com";
 const PASSWORD = "a password long enough";
@@ -40,13 +39,7 @@ beforeAll(async () => {
   p = await startConsolePlatform("Forms Ltd", { dailyTaskQuota: 10_000, maxPendingTasks: 5_000, maxConcurrency: 50 });
   page = p.page;
   url = p.consoleApp.url;
-  const user = await gql(
-    p.gateway.url,
-    `mutation ($t: ID!, $e: String!, $p: String!) { createConsoleUser(tenantId: $t, email: $e, password: $p) { id } }`,
-    { t: p.tenant.tenantId, e: EMAIL, p: PASSWORD },
-    p.gateway.adminToken,
-  );
-  expect(user.errors).toBeUndefined();
+  await createConsoleUser(p, EMAIL, PASSWORD);
   const hooks = await api(`mutation ($i: UpsertQueueInput!) { upsertQueue(input: $i) { name } }`, { i: { name: "hooks", mode: "PUSH", endpointUrl: `${p.receiver.url}/tasks` } });
   expect(hooks.errors).toBeUndefined();
 }, 180_000);

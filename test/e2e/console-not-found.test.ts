@@ -6,8 +6,7 @@
  */
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startConsolePlatform, type ConsolePlatform } from "../helpers/console-platform.js";
-import { gql } from "../helpers/platform.js";
+import { createConsoleUser, startConsolePlatform, type ConsolePlatform } from "../helpers/console-platform.js";
 
 const EMAIL = "linus@example.com";
 const PASSWORD = "a password long enough";
@@ -26,13 +25,7 @@ async function visit(pathname: string): Promise<{ status: number | undefined; no
 beforeAll(async () => {
   p = await startConsolePlatform("Missing Things Ltd", { dailyTaskQuota: 1_000 });
   page = p.page;
-  const user = await gql(
-    p.gateway.url,
-    `mutation ($t: ID!, $e: String!, $p: String!) { createConsoleUser(tenantId: $t, email: $e, password: $p) { id } }`,
-    { t: p.tenant.tenantId, e: EMAIL, p: PASSWORD },
-    p.gateway.adminToken,
-  );
-  expect(user.errors).toBeUndefined();
+  await createConsoleUser(p, EMAIL, PASSWORD);
 }, 180_000);
 
 afterAll(async () => {

@@ -8,8 +8,7 @@
 import { IdPrefix, newId } from "@tasklane/core";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startConsolePlatform, type ConsolePlatform } from "../helpers/console-platform.js";
-import { gql } from "../helpers/platform.js";
+import { createConsoleUser, startConsolePlatform, type ConsolePlatform } from "../helpers/console-platform.js";
 
 const EMAIL = "barbara@example.com";
 const PASSWORD = "a password long enough";
@@ -20,13 +19,7 @@ let page: Page;
 beforeAll(async () => {
   p = await startConsolePlatform("Resilient Ltd", { dailyTaskQuota: 10_000 });
   page = p.page;
-  const user = await gql(
-    p.gateway.url,
-    `mutation ($t: ID!, $e: String!, $p: String!) { createConsoleUser(tenantId: $t, email: $e, password: $p) { id } }`,
-    { t: p.tenant.tenantId, e: EMAIL, p: PASSWORD },
-    p.gateway.adminToken,
-  );
-  expect(user.errors).toBeUndefined();
+  await createConsoleUser(p, EMAIL, PASSWORD);
 }, 180_000);
 
 afterAll(async () => {

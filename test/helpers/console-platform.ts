@@ -149,3 +149,14 @@ export async function startConsolePlatform(tenantName: string, limits: Record<st
     },
   };
 }
+
+/** A console user of the platform's tenant, made with the operator token (createConsoleUser); throws if refused. */
+export async function createConsoleUser(p: ConsolePlatform, email: string, password: string): Promise<void> {
+  const res = await gql(
+    p.gateway.url,
+    `mutation ($t: ID!, $e: String!, $p: String!) { createConsoleUser(tenantId: $t, email: $e, password: $p) { id } }`,
+    { t: p.tenant.tenantId, e: email, p: password },
+    p.gateway.adminToken,
+  );
+  if (res.errors) throw new Error(`createConsoleUser failed: ${JSON.stringify(res.errors)}`);
+}

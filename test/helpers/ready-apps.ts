@@ -6,7 +6,9 @@
 import { beforeEach, onTestFailed } from "vitest";
 import { startApp, waitFor, type AppName, type AppProcess } from "./app-process.js";
 import { freePort } from "./free-port.js";
-import { gql } from "./platform.js";
+import { createTestRedis, gql, randomSuffix, type TestRedis } from "./platform.js";
+import { startTcpProxy, type TcpProxy } from "./tcp-proxy.js";
+import { createTestDatabase, type TestDatabase } from "./test-database.js";
 
 export interface GatewayProcess {
   app: AppProcess;
@@ -77,4 +79,39 @@ export async function createTenantVia(graphqlUrl: string, adminToken: string, na
   const created = res.data?.createTenant;
   if (!created) throw new Error(`createTenant failed: ${JSON.stringify(res.errors)}`);
   return { tenantId: created.tenant.id, apiKey: created.apiKey };
+}
+
+/** A gateway process on a database of its own, reaching Redis through a TCP proxy the test can cut. */
+export interface RedisProxiedGateway {
+  tdb: TestDatabase;
+  testRedis: TestRedis;
+  proxy: TcpProxy;
+  gateway: GatewayProcess;
+  adminToken: string;
+  stop(): Promise<void>;
+}
+
+export async function startGatewayBehindRedisProxy(label: string, env: Record<string, string> = {}): Promise<RedisProxiedGateway> {
+  const adminToken = `admin-${randomSuffix(16)}`;
+  const tdb = await createTestDatabase(label);
+  const testRedis = createTestRedis();
+  const proxy = await startTcpProxy("127.0.0.1", Number(new URL(testRedis.url).port || 6379));
+  const gateway = await startGatewayProcess(
+    { DATABASE_URL: tdb.url, REDIS_URL: proxy.rewrite(testRedis.url), REDIS_KEY_PREFIX: testRedis.prefix, LOG_LEVEL: "warn", ...env },
+    adminToken,
+  );
+  return {
+    tdb,
+    testRedis,
+    proxy,
+    gateway,
+    adminToken,
+    async stop() {
+      gateway.app.kill();
+      await gateway.app.exited;
+      await proxy.close();
+      await testRedis.cleanup();
+      await tdb.drop();
+    },
+  };
 }

@@ -9,35 +9,26 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../helpers/app-process.js";
-import { createTestRedis, gql, randomSuffix, type TestRedis } from "../helpers/platform.js";
-import { createTenantVia, printAppLogsOnFailure, startGatewayProcess, type GatewayProcess } from "../helpers/ready-apps.js";
-import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.js";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
+import { gql } from "../helpers/platform.js";
+import { createTenantVia, printAppLogsOnFailure, startGatewayBehindRedisProxy, type GatewayProcess, type RedisProxiedGateway } from "../helpers/ready-apps.js";
+import type { TcpProxy } from "../helpers/tcp-proxy.js";
+import type { TestDatabase } from "../helpers/test-database.js";
 
 let tdb: TestDatabase;
-let testRedis: TestRedis;
 let proxy: TcpProxy;
 let gateway: GatewayProcess;
+let adminToken: string;
+let platform: RedisProxiedGateway | undefined;
 const apps: GatewayProcess["app"][] = [];
-const adminToken = `admin-${randomSuffix(16)}`;
 
 beforeAll(async () => {
-  tdb = await createTestDatabase("rdout");
-  testRedis = createTestRedis();
-  proxy = await startTcpProxy("127.0.0.1", Number(new URL(testRedis.url).port || 6379));
-  gateway = await startGatewayProcess(
-    { DATABASE_URL: tdb.url, REDIS_URL: proxy.rewrite(testRedis.url), REDIS_KEY_PREFIX: testRedis.prefix, ALLOW_PRIVATE_TARGETS: "1", LOG_LEVEL: "warn" },
-    adminToken,
-  );
+  platform = await startGatewayBehindRedisProxy("rdout", { ALLOW_PRIVATE_TARGETS: "1" });
+  ({ tdb, proxy, gateway, adminToken } = platform);
   apps.push(gateway.app);
 });
 
 afterAll(async () => {
-  gateway?.app.kill();
-  await gateway?.app.exited;
-  await proxy?.close();
-  await testRedis?.cleanup();
-  await tdb?.drop();
+  await platform?.stop();
 });
 
 /** One call with a client-side timeout, as the QA script made them: the answer and how long it took. */
