@@ -1,3 +1,4 @@
+import { createRepeatThrottle } from "@tasklane/config";
 import { FastPathTimeout, withinFastPathWait, type FleetLimits } from "@tasklane/queue";
 
 /** A PULL queue's start rate (queues.rate_*). */
@@ -25,18 +26,12 @@ const NONE_FOR_NOW = { granted: 0, waitMs: 200 } as const;
 /** Failures come with every look while Redis is down: one report per this long is enough. */
 const REPORT_EVERY_MS = 10_000;
 
-/** `report`, at most once per REPORT_EVERY_MS, with the number of failures since the last report. */
+/** `report`, at most once per REPORT_EVERY_MS (config's RepeatThrottle), with the number of failures since the last report. */
 function throttled(report: ((error: unknown, queueId: string, failures: number) => void) | undefined) {
-  let reportedAt = Number.NEGATIVE_INFINITY;
-  let failures = 0;
+  const throttle = createRepeatThrottle(REPORT_EVERY_MS);
   return (error: unknown, queueId: string) => {
-    failures += 1;
-    const now = Date.now();
-    if (now - reportedAt < REPORT_EVERY_MS) return;
-    reportedAt = now;
-    const n = failures;
-    failures = 0;
-    report?.(error, queueId, n);
+    const line = throttle.failed();
+    if (line !== undefined) report?.(error, queueId, line.suppressed + 1);
   };
 }
 
