@@ -44,8 +44,8 @@ export const BODY_TOO_LARGE: Refusal = { status: 413, message: `Request body exc
 export const BODY_NOT_UTF8: Refusal = { status: 400, message: "Request body is not valid UTF-8" };
 export const BODY_NOT_JSON: Refusal = { status: 400, message: "Malformed request body: expected JSON" };
 
-/** Answers `value` as JSON, on Express's response or a bare one (the /graphql fast path). */
-function sendJson(res: ServerResponse, status: number, value: unknown): void {
+/** Answers `value` as JSON, on Express's response or a bare one (the /graphql fast path, the body admission). */
+export function sendJson(res: ServerResponse, status: number, value: unknown): void {
   const body = JSON.stringify(value);
   res.statusCode = status;
   res.setHeader("content-type", "application/json; charset=utf-8");

@@ -11,19 +11,19 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { ErrorCode, UnauthenticatedError } from "@tasklane/core";
 import type { Principal } from "../auth/principal.js";
 import type { RequestBytesBudget } from "../limits/request-bytes-budget.js";
-import { MAX_BODY_BYTES } from "./graphql-guards.js";
+import { MAX_BODY_BYTES, sendJson } from "./graphql-guards.js";
 
 /** A held body is released within one request's time; a second is the right order of magnitude to wait. */
 export const REQUEST_BYTES_RETRY_AFTER_SECONDS = 1;
 
-const REFUSAL_BODY = JSON.stringify({
+const REFUSAL = {
   errors: [
     {
       message: "Service overloaded, try again later",
       extensions: { code: ErrorCode.OVERLOADED, retryAfterSeconds: REQUEST_BYTES_RETRY_AFTER_SECONDS },
     },
   ],
-});
+};
 
 /**
  * What a caller without a valid credential is answered when its body could
@@ -31,9 +31,9 @@ const REFUSAL_BODY = JSON.stringify({
  * needs a credential, so this is the answer the body would get anyway, and
  * unlike OVERLOADED it does not tell the caller to send it again.
  */
-const UNAUTHENTICATED_BODY = JSON.stringify({
+const UNAUTHENTICATED = {
   errors: [{ message: new UnauthenticatedError().message, extensions: { code: ErrorCode.UNAUTHENTICATED } }],
-});
+};
 
 /**
  * The bytes a request's body will hold: its Content-Length; a chunked body
@@ -114,17 +114,12 @@ export function requestBytesAdmission({ budget, principalFor, onRefusal }: Reque
     req.resume();
     if (principal?.kind === "anonymous" && bytes > ANONYMOUS_MAX_BYTES) {
       // Never admitted, however long it waits: OVERLOADED would have a client with a revoked key resend it forever.
-      res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(UNAUTHENTICATED_BODY) });
-      res.end(UNAUTHENTICATED_BODY);
+      sendJson(res, 200, UNAUTHENTICATED);
       return { admitted: false };
     }
     onRefusal();
-    res.writeHead(503, {
-      "content-type": "application/json; charset=utf-8",
-      "content-length": Buffer.byteLength(REFUSAL_BODY),
-      "retry-after": String(REQUEST_BYTES_RETRY_AFTER_SECONDS),
-    });
-    res.end(REFUSAL_BODY);
+    res.setHeader("retry-after", String(REQUEST_BYTES_RETRY_AFTER_SECONDS));
+    sendJson(res, 503, REFUSAL);
     return { admitted: false };
   };
 }
