@@ -17,3 +17,4 @@ export * from "./fairness.js";
 export * from "./cron/index.js";
 export * from "./workflow/index.js";
 export * from "./answer-budget.js";
+export * from "./tenant-walk.js";

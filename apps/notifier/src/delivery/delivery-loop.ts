@@ -1,4 +1,5 @@
 import type { Logger } from "@tasklane/config";
+import { TenantWalk } from "@tasklane/core";
 import { claimDueDeliveries, recordDeliveryOutcome, type ClaimedDelivery, type Database, type DeliveryOutcome } from "@tasklane/db";
 import { SpanKind, TaskAttr, endSpan, outboundTraceParent, startTaskSpan } from "@tasklane/observability";
 import type { Agent } from "undici";
@@ -68,8 +69,7 @@ export interface DeliveryLoopDeps {
  * the tenants it walked and more are left (up to WALK_ON walks in a row).
  */
 export function createDeliveryTick(deps: DeliveryLoopDeps, walkLimit = TENANT_WALK): () => Promise<boolean> {
-  let afterTenant = "";
-  let emptyWalks = 0;
+  const walk = new TenantWalk(WALK_ON);
   return async () => {
     const want = Math.min(deps.concurrency - deps.inFlight.size, CLAIM_BATCH);
     if (want <= 0) return false;
@@ -79,19 +79,14 @@ export function createDeliveryTick(deps: DeliveryLoopDeps, walkLimit = TENANT_WA
       perOriginLimit: PER_ORIGIN_CONCURRENCY,
       tenantShare: tenantShare(deps.concurrency),
       inFlight: deps.inFlight.counts(),
-      afterTenant,
+      afterTenant: walk.after,
       walkLimit,
     });
-    afterTenant = walkedTo;
     for (const delivery of claimed) {
       deps.inFlight.track(delivery, runDelivery(deps, delivery).finally(deps.onSlotFreed));
     }
-    if (claimed.length === 0 && truncated) {
-      // Nothing among the tenants walked, and more are left: walk on, up to WALK_ON windows; a poke or the poll starts again.
-      emptyWalks = emptyWalks + 1 < WALK_ON ? emptyWalks + 1 : 0;
-      return emptyWalks > 0;
-    }
-    emptyWalks = 0;
+    // Nothing among the tenants walked, and more are left: walk on, up to WALK_ON windows; a poke or the poll starts again.
+    if (walk.walked(walkedTo, claimed.length === 0 && truncated)) return true;
     return claimed.length === want;
   };
 }

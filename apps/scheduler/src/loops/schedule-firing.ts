@@ -1,3 +1,4 @@
+import { TenantWalk } from "@tasklane/core";
 import { fireDueSchedules } from "@tasklane/db";
 import { newTaskTrace, withFastPathSpans } from "@tasklane/observability";
 import { announceCancellations, dispatchAfterCommit } from "@tasklane/queue";
@@ -35,17 +36,11 @@ const WALK_ON = 8;
  * schedules successive batches take them in turn.
  */
 export function createScheduleFiring(ctx: SchedulerContext): (maxWaitMs: number) => Promise<boolean | number> {
-  let afterTenant = "";
-  let emptyWalks = 0;
+  const walk = new TenantWalk(WALK_ON);
   return async (maxWaitMs) => {
-    const result = await fireBatch(ctx, maxWaitMs, afterTenant);
-    afterTenant = result.walkedTo ?? afterTenant;
-    if (!result.walkedOn) emptyWalks = 0;
-    else if (++emptyWalks >= WALK_ON) {
-      // Every window walked in turn and still nothing to take: another scheduler holds them.
-      emptyWalks = 0;
-      return SCHEDULE_POLL_MS;
-    }
+    const result = await fireBatch(ctx, maxWaitMs, walk.after);
+    // Every window walked in turn and still nothing to take: another scheduler holds them.
+    if (!walk.walked(result.walkedTo, result.walkedOn === true) && result.walkedOn === true) return SCHEDULE_POLL_MS;
     return result.wait;
   };
 }
