@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  ANSWER_BODY_BYTES,
   MAX_INLINE_PARENT_RESULTS_BYTES,
   MAX_RESULT_BYTES,
   normalizeTaskSpec,
@@ -110,5 +111,36 @@ describe("a workflow task whose parents' results are large", () => {
     const { joinId } = await joinAfter({ x: { n: 1 }, y: null, w: "text" }, "push");
     const started = await startAttemptsByIds(db, [joinId], { workerId: "push-w", leaseMs: { timeoutPlusMs: 5_000 }, actor: "test" });
     expect(started[0]!.parents).toEqual({ x: { n: 1 }, y: null, w: "text" });
+  });
+
+  it("a lease counts its tasks' inline parents against its 4 MiB with their payloads: joins sharing 1 MB of parents lease four at a time", async () => {
+    // Ten joins over the same four near-maximal parents: 1 MB of results written, ~1 MB inline in each join.
+    const parents = ["q0", "q1", "q2", "q3"];
+    const joins = Array.from({ length: 10 }, (_, n) => `j${n}`);
+    const input = parseInput(submitWorkflowInputSchema, {
+      name: "shared-parents",
+      tasks: [...parents.map((key) => ({ key, type: "parent" })), ...joins.map((key) => ({ key, type: "join", dependsOn: parents }))],
+    });
+    validateWorkflowGraph(input.tasks);
+    await submitWorkflow(db, tenantId, normalizeWorkflowSpec(input, Date.now()), { horizonMs: HORIZON });
+    const started = await startAttemptsFromQueue(db, pullQueueId, 4, 60, { workerId: "w", leaseMs: 60_000, actor: "test" });
+    expect(started).toHaveLength(4);
+    const done = await completeAttempts(
+      db,
+      started.map((l) => ({ taskId: l.task.id, leaseGeneration: l.task.leaseGeneration, result: BIG, workflowId: l.task.workflowId })),
+      "test",
+    );
+    expect(done.accepted).toHaveLength(4);
+
+    const sizes: number[] = [];
+    for (let n = 0; n < 4; n++) {
+      const leases = await startAttemptsFromQueue(db, pullQueueId, 100, 60, { workerId: "w", leaseMs: 60_000, actor: "test" });
+      if (leases.length === 0) break;
+      expect(leases.every((l) => Object.values(l.parents ?? {}).every((r) => r === BIG))).toBe(true);
+      expect(JSON.stringify(leases.map((l) => [l.task.payload, l.parents])).length).toBeLessThanOrEqual(ANSWER_BODY_BYTES + 64 * 1024);
+      sizes.push(leases.length);
+    }
+    // Without the bound: one lease of all ten (10 MB).
+    expect(sizes).toEqual([4, 4, 2]);
   });
 });

@@ -94,7 +94,7 @@ function startSql(candidates: string, answer: StartAnswer): string {
       SELECT id, tenant_id, attempts_before_redrive + attempts, worker_id, lease_token, GREATEST(now(), run_at) FROM upd
     ),
     ev AS (${eventInsert("upd", "$ACTOR")})
-    SELECT ${answer.columns}, ${PARENT_RESULTS},
+    SELECT ${answer.columns}, ${answer.parents} AS parents,
       -- From when the rows are returned (clock_timestamp), not from the statement's start (now()):
       -- the time the statement itself took is already waited.
       GREATEST(0, ceil(extract(epoch FROM u.run_at - clock_timestamp()) * 1000))::int AS start_in_ms
@@ -106,6 +106,8 @@ interface StartAnswer {
   returning: string;
   columns: string;
   from: string;
+  /** The workflow task's parents' results (parentResults), or NULL for other tasks. */
+  parents: string;
 }
 
 /**
@@ -114,10 +116,11 @@ interface StartAnswer {
  * (queue $1, the one leased from) rather than joined per row.
  */
 const LEASED_TASKS: StartAnswer = {
-  // The attempt and event inserts and the parents' results read these too.
-  returning: [...LEASED_TASK_COLUMNS, "tenant_id", "worker_id", "workflow_key", "attempts_before_redrive"].map((c) => `t.${c}`).join(", "),
+  // The attempt and event inserts read these too; the parents were read with the candidates, to be measured.
+  returning: [...[...LEASED_TASK_COLUMNS, "tenant_id", "worker_id", "attempts_before_redrive"].map((c) => `t.${c}`), "cand.parents"].join(", "),
   columns: [...LEASED_TASK_COLUMNS.map((c) => `u.${c}`), "(SELECT q.name FROM queues q WHERE q.id = $1) AS queue_name"].join(", "),
   from: "upd u",
+  parents: "u.parents",
 };
 
 /**
@@ -130,12 +133,14 @@ const PUSH_TASKS: StartAnswer = {
   returning: [...PUSH_TASK_COLUMNS, "status", "worker_id", "workflow_key", "attempts_before_redrive"].map((c) => `t.${c}`).join(", "),
   columns: PUSH_TASK_COLUMNS.map((c) => `u.${c}`).join(", "),
   from: "upd u",
+  parents: parentResults("u"),
 };
 
 /**
  * A workflow task starts with its parents' results in hand (they all
  * succeeded before it was released), read in the starting statement so the
- * hot path keeps one round trip; for other tasks it is NULL at no cost.
+ * hot path keeps one round trip; for other tasks it is NULL at no cost
+ * (`alias` names the task's row: its workflow_id and workflow_key).
  * Results are handed in key order while their running total stays within
  * MAX_INLINE_PARENT_RESULTS_BYTES, the rest as an OmittedParentResult marker:
  * aggregating every result failed past jsonb's 255 MiB ceiling, and with the
@@ -143,7 +148,8 @@ const PUSH_TASKS: StartAnswer = {
  * queue. Sizing costs one text rendering of each parent's result, a few
  * microseconds for a small fan-in (docs/internals.md has the measurement).
  */
-const PARENT_RESULTS = `CASE WHEN u.workflow_id IS NULL THEN NULL ELSE COALESCE((
+function parentResults(alias: string): string {
+  return `CASE WHEN ${alias}.workflow_id IS NULL THEN NULL ELSE COALESCE((
     SELECT jsonb_object_agg(s.parent_key, CASE WHEN s.running <= ${MAX_INLINE_PARENT_RESULTS_BYTES} THEN s.result
       ELSE jsonb_build_object('resultOmitted', true, 'taskId', s.id, 'resultBytes', s.bytes) END)
     FROM (
@@ -151,7 +157,8 @@ const PARENT_RESULTS = `CASE WHEN u.workflow_id IS NULL THEN NULL ELSE COALESCE(
       FROM workflow_edges e
       JOIN tasks p ON p.workflow_id = e.workflow_id AND p.workflow_key = e.parent_key
       CROSS JOIN LATERAL (SELECT COALESCE(octet_length(p.result::text), 0) AS bytes) sz
-      WHERE e.workflow_id = u.workflow_id AND e.child_key = u.workflow_key) s), '{}'::jsonb) END AS parents`;
+      WHERE e.workflow_id = ${alias}.workflow_id AND e.child_key = ${alias}.workflow_key) s), '{}'::jsonb) END`;
+}
 
 /**
  * Waiting, due by `dueBy`, and no earlier task of the same ordering key
@@ -258,11 +265,16 @@ export async function startAttemptsFromQueueIn(
  * backlog (17 ms for 50 tasks out of 5,000). A lane's rows locked but not
  * picked are released when the statement commits.
  *
- * A lease answers at most ANSWER_BODY_BYTES (4 MiB) of payloads, as a tasks
- * page does (at least one task): 100 tasks of 256 KiB were a 25 MB answer,
- * held several times over in the gateway, and a tenant may have several in
- * flight. Leasing fewer than `max` is always allowed; the rest wait for the
- * next lease. Sizes are measured after the LIMIT, on the picked rows only,
+ * A lease answers at most ANSWER_BODY_BYTES (4 MiB) of payloads and inline
+ * parents' results, as a tasks page does (at least one task): 100 tasks of
+ * 256 KiB were a 25 MB answer, held several times over in the gateway, and a
+ * tenant may have several in flight; 10 joins each handed 1 MB of parents
+ * were a 10 MB lease (100 such joins, 100 MB). Leasing fewer than `max` is
+ * always allowed; the rest wait for the next lease. The parents are built
+ * once, on the picked rows, and both measured (their binary size: the
+ * aggregate is in memory, nothing to decompress) and answered; for a task
+ * outside workflows they are NULL, measured as 0. Sizes are measured after
+ * the LIMIT, on the picked rows only,
  * as their raw binary size (jsonBytes: no text rendering; a large payload
  * costs its decompression, ~8 µs for 21 KB): ~0.3 µs a small row in
  * Postgres (200,000 rows, 55 ms without, 120 ms with), against the
@@ -270,16 +282,16 @@ export async function startAttemptsFromQueueIn(
  * apart.
  */
 const LEASE_FROM_QUEUE = startSql(
-  `SELECT p.id, p.from_status, ($6::text[])[p.ord] AS rand, p.lease_ms, p.ord FROM (
-   SELECT b.*, sum(b.body_bytes) OVER (ORDER BY b.ord ROWS UNBOUNDED PRECEDING) AS bytes_through FROM (
-   SELECT c.*, ${jsonBytes("c.payload")} AS body_bytes FROM (
-     SELECT w.id, w.from_status, w.lease_ms, w.payload,
+  `SELECT p.id, p.from_status, ($6::text[])[p.ord] AS rand, p.lease_ms, p.ord, p.parents FROM (
+   SELECT b.*, sum(b.body_bytes + COALESCE(pg_column_size(b.parents), 0)) OVER (ORDER BY b.ord ROWS UNBOUNDED PRECEDING) AS bytes_through FROM (
+   SELECT c.*, ${jsonBytes("c.payload")} AS body_bytes, ${parentResults("c")} AS parents FROM (
+     SELECT w.id, w.from_status, w.lease_ms, w.payload, w.workflow_id, w.workflow_key,
        row_number() OVER (ORDER BY GREATEST(1, l.lane - floor(extract(epoch FROM now() - w.waiting_since) / $3::float8)), w.run_at, w.id) AS ord
      FROM (VALUES ('HIGH'::"Priority", 1), ('NORMAL'::"Priority", 2), ('LOW'::"Priority", 3)) AS l(priority, lane)
      CROSS JOIN LATERAL (
        -- A task waits from its runAt or its submission, whichever is later: a runAt in the past
        -- (backdated) must not age a task past others that waited longer (the PUSH lanes age the same way).
-       SELECT t.id, t.status AS from_status, t.run_at, GREATEST(t.run_at, t.created_at) AS waiting_since, t.payload,
+       SELECT t.id, t.status AS from_status, t.run_at, GREATEST(t.run_at, t.created_at) AS waiting_since, t.payload, t.workflow_id, t.workflow_key,
          -- Never past the attempt's time budget: a heartbeat cannot extend beyond it either.
          LEAST(CASE WHEN $7::float8 > 0 THEN $7::float8 ELSE 3600000 END, t.timeout_seconds * 1000) AS lease_ms
        FROM tasks t
@@ -292,8 +304,10 @@ const LEASE_FROM_QUEUE = startSql(
          SELECT 1 FROM ${firstInWaitingLanes("$1", "t.run_at <= now() + $9::float8 * interval '1 millisecond'")}))
      -- Aging: each PRIORITY_AGING_SECONDS of waiting counts one lane higher (LOW reaches HIGH after two).
      ORDER BY ord
-     LIMIT $2) c) b) p
-   -- The answer's payloads within core's ANSWER_BODY_BYTES, as a tasks page: at least one task.
+     LIMIT $2) c
+   -- A fence: without it the planner may pull this level up and build each task's parents twice.
+   OFFSET 0) b) p
+   -- The answer's payloads and parents within core's ANSWER_BODY_BYTES, as a tasks page: at least one task.
    WHERE p.ord = 1 OR p.bytes_through <= ${ANSWER_BODY_BYTES}`,
   LEASED_TASKS,
 )
