@@ -5,7 +5,7 @@
  * no scheduler is needed: each outcome is the Worker's own report, and a
  * report the gateway refused leaves the task RUNNING (which the test sees).
  */
-import { NonRetryableError, TasklaneClient, Worker, type TaskWithAttempts, type WorkerErrorContext } from "@tasklane/sdk";
+import { NonRetryableError, TasklaneClient, Worker, isTasklaneError, type FetchLike, type TaskWithAttempts, type WorkerErrorContext } from "@tasklane/sdk";
 import { afterAll, describe, expect, it } from "vitest";
 import { useGateway } from "../helpers/gateway-fixture.js";
 import { createTenant } from "../helpers/platform.js";
@@ -23,9 +23,9 @@ describe("SDK Worker: outcomes the gateway could not store", () => {
    * it has left RUNNING, or once the Worker reported that its outcome was
    * refused (then the task is still RUNNING, as QA saw until its lease expired).
    */
-  async function runCases(cases: Record<string, () => unknown>, maxAttempts = 1) {
+  async function runCases(cases: Record<string, () => unknown>, maxAttempts = 1, connection: Pick<ConstructorParameters<typeof TasklaneClient>[0], "fetch" | "retry"> = {}) {
     const { apiKey } = await createTenant(platform.gateway);
-    const client = new TasklaneClient({ url: platform.gateway.url, apiKey });
+    const client = new TasklaneClient({ url: platform.gateway.url, apiKey, ...connection });
     const errors: Array<{ error: unknown; context: WorkerErrorContext }> = [];
     const worker = new Worker({
       client,
@@ -116,5 +116,103 @@ describe("SDK Worker: outcomes the gateway could not store", () => {
       undef: { status: "SUCCEEDED", attempts: 1, result: null, lastError: null },
       nestedFn: { status: "SUCCEEDED", attempts: 1, result: { a: 1 }, lastError: null },
     });
+  });
+
+  /**
+   * A fetch that loses the answer of the first outcome call (completeTask(s), failTask) carrying
+   * each task, after the gateway has answered it: the call was recorded, and the caller sees a
+   * reset connection (NETWORK_ERROR, which may have run), so it is sent again.
+   */
+  function losingFirstOutcomeAnswers(): { fetch: FetchLike; lost: string[] } {
+    const seen = new Set<string>();
+    const lost: string[] = [];
+    const fetchLike: FetchLike = async (input, init) => {
+      const res = await fetch(input, init);
+      const { query, variables } = JSON.parse(String(init.body)) as { query: string; variables: { taskId?: string; completions?: Array<{ taskId: string }> } };
+      if (!/\b(completeTasks?|failTask)\(/.test(query)) return res;
+      const outcome = variables.taskId !== undefined ? [variables.taskId] : (variables.completions ?? []).map((c) => c.taskId);
+      const fresh = outcome.filter((id) => !seen.has(id));
+      if (fresh.length === 0) return res;
+      await res.text();
+      for (const id of fresh) seen.add(id);
+      lost.push(...fresh);
+      throw new TypeError("fetch failed", { cause: Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }) });
+    };
+    return { fetch: fetchLike, lost };
+  }
+
+  it.each([
+    ["resent by the transport", {}],
+    ["held and resent by the Worker (retry: false)", { retry: false as const }],
+  ])("an outcome recorded whose answer was lost, %s, is not reported: its CONFLICT is its own", async (_how, retry) => {
+    const losing = losingFirstOutcomeAnswers();
+    const { settled, errors } = await runCases(
+      {
+        ok: () => ({ done: true }),
+        dies: () => {
+          throw new NonRetryableError("no good");
+        },
+        retried: () => {
+          throw new Error("again");
+        },
+      },
+      1,
+      { fetch: losing.fetch, ...retry },
+    );
+    expect(losing.lost).toHaveLength(3);
+    expect(errors.map(({ error, context }) => ({ context, message: error instanceof Error ? error.message : String(error) }))).toEqual([]);
+    expect(Object.fromEntries([...settled].map(([type, t]) => [type, { status: t.status, outcomes: t.attemptHistory.map((a) => a.outcome), result: t.result }]))).toEqual({
+      ok: { status: "SUCCEEDED", outcomes: ["SUCCEEDED"], result: { done: true } },
+      dies: { status: "DEAD", outcomes: ["FAILED"], result: null },
+      retried: { status: "DEAD", outcomes: ["FAILED"], result: null },
+    });
+  });
+
+  it("a cancelled task's outcome is still refused and reported when its answer was lost and it was resent", async () => {
+    const { apiKey } = await createTenant(platform.gateway);
+    const losing = losingFirstOutcomeAnswers();
+    const client = new TasklaneClient({ url: platform.gateway.url, apiKey, fetch: losing.fetch });
+    const errors: Array<{ error: unknown; context: WorkerErrorContext }> = [];
+    const worker = new Worker({
+      client,
+      queue: "default",
+      pollWaitSeconds: 1,
+      onError: (error, context) => errors.push({ error, context }),
+      handler: async (task) => {
+        await client.tasks.cancel(task.id);
+        return "too late";
+      },
+    });
+    workers.push(worker);
+    const { id } = await client.tasks.submit({ type: "cancelled", maxAttempts: 1 });
+    await worker.start();
+    const deadline = Date.now() + 15_000;
+    while (errors.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await worker.stop({ graceMs: 2_000 });
+    expect(losing.lost).toEqual([id]);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.context).toEqual({ phase: "complete", taskId: id, refused: true });
+    expect(isTasklaneError(errors[0]?.error, "CONFLICT")).toBe(true);
+    expect((await client.tasks.get(id))?.status).toBe("CANCELLED");
+  });
+
+  it("client.leases: complete, completeMany and fail whose answers were lost answer as recorded; another lease's outcome is still CONFLICT", async () => {
+    const { apiKey } = await createTenant(platform.gateway);
+    const losing = losingFirstOutcomeAnswers();
+    const client = new TasklaneClient({ url: platform.gateway.url, apiKey, fetch: losing.fetch });
+    const ids = [];
+    for (let i = 0; i < 4; i++) ids.push((await client.tasks.submit({ type: `direct-${i}`, maxAttempts: 1 })).id);
+    const leases = await client.leases.lease({ queue: "default", workerId: "direct", max: 4, waitSeconds: 0 });
+    const lease = (id: string) => leases.find((l) => l.task.id === id) as (typeof leases)[number];
+    const [a, b, c, d] = ids as [string, string, string, string];
+    expect(await client.leases.complete(a, lease(a).leaseToken, { n: 1 })).toMatchObject({ id: a, status: "SUCCEEDED", result: { n: 1 } });
+    expect(await client.leases.fail(b, lease(b).leaseToken, "broke", false)).toMatchObject({ id: b, status: "DEAD", lastError: "broke" });
+    const many = await client.leases.completeMany([{ taskId: c, leaseToken: lease(c).leaseToken, result: "c" }]);
+    expect(many).toEqual([{ taskId: c, accepted: true, code: null, message: null, task: expect.objectContaining({ id: c, status: "SUCCEEDED", result: "c" }) }]);
+    expect(losing.lost).toEqual([a, b, c]);
+    // d's outcome sent with c's token: refused, resent or not.
+    const wrong = await client.leases.settleMany([{ taskId: d, leaseToken: lease(c).leaseToken, result: null }], { resend: true });
+    expect(wrong).toEqual([{ taskId: d, accepted: false, code: "CONFLICT", message: expect.any(String) }]);
+    await expect(client.leases.fail(a, lease(a).leaseToken, "late", true, { resend: true })).rejects.toMatchObject({ code: "CONFLICT" });
   });
 });

@@ -21,6 +21,11 @@ interface Pending {
   leaseDeadline: number;
   resolve: () => void;
   reject: (error: unknown) => void;
+  /**
+   * It is held after a failed call, so it goes again as a resend (settleMany's `resend`): the
+   * transport's earlier tries of that call may have been recorded, whatever ended the last.
+   */
+  maybeRecorded: boolean;
 }
 
 export class CompletionBatcher {
@@ -62,7 +67,7 @@ export class CompletionBatcher {
     return new Promise<void>((resolve, reject) => {
       // Refused alone, before it can take a batch's call down with it.
       checkResult("completeTasks", completion.result);
-      this.#pending.push({ completion, leaseDeadline, resolve, reject });
+      this.#pending.push({ completion, leaseDeadline, resolve, reject, maybeRecorded: false });
       if (this.#pending.length >= this.maxBatch) this.#flush();
       else this.#timer ??= setTimeout(() => this.#flush(), this.maxDelayMs);
     });
@@ -78,7 +83,8 @@ export class CompletionBatcher {
 
   #send(batch: Pending[]): void {
     if (batch.length === 0) return;
-    this.leases.settleMany(batch.map((p) => p.completion)).then(
+    const resend = batch.some((p) => p.maybeRecorded);
+    this.leases.settleMany(batch.map((p) => p.completion), resend ? { resend } : undefined).then(
       (outcomes) => {
         this.hold.answered();
         const byId = new Map(outcomes.map((o) => [o.taskId, o]));
@@ -98,6 +104,7 @@ export class CompletionBatcher {
           for (const p of batch) this.#send([p]);
           return;
         }
+        for (const p of batch) p.maybeRecorded = true;
         if (this.#held.hold(batch, error)) return;
         for (const p of batch) p.reject(error);
       },

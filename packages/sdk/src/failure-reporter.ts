@@ -15,6 +15,11 @@ interface PendingFailure extends HeldOutcome {
   readonly message: string;
   readonly retryable: boolean;
   readonly resolve: () => void;
+  /**
+   * It is held after a failed call, so it goes again as a resend (fail's `resend`): the
+   * transport's earlier tries of that call may have been recorded, whatever ended the last.
+   */
+  maybeRecorded: boolean;
 }
 
 export class FailureReporter {
@@ -41,16 +46,17 @@ export class FailureReporter {
    * and rejects with it only then.
    */
   fail(taskId: string, leaseToken: string, message: string, retryable: boolean, leaseDeadline: number): Promise<void> {
-    return new Promise<void>((resolve, reject) => this.#send({ taskId, leaseToken, message, retryable, leaseDeadline, resolve, reject }));
+    return new Promise<void>((resolve, reject) => this.#send({ taskId, leaseToken, message, retryable, leaseDeadline, resolve, reject, maybeRecorded: false }));
   }
 
   #send(f: PendingFailure): void {
-    this.leases.fail(f.taskId, f.leaseToken, f.message, f.retryable).then(
+    this.leases.fail(f.taskId, f.leaseToken, f.message, f.retryable, f.maybeRecorded ? { resend: true } : undefined).then(
       () => {
         this.hold.answered();
         f.resolve();
       },
       (error: unknown) => {
+        f.maybeRecorded = true;
         if (!this.#held.hold([f], error)) f.reject(error);
       },
     );

@@ -21,7 +21,7 @@ export { GraphQLTransport, SDK_VERSION, type CallOptions, type FetchLike, type O
 export { DEFAULT_RETRY, type RetryOptions, type RetryPolicy } from "./retry.js";
 export { TasksResource, type DeadLetterOptions, type WaitForOptions } from "./resources/tasks.js";
 export { QueuesResource } from "./resources/queues.js";
-export { LeasesResource } from "./resources/leases.js";
+export { LeasesResource, type OutcomeCallOptions } from "./resources/leases.js";
 export { SchedulesResource } from "./resources/schedules.js";
 export { WorkflowsResource } from "./resources/workflows.js";
 export { WebhooksResource } from "./resources/webhooks.js";

@@ -43,6 +43,15 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
+/**
+ * Filled in by execute() as it goes: whether it tried the call again after a failure that left
+ * the outcome unknown, so an earlier attempt may have been executed (a fenced outcome then
+ * meets its own effect as CONFLICT: resources/leases.ts).
+ */
+export interface RetryLog {
+  ambiguous: boolean;
+}
+
 export interface OperationSpec {
   /** The contract's root field, used in error messages, e.g. "submitTask". */
   operation: string;
@@ -76,7 +85,7 @@ export class GraphQLTransport {
    * Runs one operation and returns its `data` object. The caller asserts the
    * shape with TData: the SDK's documents select exactly the fields of its types.
    */
-  async execute<TData>(spec: OperationSpec, variables: Record<string, unknown>, call: CallOptions = {}): Promise<TData> {
+  async execute<TData>(spec: OperationSpec, variables: Record<string, unknown>, call: CallOptions = {}, log?: RetryLog): Promise<TData> {
     const body = serialize(spec, variables);
     const requestId = `tl-${randomUUID()}`;
     for (let attempt = 1; ; attempt++) {
@@ -90,6 +99,7 @@ export class GraphQLTransport {
       const waitMs = retryDelayMs(attempt, error.retryAfterSeconds, this.retry);
       if (waitMs === null) throw error;
       if (!(await delay(waitMs, call.signal))) throw aborted(spec.operation, call.signal, error);
+      if (log !== undefined && kind === "ambiguous") log.ambiguous = true;
     }
   }
 

@@ -3,11 +3,25 @@
  * failTask). Most users want the Worker class, which drives these.
  */
 import { MAX_ERROR_LENGTH } from "@tasklane/core/limits";
+import { ErrorCode, isTasklaneError } from "../errors.js";
 import { TASK_FIELDS } from "../graphql/fragments.js";
 import { cutText, storableText } from "../storable-text.js";
 import { checkResult } from "../validate.js";
-import type { CallOptions, GraphQLTransport } from "../transport.js";
+import type { CallOptions, GraphQLTransport, RetryLog } from "../transport.js";
 import type { HeartbeatResult, Lease, LeaseRequest, Task, TaskCompletion, TaskCompletionOutcome } from "../types.js";
+import { recordedOutcomes, type LeaseRef, type RecordedOutcome } from "./recorded-outcomes.js";
+
+/** Options of the outcome calls (complete, completeMany, settleMany, fail). */
+export interface OutcomeCallOptions extends CallOptions {
+  /**
+   * An earlier call with this outcome may have been recorded though its answer never came
+   * (it timed out, the connection reset). A CONFLICT is then checked against the attempt
+   * the lease started, and answered as the success it was when that attempt ended with
+   * this outcome. The SDK does the same by itself when it repeats a call after such a failure.
+   * @defaultValue false
+   */
+  resend?: boolean;
+}
 
 const LEASE = `mutation LeaseTasks($queue: String!, $workerId: String!, $max: Int, $leaseSeconds: Int, $waitSeconds: Float, $startAheadMs: Int) {
   leaseTasks(queue: $queue, workerId: $workerId, max: $max, leaseSeconds: $leaseSeconds, waitSeconds: $waitSeconds, startAheadMs: $startAheadMs) {
@@ -74,17 +88,27 @@ export class LeasesResource {
 
   /**
    * Records success with a JSON result. Retried after ambiguous failures: the
-   * lease token makes a repeat harmless (a repeat of an accepted call is
-   * refused with CONFLICT, never applied twice).
+   * lease token makes a repeat harmless (never applied twice; the gateway refuses
+   * it with CONFLICT, which the SDK recognises as its own completion and answers
+   * with the task, see OutcomeCallOptions.resend).
    */
-  async complete(taskId: string, leaseToken: string, result?: unknown, opts?: CallOptions): Promise<Task> {
+  async complete(taskId: string, leaseToken: string, result?: unknown, opts: OutcomeCallOptions = {}): Promise<Task> {
     checkResult("completeTask", result);
-    const data = await this.#transport.execute<{ completeTask: Task }>(
-      { operation: "completeTask", document: COMPLETE, idempotent: true },
-      { taskId, leaseToken, result: result === undefined ? null : result },
-      opts,
-    );
-    return data.completeTask;
+    const { resend, ...call } = opts;
+    const log: RetryLog = { ambiguous: resend === true };
+    try {
+      const data = await this.#transport.execute<{ completeTask: Task }>(
+        { operation: "completeTask", document: COMPLETE, idempotent: true },
+        { taskId, leaseToken, result: result === undefined ? null : result },
+        call,
+        log,
+      );
+      return data.completeTask;
+    } catch (error: unknown) {
+      const recorded = await this.#recordedTask(error, log, { taskId, leaseToken }, "SUCCEEDED", call);
+      if (recorded === null) throw error;
+      return recorded;
+    }
   }
 
   /**
@@ -92,8 +116,8 @@ export class LeasesResource {
    * Each item is fenced by its own token: a refused one (its `code` is
    * CONFLICT, NOT_FOUND or BAD_USER_INPUT) does not affect the others.
    */
-  completeMany(completions: TaskCompletion[], opts?: CallOptions): Promise<TaskCompletionOutcome[]> {
-    return this.#completeTasks<TaskCompletionOutcome>(COMPLETE_MANY, completions, opts);
+  completeMany(completions: TaskCompletion[], opts?: OutcomeCallOptions): Promise<TaskCompletionOutcome[]> {
+    return this.#completeTasks(COMPLETE_MANY, true, completions, opts);
   }
 
   /**
@@ -101,19 +125,36 @@ export class LeasesResource {
    * `task` is absent): the gateway then skips mapping and serialising a full
    * task per item, which is most of such a call's cost.
    */
-  settleMany(completions: TaskCompletion[], opts?: CallOptions): Promise<Omit<TaskCompletionOutcome, "task">[]> {
-    return this.#completeTasks<Omit<TaskCompletionOutcome, "task">>(SETTLE_MANY, completions, opts);
+  settleMany(completions: TaskCompletion[], opts?: OutcomeCallOptions): Promise<Omit<TaskCompletionOutcome, "task">[]> {
+    return this.#completeTasks(SETTLE_MANY, false, completions, opts);
   }
 
-  /** The completeTasks call behind completeMany and settleMany; `document` chooses what each outcome carries. */
-  async #completeTasks<TOutcome>(document: string, completions: TaskCompletion[], opts?: CallOptions): Promise<TOutcome[]> {
+  /**
+   * The completeTasks call behind completeMany and settleMany; `document` chooses what each
+   * outcome carries (`withTasks`: the task too).
+   */
+  async #completeTasks(document: string, withTasks: true, completions: TaskCompletion[], opts?: OutcomeCallOptions): Promise<TaskCompletionOutcome[]>;
+  async #completeTasks(document: string, withTasks: false, completions: TaskCompletion[], opts?: OutcomeCallOptions): Promise<Omit<TaskCompletionOutcome, "task">[]>;
+  async #completeTasks(document: string, withTasks: boolean, completions: TaskCompletion[], opts: OutcomeCallOptions = {}): Promise<Array<Omit<TaskCompletionOutcome, "task"> & { task?: Task | null }>> {
     completions.forEach((c, i) => checkResult("completeTasks", c.result, `completions.${i}.result`));
-    const data = await this.#transport.execute<{ completeTasks: TOutcome[] }>(
+    const { resend, ...call } = opts;
+    const log: RetryLog = { ambiguous: resend === true };
+    const data = await this.#transport.execute<{ completeTasks: Array<Omit<TaskCompletionOutcome, "task"> & { task?: Task | null }> }>(
       { operation: "completeTasks", document, idempotent: true },
       { completions: completions.map((c) => ({ taskId: c.taskId, leaseToken: c.leaseToken, result: c.result === undefined ? null : c.result })) },
-      opts,
+      call,
+      log,
     );
-    return data.completeTasks;
+    const outcomes = data.completeTasks;
+    if (!log.ambiguous) return outcomes;
+    const tokens = new Map(completions.map((c) => [c.taskId, c.leaseToken]));
+    const conflicts = outcomes.filter((o) => !o.accepted && o.code === ErrorCode.CONFLICT && tokens.has(o.taskId));
+    if (conflicts.length === 0) return outcomes;
+    const recorded = await recordedOutcomes(this.#transport, conflicts.map((o) => ({ taskId: o.taskId, leaseToken: tokens.get(o.taskId) as string })), "SUCCEEDED", withTasks, call);
+    return outcomes.map((o) => {
+      if (o.accepted || !recorded.has(o.taskId)) return o;
+      return withTasks ? { taskId: o.taskId, accepted: true, task: recorded.get(o.taskId) ?? null, code: null, message: null } : { taskId: o.taskId, accepted: true, code: null, message: null };
+    });
   }
 
   /**
@@ -123,12 +164,31 @@ export class LeasesResource {
    * which the gateway refuses, become U+FFFD: a message the gateway cannot
    * store must not cost the outcome itself.
    */
-  async fail(taskId: string, leaseToken: string, error: string, retryable?: boolean, opts?: CallOptions): Promise<Task> {
-    const data = await this.#transport.execute<{ failTask: Task }>(
-      { operation: "failTask", document: FAIL, idempotent: true },
-      { taskId, leaseToken, error: storableText(cutText(error, MAX_ERROR_LENGTH)), retryable },
-      opts,
-    );
-    return data.failTask;
+  async fail(taskId: string, leaseToken: string, error: string, retryable?: boolean, opts: OutcomeCallOptions = {}): Promise<Task> {
+    const { resend, ...call } = opts;
+    const log: RetryLog = { ambiguous: resend === true };
+    try {
+      const data = await this.#transport.execute<{ failTask: Task }>(
+        { operation: "failTask", document: FAIL, idempotent: true },
+        { taskId, leaseToken, error: storableText(cutText(error, MAX_ERROR_LENGTH)), retryable },
+        call,
+        log,
+      );
+      return data.failTask;
+    } catch (thrown: unknown) {
+      const recorded = await this.#recordedTask(thrown, log, { taskId, leaseToken }, "FAILED", call);
+      if (recorded === null) throw thrown;
+      return recorded;
+    }
+  }
+
+  /**
+   * For a completeTask / failTask that failed with `error`: the task, when that error is a
+   * CONFLICT after a lost answer and the lease's attempt ended with this very outcome (the
+   * call succeeded after all); else null, and the error stands.
+   */
+  async #recordedTask(error: unknown, log: RetryLog, lease: LeaseRef, outcome: RecordedOutcome, call: CallOptions): Promise<Task | null> {
+    if (!log.ambiguous || !isTasklaneError(error, ErrorCode.CONFLICT)) return null;
+    return (await recordedOutcomes(this.#transport, [lease], outcome, true, call)).get(lease.taskId) ?? null;
   }
 }
