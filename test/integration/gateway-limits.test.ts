@@ -132,6 +132,16 @@ describe("gateway limits", () => {
     expect(refused.status).toBe(503);
     expect(refused.headers.get("retry-after")).toBe("5");
     expect(refused.errors?.[0]?.extensions).toMatchObject({ code: "OVERLOADED", retryAfterSeconds: 5 });
+    // A workflow's tasks join the same backlog: refused too, nothing written.
+    const workflow = await gql(
+      capped.url,
+      `mutation ($i: SubmitWorkflowInput!) { submitWorkflow(input: $i) { id } }`,
+      { i: { name: "past the cap", tasks: [{ key: "a", type: "fill" }, { key: "b", type: "fill", dependsOn: ["a"] }] } },
+      apiKey,
+    );
+    expect(workflow.status).toBe(503);
+    expect(workflow.errors?.[0]?.extensions).toMatchObject({ code: "OVERLOADED", retryAfterSeconds: 5 });
+    expect((await gql<{ workflows: unknown[] }>(capped.url, `{ workflows { id } }`, {}, apiKey)).data?.workflows).toEqual([]);
     // Reads are not shed.
     expect(codeOf(await gql(capped.url, `{ tasks { totalCount } }`, {}, apiKey))).toBeUndefined();
   });

@@ -90,6 +90,7 @@ export function createServices(deps: ServiceDeps): { services: GatewayServices; 
       dispatch,
       ringPullQueues: (queueIds) => doorbell.ring(queueIds),
       announceCancel,
+      ...(deps.backlog ? { backlog: deps.backlog } : {}),
     }),
     tenants: new TenantService(deps.db),
     apiKeys,

@@ -32,12 +32,15 @@ export interface WorkflowServiceDeps {
   ringPullQueues(queueIds: string[]): Promise<void>;
   /** Tells the executor of a RUNNING task to stop (PUSH abort); best effort, heartbeats also report it. */
   announceCancel(taskId: string): Promise<void>;
+  /** Platform protection, as for submitTask: a workflow's tasks join the same backlog (up to 2,000 at once). */
+  backlog?: { assertAccepting(tenantId: string, newTasks: number): void };
 }
 
 export class WorkflowService {
   constructor(private readonly deps: WorkflowServiceDeps) {}
 
   async submit(tenantId: string, spec: WorkflowSpec, actor: string, traceParent: string | null = null): Promise<SubmitWorkflowResult> {
+    this.deps.backlog?.assertAccepting(tenantId, spec.tasks.length);
     // Each workflow task gets its own trace (a child of the caller's traceparent, if it sent one).
     const newTraceParent = () => newTaskTrace("task.submit", traceParent, { [TaskAttr.tenantId]: tenantId });
     const result = await submitWorkflow(this.deps.db, tenantId, spec, { horizonMs: this.deps.horizonMs, actor, newTraceParent });
