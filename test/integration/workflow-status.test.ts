@@ -1,11 +1,12 @@
 /**
  * The status a workflow ends with when one of its tasks was cancelled
  * (cancelTask) rather than cancelling the whole workflow, against a real
- * database: CANCELLED, unless a task also ended DEAD (FAILED).
+ * database: CANCELLED, unless a task also ended DEAD (FAILED), even one
+ * discarded from the dead-letter queue since.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { normalizeWorkflowSpec, parseInput, submitWorkflowInputSchema, validateWorkflowGraph } from "@tasklane/core";
-import { cancelTask, completeAttempts, failAttempt, startAttemptsFromQueue, submitWorkflow, type Database, type StartedAttempt } from "@tasklane/db";
+import { cancelTask, completeAttempts, discardTask, failAttempt, startAttemptsFromQueue, submitWorkflow, type Database, type StartedAttempt } from "@tasklane/db";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
 import { seedTenant } from "../helpers/seed.js";
 
@@ -79,5 +80,22 @@ describe("a workflow with a task cancelled through cancelTask", () => {
       HORIZON,
     );
     expect(await workflowState(wf.id)).toEqual({ status: "FAILED", tasks: { a: "DEAD", b: "CANCELLED", c: "SKIPPED" } });
+  });
+
+  it("ends FAILED when a task died and was discarded (DEAD -> CANCELLED) before the rest finished", async () => {
+    const wf = await submit([{ key: "dies" }, { key: "after", dependsOn: ["dies"] }, { key: "other" }]);
+    const leases = await lease(2);
+    const dies = leases.find((l) => l.task.id === wf.idOf("dies"))!;
+    const other = leases.find((l) => l.task.id === wf.idOf("other"))!;
+    await failAttempt(
+      db,
+      { taskId: dies.task.id, leaseGeneration: dies.task.leaseGeneration, error: "boom", outcome: "FAILED", decision: { kind: "dead", reason: "non_retryable" } },
+      "test",
+      HORIZON,
+    );
+    await discardTask(db, tenantId, wf.idOf("dies"), "test");
+    const done = await complete(other);
+    expect(done.workflows.finished.map((f) => f.status)).toEqual(["FAILED"]);
+    expect(await workflowState(wf.id)).toEqual({ status: "FAILED", tasks: { dies: "CANCELLED", after: "SKIPPED", other: "SUCCEEDED" } });
   });
 });

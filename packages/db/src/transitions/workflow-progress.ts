@@ -126,7 +126,11 @@ const ADVANCE_SQL = `WITH RECURSIVE src AS (
     UPDATE workflows w SET completed_at = GREATEST(now(), (SELECT max(t.completed_at) FROM tasks t WHERE t.workflow_id = w.id)),
       -- A failure outranks a cancellation: FAILED is what alerts, and a task did fail.
       -- A task the user cancelled (cancelTask) is not a failure: CANCELLED, as cancelWorkflow.
-      status = (CASE WHEN EXISTS (SELECT 1 FROM tasks t WHERE t.workflow_id = w.id AND t.status = 'DEAD') THEN 'FAILED'
+      -- A DEAD task discarded since (DEAD -> CANCELLED) still died: without its event, discarding
+      -- it before the other branches finished turned the workflow's FAILED into CANCELLED.
+      status = (CASE WHEN EXISTS (SELECT 1 FROM tasks t WHERE t.workflow_id = w.id AND (t.status = 'DEAD'
+                       OR (t.status = 'CANCELLED' AND EXISTS (SELECT 1 FROM task_events ev WHERE ev.task_id = t.id AND ev.to_status = 'DEAD'))))
+                     THEN 'FAILED'
                      WHEN EXISTS (SELECT 1 FROM tasks t WHERE t.workflow_id = w.id AND t.status = 'CANCELLED') THEN 'CANCELLED'
                      WHEN EXISTS (SELECT 1 FROM sk WHERE sk.workflow_id = w.id)
                        OR EXISTS (SELECT 1 FROM tasks t WHERE t.workflow_id = w.id AND t.status <> 'SUCCEEDED')
