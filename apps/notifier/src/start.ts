@@ -1,7 +1,7 @@
-import { createLogger, errorChain, exitWithMessage, listenForStopSignals, loadEnvOrExit, notifierEnvSchema, startPeriodic } from "@tasklane/config";
+import { createLogger, listenForStopSignals, loadEnvOrExit, notifierEnvSchema, startPeriodic } from "@tasklane/config";
 import { NOTIFIER_DRAIN_GRACE_MS, SHUTDOWN_DEADLINE_MS } from "@tasklane/config/shutdown-deadlines";
 import { createDatabase, fanOutNotifications, listenForWakeups, NOTIFY_BATCH_SIZE, OUTBOX_WAKEUPS, prepareDatabaseOrExit, REDELIVERY_WAKEUP } from "@tasklane/db";
-import { dependencyProbe, startOpsServer, startTracing, tracingRequested } from "@tasklane/observability";
+import { dependencyProbe, startOpsServerOrExit, startTracing, tracingRequested } from "@tasklane/observability";
 import { createDeliveryTick, REQUEST_TIMEOUT_MS } from "./delivery/delivery-loop.js";
 import { InFlight } from "./delivery/in-flight.js";
 import { createOutboundAgent } from "@tasklane/outbound";
@@ -69,12 +69,12 @@ const wakeups = listenForWakeups({
 const relay = startRelay(env, log, metrics.registry);
 
 // The notifier needs only Postgres: deliveries are claimed from tables, never from Redis.
-const ops =
-  env.METRICS_PORT === undefined
-    ? undefined
-    : await startOpsServer({ port: env.METRICS_PORT, host: env.METRICS_HOST, registry: metrics.registry, ready: dependencyProbe({ postgres: () => db.pool.query("SELECT 1") }) }).catch(
-        (error: unknown) => exitWithMessage("tasklane-notifier", `cannot serve METRICS_PORT ${env.METRICS_PORT}: ${errorChain(error)}`),
-      );
+const ops = await startOpsServerOrExit("tasklane-notifier", {
+  port: env.METRICS_PORT,
+  host: env.METRICS_HOST,
+  registry: metrics.registry,
+  ready: dependencyProbe({ postgres: () => db.pool.query("SELECT 1") }),
+});
 log.info(
   { concurrency: env.NOTIFIER_CONCURRENCY, retrySchedule: env.WEBHOOK_RETRY_SCHEDULE, metricsPort: env.METRICS_PORT },
   "notifier started",

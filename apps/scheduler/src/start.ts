@@ -1,7 +1,7 @@
-import { createFailureLog, createLogger, errorChain, exitWithMessage, listenForStopSignals, loadEnvOrExit, schedulerEnvSchema } from "@tasklane/config";
+import { createFailureLog, createLogger, listenForStopSignals, loadEnvOrExit, schedulerEnvSchema } from "@tasklane/config";
 import { SHUTDOWN_DEADLINE_MS } from "@tasklane/config/shutdown-deadlines";
 import { SCHEDULE_WAKEUPS, createDatabase, listenForWakeups, prepareDatabaseOrExit } from "@tasklane/db";
-import { dependencyProbe, startOpsServer, startTracing, tracingRequested } from "@tasklane/observability";
+import { dependencyProbe, startOpsServerOrExit, startTracing, tracingRequested } from "@tasklane/observability";
 import { createKeySpace, createRedis, createTaskDispatcher, redisTargetOf } from "@tasklane/queue";
 import type { SchedulerContext } from "./context.js";
 import { expireStaleLeases } from "./loops/lease-expiry.js";
@@ -74,15 +74,12 @@ const loops = [
   startLoop(log, "queue-depth", QUEUE_DEPTH_INTERVAL_MS, () => measureQueueDepth(ctx)),
   startLoop(log, "retention", env.RETENTION_PRUNE_INTERVAL_SECONDS * 1000, () => pruneExpiredTasks(ctx)),
 ];
-const ops =
-  env.METRICS_PORT === undefined
-    ? undefined
-    : await startOpsServer({
-        port: env.METRICS_PORT,
-        host: env.METRICS_HOST,
-        registry: ctx.metrics.registry,
-        ready: dependencyProbe({ postgres: () => db.pool.query("SELECT 1"), redis: () => redis.ping() }),
-      }).catch((error: unknown) => exitWithMessage("tasklane-scheduler", `cannot serve METRICS_PORT ${env.METRICS_PORT}: ${errorChain(error)}`));
+const ops = await startOpsServerOrExit("tasklane-scheduler", {
+  port: env.METRICS_PORT,
+  host: env.METRICS_HOST,
+  registry: ctx.metrics.registry,
+  ready: dependencyProbe({ postgres: () => db.pool.query("SELECT 1"), redis: () => redis.ping() }),
+});
 log.info({ horizonSeconds: env.DISPATCH_HORIZON_SECONDS, retentionDays: env.TASK_RETENTION_DAYS, metricsPort: ops?.port, tracing: tracing.enabled }, "scheduler started");
 
 /**

@@ -1,9 +1,9 @@
 import { hostname } from "node:os";
-import { createFailureLog, createLogger, errorChain, exitWithMessage, listenForStopSignals, loadEnvOrExit, workerEnvSchema } from "@tasklane/config";
+import { createFailureLog, createLogger, listenForStopSignals, loadEnvOrExit, workerEnvSchema } from "@tasklane/config";
 import { SHUTDOWN_DEADLINE_MS, WORKER_DRAIN_GRACE_MS } from "@tasklane/config/shutdown-deadlines";
 import { ServerClock } from "@tasklane/core/server-clock";
 import { createDatabase, prepareDatabaseOrExit, type DispatchIntent } from "@tasklane/db";
-import { dependencyProbe, startOpsServer, startTracing, tracingRequested } from "@tasklane/observability";
+import { dependencyProbe, startOpsServerOrExit, startTracing, tracingRequested } from "@tasklane/observability";
 import { createKeySpace, createRedis, createTaskDispatcher, dispatchAfterCommit, parseDoorbell, redisTargetOf, untilUnreachable } from "@tasklane/queue";
 import { CompletionBatcher, OutcomeNotRecorded } from "./completion-batcher.js";
 import type { WorkerContext } from "./context.js";
@@ -121,15 +121,12 @@ subscriber.on("message", (channel: string, message: string) => {
 });
 // Stopped while starting: no attempt is begun only to be drained at once.
 if (!signals.requested) fetcher.start();
-const ops =
-  env.METRICS_PORT === undefined
-    ? undefined
-    : await startOpsServer({
-        port: env.METRICS_PORT,
-        host: env.METRICS_HOST,
-        registry: ctx.metrics.registry,
-        ready: dependencyProbe({ postgres: () => db.pool.query("SELECT 1"), redis: () => redis.ping() }),
-      }).catch((error: unknown) => exitWithMessage("tasklane-worker", `cannot serve METRICS_PORT ${env.METRICS_PORT}: ${errorChain(error)}`));
+const ops = await startOpsServerOrExit("tasklane-worker", {
+  port: env.METRICS_PORT,
+  host: env.METRICS_HOST,
+  registry: ctx.metrics.registry,
+  ready: dependencyProbe({ postgres: () => db.pool.query("SELECT 1"), redis: () => redis.ping() }),
+});
 log.info({ concurrency: env.WORKER_CONCURRENCY, metricsPort: ops?.port, tracing: tracing.enabled }, "worker started");
 
 const GRACE_MS = WORKER_DRAIN_GRACE_MS;

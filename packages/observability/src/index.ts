@@ -1,4 +1,5 @@
 export * from "./ops-server.js";
+export * from "./ops-server-or-exit.js";
 export * from "./readiness.js";
 export * from "./tracing.js";
 export * from "./task-trace.js";
