@@ -52,21 +52,35 @@ export interface AttemptRecord {
   error: string | null;
 }
 
-/** Columns of `tasks t JOIN queues q`; keep in step with mapTaskRow. */
-export const TASK_COLUMNS = `t.id, t.tenant_id, t.queue_id, q.name AS queue_name, t.type, t.payload, t.status, t.priority,
-  t.run_at, t.created_at, t.updated_at, t.started_at, t.completed_at, t.attempts, t.max_attempts,
-  t.backoff_strategy, t.backoff_delay_seconds, t.backoff_max_delay_seconds, t.backoff_jitter, t.timeout_seconds,
-  t.result, t.last_error, t.idempotency_key, t.ordering_key, t.callback_url, t.metadata, t.workflow_id,
-  t.workflow_key, t.schedule_id, t.cancel_requested, t.lease_generation, t.lease_token, t.lease_expires_at,
-  t.worker_id, t.dispatch_generation, t.occurrence_key, t.trace_parent`;
+/**
+ * What a TaskRecord is read from, by output name, in select order (keep in step with
+ * mapTaskRow): TASK_COLUMNS and TASK_COLUMN_NAMES_BUT_BODIES are both made from it, so a
+ * column expression can hold anything (a comma in a function call) without the names
+ * going wrong.
+ */
+const TASK_COLUMN_NAMES = [
+  "id", "tenant_id", "queue_id", "queue_name", "type", "payload", "status", "priority",
+  "run_at", "created_at", "updated_at", "started_at", "completed_at", "attempts", "max_attempts",
+  "backoff_strategy", "backoff_delay_seconds", "backoff_max_delay_seconds", "backoff_jitter", "timeout_seconds",
+  "result", "last_error", "idempotency_key", "ordering_key", "callback_url", "metadata", "workflow_id",
+  "workflow_key", "schedule_id", "cancel_requested", "lease_generation", "lease_token", "lease_expires_at",
+  "worker_id", "dispatch_generation", "occurrence_key", "trace_parent",
+] as const;
+
+/** The columns not read from the task row `t` itself, and their expressions. */
+const JOINED_TASK_COLUMNS: Readonly<Partial<Record<(typeof TASK_COLUMN_NAMES)[number], string>>> = { queue_name: "q.name" };
+
+/** Columns of `tasks t JOIN queues q`. */
+export const TASK_COLUMNS = TASK_COLUMN_NAMES.map((name) => {
+  const expression = JOINED_TASK_COLUMNS[name];
+  return expression === undefined ? `t.${name}` : `${expression} AS ${name}`;
+}).join(", ");
 
 /**
  * TASK_COLUMNS' output names but payload and result: what a read that may
  * withhold bodies (page-body-budget.ts withheldBodiesSql) passes through.
  */
-export const TASK_COLUMN_NAMES_BUT_BODIES: readonly string[] = TASK_COLUMNS.split(",")
-  .map((c) => c.trim().split(/\s+AS\s+|\./).pop() as string)
-  .filter((name) => name !== "payload" && name !== "result");
+export const TASK_COLUMN_NAMES_BUT_BODIES: readonly string[] = TASK_COLUMN_NAMES.filter((name) => name !== "payload" && name !== "result");
 
 /**
  * TASK_COLUMNS read from another alias. Data-modifying CTEs must return rows
