@@ -2,6 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
+import { ReconnectBackoff } from "@/lib/reconnect-backoff";
 
 /** Refresh at most this often while events stream in: one task or workflow feels instant; a whole tenant's feed is batched. */
 const FOCUSED_REFRESH_GAP_MS = 500;
@@ -10,12 +11,6 @@ const BROAD_REFRESH_GAP_MS = 2_000;
 const POLL_MS = 2_000;
 /** With one: still refresh now and then, in case an event was missed while reconnecting. */
 const SAFETY_REFRESH_MS = 15_000;
-/**
- * While polling, try the stream again after these waits (the last one repeats): a gateway that
- * restarted, or a stream the console's server dropped, comes back live instead of leaving every
- * open page polling every 2 s until it is reloaded.
- */
-const RECONNECT_MS = [3_000, 10_000, 30_000, 60_000] as const;
 
 type Mode = "connecting" | "live" | "polling";
 
@@ -36,7 +31,9 @@ export function LiveRefresh({ taskId, queue, workflowId }: { taskId?: string; qu
     let timer: ReturnType<typeof setInterval> | null = null;
     let reconnect: ReturnType<typeof setTimeout> | null = null;
     let source: EventSource | null = null;
-    let failures = 0;
+    // While polling, the stream is tried again now and then: a gateway that restarted, or a stream the
+    // console's server dropped, comes back live instead of leaving the page polling until it is reloaded.
+    const backoff = new ReconnectBackoff<EventSource>();
     let closed = false;
     const refresh = () => {
       lastRefresh.current = Date.now();
@@ -80,21 +77,23 @@ export function LiveRefresh({ taskId, queue, workflowId }: { taskId?: string; qu
       }
       source = s;
       s.addEventListener("live", () => {
-        failures = 0;
+        backoff.live();
         setMode("live");
         every(SAFETY_REFRESH_MS);
         // Whatever changed between the render (or the outage) and the subscription starting was not streamed.
         refreshSoon();
       });
       s.addEventListener("update", refreshSoon);
-      // The stream ended ("fallback" from the server, or the connection failed): poll, and try again later.
+      // The stream ended ("fallback" from the server, or the connection failed; a fallback can be
+      // followed by its connection's error): poll, and try again later.
       const lost = () => {
         s.close();
         if (source === s) source = null;
         if (closed) return;
+        const wait = backoff.lost(s);
+        if (wait === null) return;
         poll();
-        if (reconnect === null) reconnect = setTimeout(connect, RECONNECT_MS[Math.min(failures, RECONNECT_MS.length - 1)]);
-        failures += 1;
+        reconnect = setTimeout(connect, wait);
       };
       s.addEventListener("fallback", lost);
       s.onerror = lost;
