@@ -110,6 +110,21 @@ describe("console forms, selections and small screens", () => {
     expect(await page.getByLabel("Concurrency").inputValue()).toBe("9");
   });
 
+  it("holds a new queue's name to the API's 64 characters and states the API's rule", async () => {
+    await open("/queues/new");
+    const name = page.getByLabel("Name");
+    await name.fill("q".repeat(70));
+    expect((await name.inputValue()).length).toBe(64);
+    const rule = "1-64 characters of letters, digits, '_', '.', '-', starting with a letter or digit";
+    expect(await page.locator("#name-hint").textContent()).toContain(rule);
+    // A name of the right length the API refuses for its first character: its words, on the field.
+    await name.fill("-leading-dash");
+    await page.getByLabel(/^PULL/).check();
+    await page.getByRole("button", { name: "Create queue" }).click();
+    await page.locator("#name-error").getByText(rule).waitFor({ timeout: 15_000 });
+    expect(await queueView("-leading-dash")).toBeFalsy();
+  });
+
   it("saving a queue's settings keeps a pause made on the same page", async () => {
     await open("/queues/billing");
     await page.getByRole("button", { name: "Pause", exact: true }).click();

@@ -15,8 +15,12 @@ export const MAX_JSON_DEPTH = 32;
 export const MAX_BATCH_SIZE = 1000;
 /** Longest task type name. */
 export const MAX_TYPE_LENGTH = 200;
+/** Longest queue name. */
+export const MAX_QUEUE_NAME_LENGTH = 64;
 /** Queue names: a safe subset for Redis keys, metrics labels and URLs. */
-export const QUEUE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+export const QUEUE_NAME_PATTERN = new RegExp(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,${MAX_QUEUE_NAME_LENGTH - 1}}$`);
+/** QUEUE_NAME_PATTERN in words: the API's refusal and the console's hint both say this. */
+export const QUEUE_NAME_RULE = `1-${MAX_QUEUE_NAME_LENGTH} characters of letters, digits, '_', '.', '-', starting with a letter or digit`;
 /** Longest idempotency or ordering key (fits a btree index comfortably). */
 export const MAX_KEY_LENGTH = 255;
 /** Longest endpoint/callback/webhook URL (the de facto browser and proxy limit). */

@@ -1,5 +1,6 @@
 "use client";
 
+import { MAX_QUEUE_NAME_LENGTH, QUEUE_NAME_RULE } from "@tasklane/core/limits";
 import Link from "next/link";
 import { useState } from "react";
 import { saveQueueAction } from "@/app/(console)/queues/actions";
@@ -25,8 +26,8 @@ export function QueueForm({ queue }: { queue?: Queue }) {
           <input type="hidden" name="name" value={queue.name} />
         </>
       ) : (
-        <Field id="name" label="Name" hint="Letters, digits, dot, dash and underscore, e.g. emails." error={errors.name}>
-          {(p) => <input {...p} name="name" type="text" required maxLength={100} autoComplete="off" spellCheck={false} />}
+        <Field id="name" label="Name" hint={`Must be ${QUEUE_NAME_RULE}, e.g. emails.`} error={errors.name}>
+          {(p) => <input {...p} name="name" type="text" required maxLength={MAX_QUEUE_NAME_LENGTH} autoComplete="off" spellCheck={false} />}
         </Field>
       )}
       <fieldset>

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { jsonLimitViolation } from "../json-limits.js";
-import { MAX_JSON_DEPTH, MAX_URL_LENGTH, QUEUE_NAME_PATTERN } from "../limits.js";
+import { MAX_JSON_DEPTH, MAX_URL_LENGTH, QUEUE_NAME_PATTERN, QUEUE_NAME_RULE } from "../limits.js";
 
 /** A string with at least one non-whitespace character, at most `max` long (one issue for "", not two). */
 export function nonBlankString(max: number) {
@@ -54,4 +54,4 @@ export const httpUrlSchema = z
 
 export const queueNameSchema = z
   .string()
-  .regex(QUEUE_NAME_PATTERN, { message: "must be 1-64 characters of letters, digits, '_', '.', '-', starting with a letter or digit" });
+  .regex(QUEUE_NAME_PATTERN, { message: `must be ${QUEUE_NAME_RULE}` });
