@@ -206,6 +206,19 @@ describe("console forms, selections and small screens", () => {
     });
   });
 
+  it("puts a duplicate schedule name's refusal on the Name field, as the queue form does", async () => {
+    await open("/schedules/new");
+    await page.getByLabel("Name").fill("nightly-export");
+    await page.getByLabel("Cron expression").fill("0 4 * * *");
+    await page.getByLabel("Task type").fill("export-again");
+    await page.getByRole("button", { name: "Create schedule" }).click();
+    await page.locator("#name-error").getByText('A schedule named "nightly-export" already exists').waitFor({ timeout: 15_000 });
+    expect(await page.getByLabel("Name").getAttribute("aria-invalid")).toBe("true");
+    expect(page.url()).toBe(`${url}/schedules/new`);
+    const named = await api<{ schedules: { name: string }[] }>(`{ schedules { name } }`);
+    expect(named.data?.schedules.filter((s) => s.name === "nightly-export")).toHaveLength(1);
+  });
+
   it("keeps the URL and event ticks of a refused webhook form", async () => {
     await open("/webhooks");
     await page.getByLabel("Endpoint URL").fill("ftp://example.com/hooks");

@@ -3,6 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
 import { errorState, type ActionState } from "@/lib/action-state";
+import type { ApiFailure } from "@/lib/graphql-error";
 import { createSchedule, deleteSchedule, triggerSchedule, updateSchedule, type TaskTemplateInput } from "@/lib/api/schedules";
 import { previewCron, type CronPreview } from "@/lib/cron-preview";
 import { checked, int, text } from "@/lib/form-data";
@@ -57,6 +58,12 @@ function template(form: FormData): { task: TaskTemplateInput } | { error: Action
   };
 }
 
+/** createSchedule's CONFLICT is its name being taken (the only one it has): said on the Name field, as the queue form does. */
+function createRefused(error: ApiFailure): ActionState {
+  const state = errorState(error, FIELDS);
+  return error.code === "CONFLICT" ? { ...state, fieldErrors: { ...state.fieldErrors, name: error.message } } : state;
+}
+
 export async function saveScheduleAction(_state: ActionState, form: FormData): Promise<ActionState> {
   const id = text(form, "id");
   const fields = {
@@ -70,7 +77,7 @@ export async function saveScheduleAction(_state: ActionState, form: FormData): P
   if (built && "error" in built) return built.error;
   if (id === undefined) {
     const result = await createSchedule({ ...fields, enabled: checked(form, "enabled"), name: text(form, "name") ?? "", task: built!.task });
-    if (!result.ok) return errorState(result.error, FIELDS);
+    if (!result.ok) return createRefused(result.error);
     revalidatePath("/schedules");
     redirect(`/schedules/${result.data.id}?created=1`);
   }
