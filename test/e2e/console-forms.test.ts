@@ -4,6 +4,7 @@
  * what a QA pass found broken, each checked the way a person meets it.
  * The tests run in order and build on each other, like a person's session.
  */
+import { IdPrefix, newId } from "@tasklane/core";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../helpers/app-process.js";
@@ -256,6 +257,45 @@ describe("console forms, selections and small screens", () => {
     await page.getByRole("dialog", { name: "Disable this endpoint?" }).getByRole("button", { name: "Disable" }).click();
     await row.getByText("disabled by the tenant").waitFor({ timeout: 15_000 });
     expect(await hook()).toMatchObject({ enabled: false, disabledReason: "disabled by the tenant" });
+  });
+
+  it("pages the delivery log both ways and filters it by status, keeping the filter across pages", async () => {
+    // Rows as the notifier leaves them (finished, so it never picks them up), a second apart, newest first by id too.
+    const start = Date.now() - 3_600_000;
+    for (let i = 0; i < 56; i++) {
+      await p.tdb.db.pool.query(
+        `INSERT INTO webhook_deliveries (id, tenant_id, url, event, body, status, attempts, last_response_code, created_at, delivered_at)
+         VALUES ($1, $2, 'http://127.0.0.1:9/callback', 'task.succeeded', '{}', $3, 1, $4, $5, $5)`,
+        [newId(IdPrefix.delivery), p.tenant.tenantId, i % 8 === 0 ? "FAILED" : "DELIVERED", i % 8 === 0 ? 500 : 200, new Date(start + i * 1_000)],
+      );
+    }
+    const ids = async (status?: string) =>
+      (await api<{ webhookDeliveries: { id: string }[] }>(`query ($s: WebhookDeliveryStatus) { webhookDeliveries(first: 500, status: $s) { id } }`, { s: status ?? null })).data!.webhookDeliveries.map((d) => d.id);
+    const every = await ids();
+    expect(every.length).toBeGreaterThan(50);
+    const log = page.locator('section[aria-labelledby="log"]');
+    const shown = () => log.locator("tbody tr").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-delivery-id")));
+
+    await open("/webhooks");
+    expect(await shown()).toEqual(every.slice(0, 50));
+    await log.getByRole("link", { name: "Older →" }).click();
+    await log.locator(".pagination").filter({ hasText: "Page 2" }).waitFor({ timeout: 15_000 });
+    expect(await shown()).toEqual(every.slice(50, 100));
+    expect(new URL(page.url()).searchParams.get("after")).toBe(every[49]);
+    await log.getByRole("link", { name: "← Newer" }).click();
+    await log.locator(".pagination").filter({ hasText: "Page 1" }).waitFor({ timeout: 15_000 });
+    expect(await shown()).toEqual(every.slice(0, 50));
+
+    const failed = await ids("FAILED");
+    await log.getByLabel("Delivery status").selectOption("FAILED");
+    await log.getByRole("button", { name: "Show" }).click();
+    await page.waitForURL(/status=FAILED/, { timeout: 15_000 });
+    await expect.poll(shown, { timeout: 15_000 }).toEqual(failed.slice(0, 50));
+    expect(await log.getByLabel("Delivery status").inputValue()).toBe("FAILED");
+    // An old link whose cursor is gone (the retention job pruned it): says so, and links to the newest.
+    await open(`/webhooks?status=FAILED&after=${newId(IdPrefix.delivery)}`);
+    await log.getByRole("link", { name: "Back to the newest" }).waitFor();
+    expect(await log.getByLabel("Delivery status").inputValue()).toBe("FAILED");
   });
 
   it("keeps the name and scopes of a refused API key form", async () => {

@@ -22,6 +22,10 @@ export const API_KEY_SCOPES = [
   { value: "read", label: "Read", hint: "queries and subscriptions only" },
 ] as const;
 
+/** WebhookDeliveryStatus, the delivery log's filter. */
+export const DELIVERY_STATUSES = ["PENDING", "DELIVERED", "FAILED"] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
 export const WEBHOOK_EVENTS = ["task.succeeded", "task.dead", "task.cancelled", "task.skipped", "workflow.completed"] as const;
 
 /** Badge tone per status: colour is never the only signal, the text is always shown. */

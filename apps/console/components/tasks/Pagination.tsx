@@ -23,6 +23,7 @@ export function Pagination({
   totalCount,
   shown,
   labels = { previous: "← Previous", next: "Next →" },
+  fragment,
 }: {
   basePath: string;
   keep: Record<string, string | undefined>;
@@ -33,6 +34,8 @@ export function Pagination({
   totalCount?: number;
   shown: number;
   labels?: { previous: string; next: string };
+  /** The id of the list's section, when the page holds more than the list: a new page opens at the list, not the page's top. */
+  fragment?: string;
 }) {
   const href = (cursor: string | undefined, stack: string[]) => {
     const search = new URLSearchParams();
@@ -40,7 +43,7 @@ export function Pagination({
     if (cursor) search.set("after", cursor);
     if (stack.length > 0) search.set("prev", stack.join(","));
     const text = search.toString();
-    return text ? `${basePath}?${text}` : basePath;
+    return `${basePath}${text ? `?${text}` : ""}${fragment ? `#${fragment}` : ""}`;
   };
   const page = prev.length + 1;
   const last = prev[prev.length - 1];

@@ -36,7 +36,7 @@ export function DeliveryLog({ deliveries }: { deliveries: WebhookDelivery[] }) {
         </thead>
         <tbody>
           {deliveries.map((d) => (
-            <tr key={d.id} data-delivery-event={d.event} data-delivery-status={d.status}>
+            <tr key={d.id} data-delivery-id={d.id} data-delivery-event={d.event} data-delivery-status={d.status}>
               <td className="mono">{d.event}</td>
               {/* A task's callbackUrl is sent the same events, signed with the tenant's secret rather than an endpoint's. */}
               <td>{d.webhookId ? "endpoint" : "task callback"}</td>

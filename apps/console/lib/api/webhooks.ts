@@ -2,6 +2,7 @@
 import "server-only";
 import { gql } from "../gateway";
 import type { ApiResult } from "../graphql-error";
+import type { DeliveryStatus } from "../statuses";
 import type { Webhook, WebhookDelivery } from "./types";
 
 export async function listWebhooks(): Promise<ApiResult<Webhook[]>> {
@@ -9,12 +10,20 @@ export async function listWebhooks(): Promise<ApiResult<Webhook[]>> {
   return result.ok ? { ok: true, data: result.data.webhooks } : result;
 }
 
-export async function listDeliveries(webhookId: string | undefined, first: number): Promise<ApiResult<WebhookDelivery[]>> {
+export interface DeliveryPageInput {
+  status?: DeliveryStatus | undefined;
+  /** The last delivery of the page before (newest first): only older ones. */
+  before?: string | undefined;
+  first: number;
+}
+
+/** The tenant's delivery log (every endpoint's and the task callbacks'), newest first. */
+export async function listDeliveries({ status, before, first }: DeliveryPageInput): Promise<ApiResult<WebhookDelivery[]>> {
   const result = await gql<{ webhookDeliveries: WebhookDelivery[] }>(
-    `query ConsoleDeliveries($webhookId: ID, $first: Int) {
-      webhookDeliveries(webhookId: $webhookId, first: $first) { id webhookId event taskId status attempts lastResponseCode lastError createdAt deliveredAt }
+    `query ConsoleDeliveries($first: Int, $status: WebhookDeliveryStatus, $before: ID) {
+      webhookDeliveries(first: $first, status: $status, before: $before) { id webhookId event taskId status attempts lastResponseCode lastError createdAt deliveredAt }
     }`,
-    { webhookId: webhookId ?? null, first },
+    { first, status: status ?? null, before: before ?? null },
   );
   return result.ok ? { ok: true, data: result.data.webhookDeliveries } : result;
 }
