@@ -18,6 +18,8 @@ const FUTURE = "2099-01-01T00:00";
 let p: ConsolePlatform;
 let page: Page;
 let url: string;
+/** The schedule the settings test makes, looked at again at 390 px. */
+let scheduleId: string;
 const api = <T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>) => p.api<T>(query, variables);
 const open = (pathname: string) => p.open(pathname);
 
@@ -157,6 +159,7 @@ describe("console forms, selections and small screens", () => {
       { i: { name: "nightly-export", cron: "0 3 * * *", timezone: "UTC", task: { type: "export", queue: "default" } } },
     );
     const id = created.data!.createSchedule.id;
+    scheduleId = id;
     await open(`/schedules/${id}`);
     await page.getByRole("button", { name: "Disable", exact: true }).click();
     await page.getByRole("dialog", { name: "Disable this schedule?" }).getByRole("button", { name: "Disable" }).click();
@@ -431,11 +434,16 @@ describe("console forms, selections and small screens", () => {
     const task = await p.submit({ type: "narrow", queue: "default", payload: { blob: "QUJD".repeat(1_000) } });
     await page.setViewportSize({ width: 390, height: 844 });
     try {
-      for (const pathname of ["/queues", "/api-keys", "/schedules", "/dead-letters", `/tasks/${task.id}`]) {
+      for (const pathname of ["/queues", "/api-keys", "/schedules", `/schedules/${scheduleId}`, "/webhooks", "/dead-letters", `/tasks/${task.id}`]) {
         await open(pathname);
         await page.locator("h1").first().waitFor();
         expect(await page.evaluate(() => document.documentElement.scrollWidth), pathname).toBeLessThanOrEqual(390);
       }
+
+      // An endpoint's URL stays readable (the table scrolls in its box), not a column of three characters.
+      await open("/webhooks");
+      const urlWidth = await page.locator("td.mono", { hasText: "gone-for-now" }).evaluate((cell) => cell.getBoundingClientRect().width);
+      expect(urlWidth).toBeGreaterThan(120);
 
       // The last section's link is scrolled into the nav's view.
       await open("/usage");

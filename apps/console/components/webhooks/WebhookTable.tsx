@@ -21,7 +21,7 @@ export function WebhookTable({ webhooks }: { webhooks: Webhook[] }) {
         <tbody>
           {webhooks.map((w) => (
             <tr key={w.id} data-webhook={w.id}>
-              <td className="mono" style={{ wordBreak: "break-all" }}>
+              <td className="mono webhook-url">
                 {w.url}
               </td>
               <td>{w.events.join(", ")}</td>
