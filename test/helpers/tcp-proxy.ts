@@ -9,7 +9,9 @@ import type { AddressInfo } from "node:net";
  * `restore()` listens again on the same port. `hang()` is the other kind of
  * outage: connections are accepted and never answered (a server that is
  * hung, or still loading its data), so a client sits connected but never
- * ready.
+ * ready. `silence()` is a network that loses the open connections without a
+ * reset (a failover, a NAT forgetting them): they stay open and carry nothing
+ * either way, while new connections go through.
  */
 export interface TcpProxy {
   readonly port: number;
@@ -18,6 +20,8 @@ export interface TcpProxy {
   cut(): Promise<void>;
   /** Drops every connection and accepts new ones without forwarding anything, until restore(). */
   hang(): Promise<void>;
+  /** Stops forwarding on every open connection, both ways, without closing it; new connections forward. */
+  silence(): void;
   /** Forwards again (listening again after cut(); dropping the connections held after hang()). */
   restore(): Promise<void>;
   close(): Promise<void>;
@@ -33,6 +37,8 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   };
   let hanging = false;
   let bytesFromTarget = 0;
+  /** Silences each forwarding connection open now: its bytes are read and dropped from then on. */
+  const silencers = new Set<() => void>();
   const dropAll = () => {
     for (const socket of sockets) socket.destroy();
   };
@@ -49,6 +55,15 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       upstream.on("error", () => client.destroy());
       upstream.on("data", (chunk: Buffer) => (bytesFromTarget += chunk.length));
       client.pipe(upstream).pipe(client);
+      const silence = () => {
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        // Read and drop: neither end sees an error, a close or a byte.
+        client.resume();
+        upstream.resume();
+      };
+      silencers.add(silence);
+      client.on("close", () => silencers.delete(silence));
     });
   const listen = (server: Server, port: number) =>
     new Promise<number>((resolve, reject) => {
@@ -85,6 +100,10 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       if (server) return;
       server = makeServer();
       await listen(server, port);
+    },
+    silence() {
+      for (const silence of silencers) silence();
+      silencers.clear();
     },
     async restore() {
       if (hanging) {

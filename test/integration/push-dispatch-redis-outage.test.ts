@@ -25,6 +25,8 @@ const SINGLES = 60;
 /** Tasks due a few seconds later, beyond the 1 s dispatch horizon: horizon promotion hands them over. */
 const DELAYED = 5;
 const DELAY_SECONDS = 3;
+/** REDIS_SOCKET_TIMEOUT_SECONDS for every client here: short, so a silenced connection is dropped soon. */
+const SOCKET_TIMEOUT_SECONDS = 2;
 
 let tdb: TestDatabase;
 let testRedis: TestRedis;
@@ -40,9 +42,16 @@ beforeAll(async () => {
   proxy = await startTcpProxy("127.0.0.1", Number(new URL(testRedis.url).port || 6379));
   const redisUrl = proxy.rewrite(testRedis.url);
   receiver = await startReceiver();
-  redis = createRedis(redisUrl, "test-gateway");
+  redis = createRedis({ url: redisUrl, socketTimeoutMs: SOCKET_TIMEOUT_SECONDS * 1000 }, "test-gateway");
   redis.on("error", () => undefined);
-  const shared = { DATABASE_URL: tdb.url, REDIS_URL: redisUrl, REDIS_KEY_PREFIX: testRedis.prefix, DISPATCH_HORIZON_SECONDS: "1", LOG_LEVEL: "warn" };
+  const shared = {
+    DATABASE_URL: tdb.url,
+    REDIS_URL: redisUrl,
+    REDIS_KEY_PREFIX: testRedis.prefix,
+    REDIS_SOCKET_TIMEOUT_SECONDS: String(SOCKET_TIMEOUT_SECONDS),
+    DISPATCH_HORIZON_SECONDS: "1",
+    LOG_LEVEL: "warn",
+  };
   gateway = await startGateway({ databaseUrl: tdb.url, redis: testRedis, env: { ...shared, ALLOW_PRIVATE_TARGETS: "1" }, deps: { redis } });
   // The reconciler's sweep would find the handed-over tasks that never reached Redis, but only 10 minutes on:
   // everything here must come from the outbox and horizon promotion.
@@ -142,4 +151,36 @@ describe("PUSH dispatch during a Redis outage", () => {
     expect(ids.filter((id) => calls.get(id) !== 1)).toEqual([]);
     console.log(`${ids.length} submitted during the outage, ${offline.length} commands offline; all SUCCEEDED ${Date.now() - restoredAt} ms after Redis came back`);
   }, 150_000);
+
+  it("drops connections the network lost without a reset, and runs what is submitted afterwards", async () => {
+    const { tenantId, apiKey } = await createTenant(gateway, "push-silenced");
+    const call = (query: string, variables?: Record<string, unknown>) => gql<Record<string, any>>(gateway.url, query, variables, apiKey);
+    await call(`mutation ($url: String!) { upsertQueue(input: {name: "s", mode: PUSH, endpointUrl: $url}) { name } }`, { url: `${receiver.url}/hook` });
+    const warm = await call(`mutation { submitTask(input: {type: "warm", queue: "s", payload: {}}) { id } }`);
+    const warmId = warm.data?.submitTask.id as string;
+    await waitFor("a task to run before the partition", () => receiver.requests.some((r) => (r.json as { taskId?: string }).taskId === warmId), 30_000, 50);
+
+    // Every open connection (the gateway's, the scheduler's, the worker's) now carries nothing and is never
+    // reset: each client still says "ready". A new connection goes through.
+    proxy.silence();
+    expect(redis.status).toBe("ready");
+    const batch = await call(`mutation ($inputs: [SubmitTaskInput!]!) { submitTasks(inputs: $inputs) { id } }`, {
+      inputs: Array.from({ length: 20 }, (_, i) => ({ type: `after-${i}`, queue: "s", payload: { i } })),
+    });
+    expect(batch.errors).toBeUndefined();
+    const ids = (batch.data?.submitTasks as { id: string }[]).map((t) => t.id);
+    // Each client drops its silent connection after REDIS_SOCKET_TIMEOUT_SECONDS of waiting for a reply and
+    // connects again; without the timeout they waited for TCP, which never gives up on a peer that acknowledges.
+    await waitFor(
+      "the tasks submitted after the partition to succeed",
+      async () => {
+        const { rows } = await tdb.db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM tasks WHERE tenant_id = $1 AND id = ANY($2) AND status = 'SUCCEEDED'", [tenantId, ids]);
+        return rows[0]!.n === ids.length;
+      },
+      30_000,
+      100,
+    );
+    const calls = receiver.requests.filter((r) => ids.includes((r.json as { taskId: string }).taskId));
+    expect(calls).toHaveLength(ids.length);
+  }, 60_000);
 });

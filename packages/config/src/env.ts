@@ -117,6 +117,13 @@ export const baseEnvSchema = z.object({
    * and REDIS_URL only supplies the credentials and TLS (its DB index must be 0).
    */
   REDIS_CLUSTER_NODES: clusterNodes.optional(),
+  /**
+   * A Redis connection waiting this long for any byte of a reply is dropped and
+   * made again. A connection the network lost without a reset (a failover, a
+   * NAT or firewall forgetting it) otherwise looks ready while its commands
+   * wait for TCP to give up: ~15 minutes of retransmissions on Linux.
+   */
+  REDIS_SOCKET_TIMEOUT_SECONDS: numberVar({ min: 0.5, max: 600 }).default(10),
   LOG_LEVEL: z
     .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], { error: "expected one of fatal, error, warn, info, debug, trace, silent" })
     .default("info"),

@@ -3,6 +3,16 @@ import { EventEmitter } from "node:events";
 import { describe, expect, it, vi } from "vitest";
 import { REDIS_ERROR_LOG_INTERVAL_MS, connectionLost, createRedis, logRedisErrors, redisTargetOf, watchConnection, type RedisClient } from "./connection.js";
 
+describe("REDIS_SOCKET_TIMEOUT_SECONDS", () => {
+  it("bounds every connection's wait for a reply, 10 s unless set", () => {
+    const clientOf = (env: Record<string, string>) => createRedis(redisTargetOf(loadEnv(baseEnvSchema, env)), "test", { redis: { lazyConnect: true } });
+    expect(clientOf({}).options.socketTimeout).toBe(10_000);
+    expect(clientOf({ REDIS_SOCKET_TIMEOUT_SECONDS: "2.5" }).options.socketTimeout).toBe(2_500);
+    expect(createRedis("redis://127.0.0.1:6379/0", "test", { redis: { lazyConnect: true } }).options.socketTimeout).toBe(10_000);
+    expect(() => loadEnv(baseEnvSchema, { REDIS_SOCKET_TIMEOUT_SECONDS: "0" })).toThrow(/REDIS_SOCKET_TIMEOUT_SECONDS/);
+  });
+});
+
 describe("REDIS_CLUSTER_NODES", () => {
   it("parses host:port seeds, IPv6 in brackets included", () => {
     const env = loadEnv(baseEnvSchema, { REDIS_CLUSTER_NODES: "127.0.0.1:7001, redis-b:7002,[::1]:7003" });
@@ -13,6 +23,7 @@ describe("REDIS_CLUSTER_NODES", () => {
         { host: "redis-b", port: 7002 },
         { host: "::1", port: 7003 },
       ],
+      socketTimeoutMs: 10_000,
     });
     expect(redisTargetOf(loadEnv(baseEnvSchema, {})).clusterNodes).toBeUndefined();
   });

@@ -15,20 +15,39 @@ export async function execPipeline(pipeline: ChainableCommander): Promise<unknow
 export interface RedisTarget {
   url: string;
   clusterNodes?: readonly { host: string; port: number }[] | undefined;
+  /** How long a connection may wait for a reply's first byte before it is dropped and made again (REDIS_SOCKET_TIMEOUT_SECONDS). */
+  socketTimeoutMs?: number | undefined;
 }
 
 /** The target an app's parsed environment names. */
-export const redisTargetOf = (env: { REDIS_URL: string; REDIS_CLUSTER_NODES?: RedisTarget["clusterNodes"] }): RedisTarget => ({
+export const redisTargetOf = (env: {
+  REDIS_URL: string;
+  REDIS_CLUSTER_NODES?: RedisTarget["clusterNodes"];
+  REDIS_SOCKET_TIMEOUT_SECONDS?: number | undefined;
+}): RedisTarget => ({
   url: env.REDIS_URL,
   clusterNodes: env.REDIS_CLUSTER_NODES,
+  socketTimeoutMs: env.REDIS_SOCKET_TIMEOUT_SECONDS === undefined ? undefined : env.REDIS_SOCKET_TIMEOUT_SECONDS * 1000,
 });
 
+/**
+ * REDIS_SOCKET_TIMEOUT_SECONDS' default. No command of ours blocks on the
+ * server (no BLPOP/BZPOPMIN/XREAD BLOCK; subscriptions send no command while
+ * they listen), and ioredis arms the timer only while a reply is awaited, so a
+ * healthy connection never waits this long: Redis runs a script or a pipeline's
+ * command in well under a second, and a pipeline's replies stream back one by one.
+ */
+export const DEFAULT_REDIS_SOCKET_TIMEOUT_MS = 10_000;
+
 /** Options BullMQ needs on every connection it uses. */
-const bullmqReady = (name: string): RedisOptions => ({
+const bullmqReady = (name: string, socketTimeoutMs = DEFAULT_REDIS_SOCKET_TIMEOUT_MS): RedisOptions => ({
   connectionName: name,
   // BullMQ requires this; commands wait for the connection instead of failing after N retries.
   maxRetriesPerRequest: null,
   enableReadyCheck: true,
+  // A connection lost without a reset is dropped, and its commands sent again on a new one (ioredis
+  // resends the unanswered), instead of waiting for the kernel's retransmissions to end (~15 min).
+  socketTimeout: socketTimeoutMs,
 });
 const reconnectDelay = (times: number) => Math.min(times * 100, 2_000);
 
@@ -99,15 +118,15 @@ export function connectionLost(client: RedisClient): boolean {
 }
 
 function connect(target: string | RedisTarget, name: string, extra: RedisOptions): RedisClient {
-  const { url, clusterNodes } = typeof target === "string" ? { url: target, clusterNodes: undefined } : target;
-  if (!clusterNodes?.length) return new Redis(url, { ...bullmqReady(name), retryStrategy: reconnectDelay, ...extra });
+  const { url, clusterNodes, socketTimeoutMs } = typeof target === "string" ? { url: target, clusterNodes: undefined, socketTimeoutMs: undefined } : target;
+  if (!clusterNodes?.length) return new Redis(url, { ...bullmqReady(name, socketTimeoutMs), retryStrategy: reconnectDelay, ...extra });
   const { db, username, password, tls } = redisOptionsFromUrl(url);
   // A cluster has only DB 0: refuse a DB index rather than silently writing somewhere else.
   if (db !== 0) throw new Error(`REDIS_URL names DB ${db}, but a Redis Cluster (REDIS_CLUSTER_NODES) only has DB 0`);
   return new Cluster([...clusterNodes], {
     clusterRetryStrategy: reconnectDelay,
     enableReadyCheck: true,
-    redisOptions: { ...bullmqReady(name), ...(username ? { username } : {}), ...(password ? { password } : {}), ...(tls ? { tls } : {}), ...extra },
+    redisOptions: { ...bullmqReady(name, socketTimeoutMs), ...(username ? { username } : {}), ...(password ? { password } : {}), ...(tls ? { tls } : {}), ...extra },
   });
 }
 
