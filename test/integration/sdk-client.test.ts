@@ -88,9 +88,13 @@ describe("SDK client against the gateway", () => {
     expect(missingQueue.message).toBe('Queue "no-such-queue" not found');
     expect(missingQueue.requestId).toMatch(/^tl-/);
 
-    // Passes the SDK's local check (JS parses it) but the gateway requires an explicit offset.
+    // Refused before a round trip, naming the field, as the gateway requires an explicit offset
+    // (JS would read it in this machine's zone); a Date that is no date likewise.
     const noOffset = await rejection(client.tasks.submit({ type: "sdk.when", runAt: "2030-01-01T00:00:00" }));
-    expect(noOffset.code).toBe("BAD_USER_INPUT");
+    expect(noOffset).toMatchObject({ code: "BAD_USER_INPUT", requestId: undefined });
+    expect(noOffset.fieldErrors).toEqual([{ path: "runAt", message: "must be a Date or an ISO-8601 string with a time zone offset, e.g. 2030-01-01T00:00:00.000Z" }]);
+    expect((await rejection(client.tasks.submitMany([{ type: "a" }, { type: "b", runAt: "tomorrow" }]))).fieldErrors).toEqual([{ path: "1.runAt", message: expect.stringContaining("offset") }]);
+    expect((await rejection(client.tasks.list({ createdAfter: new Date("nope") }))).fieldErrors).toEqual([{ path: "filter.createdAfter", message: "is an invalid Date" }]);
 
     const anonymous = new TasklaneClient({ url: platform.gateway.url, apiKey: "tl_notakey0_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" });
     expect((await rejection(anonymous.tenant.get())).code).toBe("UNAUTHENTICATED");
@@ -127,7 +131,7 @@ describe("SDK client against the gateway", () => {
     const client = await tenantClient();
     // A literal public address: no DNS, and nothing is delivered in this test.
     const { webhook, secret } = await client.webhooks.create({ url: "https://93.184.216.34/hooks", events: ["task.dead"] });
-    expect(webhook).toEqual({ id: webhook.id, url: "https://93.184.216.34/hooks", events: ["task.dead"], enabled: true, disabledReason: null, failureStreak: 0 });
+    expect(webhook).toEqual({ id: webhook.id, url: "https://93.184.216.34/hooks", events: ["task.dead"], enabled: true, disabledReason: null, failureStreak: 0, createdAt: expect.any(String) });
     expect(await client.webhooks.update(webhook.id, { enabled: false })).toMatchObject({ enabled: false, disabledReason: "disabled by the tenant" });
     const enabled = await client.webhooks.update(webhook.id, { enabled: true, events: ["*"], url: null });
     expect(enabled).toEqual({ ...webhook, events: ["*"], enabled: true, disabledReason: null, failureStreak: 0 });
@@ -137,8 +141,31 @@ describe("SDK client against the gateway", () => {
     const refused = await rejection(client.webhooks.update(webhook.id, { events: [] }));
     expect(refused.code).toBe("BAD_USER_INPUT");
     expect(refused.fieldErrors.map((f) => f.path)).toEqual(["events"]);
+    // No delivery yet (no notifier here): the calls reach the gateway and answer as the contract says.
+    expect(await client.webhooks.deliveries({ webhookId: webhook.id, first: 5, status: "FAILED", before: null })).toEqual([]);
+    expect(await client.webhooks.redeliverSince(webhook.id, new Date(Date.now() - 60_000))).toBe(0);
+    expect((await rejection(client.webhooks.redeliver("dlv_0190a0a0a0a07000800000000000000a"))).code).toBe("NOT_FOUND");
     expect(await client.webhooks.delete(webhook.id)).toBe(true);
     expect((await rejection(client.webhooks.update(webhook.id, { enabled: true }))).code).toBe("NOT_FOUND");
+  });
+
+  it("discards a dead task out of the dead-letter queue; answers the contract's fields the types name", async () => {
+    const client = await tenantClient();
+    const { id } = await client.tasks.submit({ type: "sdk.dies", maxAttempts: 1 });
+    const [lease] = await client.leases.lease({ queue: "default", workerId: "sdk", max: 1, waitSeconds: 0 });
+    expect((await client.leases.fail(id, lease!.leaseToken, "no", false)).status).toBe("DEAD");
+    expect((await client.tasks.deadLetters()).nodes.map((t) => t.id)).toEqual([id]);
+    expect(await client.tasks.discard(id)).toMatchObject({ id, status: "CANCELLED" });
+    expect((await client.tasks.deadLetters()).totalCount).toBe(0);
+    expect((await rejection(client.tasks.discard(id))).code).toBe("CONFLICT");
+
+    const workflow = await client.workflows.submit({ name: "counted", tasks: [{ key: "a", type: "sdk.wf" }, { key: "b", type: "sdk.wf", dependsOn: ["a"] }] });
+    expect(workflow.taskCount).toBe(2);
+    const [key] = await client.tenant.apiKeys();
+    expect(key).toMatchObject({ expiresAt: null, revokedAt: null });
+    // An existing PUSH queue is updated without repeating its endpoint.
+    await client.queues.upsert({ name: "hooks", mode: "PUSH", endpointUrl: "https://93.184.216.34/tasks" });
+    expect(await client.queues.upsert({ name: "hooks", mode: "PUSH", paused: true })).toMatchObject({ endpointUrl: "https://93.184.216.34/tasks", paused: true });
   });
 
   it("reads the caller's tenant; the operator creates tenants with the admin token", async () => {

@@ -224,9 +224,12 @@ interface UpsertQueueFields {
   removeLimits?: ("CONCURRENCY" | "RATE_LIMIT")[] | null;
 }
 
-/** PUSH queues need the endpoint the worker fleet POSTs to; PULL queues must not have one. */
+/**
+ * PUSH queues need the endpoint the worker fleet POSTs to when created or switched to PUSH
+ * (omitted, an existing PUSH queue keeps its own); PULL queues must not have one.
+ */
 export type UpsertQueueInput =
-  | (UpsertQueueFields & { mode: "PUSH"; endpointUrl: string })
+  | (UpsertQueueFields & { mode: "PUSH"; endpointUrl?: string | null })
   | (UpsertQueueFields & { mode: "PULL"; endpointUrl?: null });
 
 // ---------------------------------------------------------------- schedules
@@ -303,6 +306,8 @@ export interface Workflow {
   status: WorkflowStatus;
   createdAt: DateTimeString;
   completedAt: DateTimeString | null;
+  /** How many tasks `tasks` holds. */
+  taskCount: number;
   tasks: WorkflowTask[];
 }
 
@@ -331,6 +336,7 @@ export interface Webhook {
   disabledReason: string | null;
   /** Consecutive failed delivery attempts; reset by a success or by re-enabling. */
   failureStreak: number;
+  createdAt: DateTimeString;
 }
 
 export interface WebhookWithSecret {
@@ -339,17 +345,34 @@ export interface WebhookWithSecret {
   secret: string;
 }
 
+/** A delivery's status (the contract's WebhookDeliveryStatus). */
+export type WebhookDeliveryStatus = "PENDING" | "DELIVERED" | "FAILED";
+
 export interface WebhookDelivery {
   id: string;
+  /** Null for a task's callback (its callbackUrl). */
   webhookId: string | null;
   event: string;
   taskId: string | null;
-  /** PENDING, DELIVERED or FAILED. */
-  status: string;
+  status: WebhookDeliveryStatus;
+  /** Every attempt made, redeliveries' included. */
   attempts: number;
   lastResponseCode: number | null;
+  /** Why the last attempt failed (network error, timeout, refused target, response excerpt). */
+  lastError: string | null;
   createdAt: DateTimeString;
   deliveredAt: DateTimeString | null;
+}
+
+export interface WebhookDeliveriesOptions {
+  /** Omitted: every delivery, callbacks included. */
+  webhookId?: string | null;
+  /** @defaultValue 50 */
+  first?: number | null;
+  /** The last id of the previous page: the deliveries after it (older), so pages walk every delivery once. */
+  before?: string | null;
+  /** Only deliveries with this status. */
+  status?: WebhookDeliveryStatus | null;
 }
 
 // ---------------------------------------------------------------- tenant
@@ -402,6 +425,8 @@ export interface ApiKey {
   createdAt: DateTimeString;
   lastUsedAt: DateTimeString | null;
   revokedAt: DateTimeString | null;
+  /** After this the key stops working (console sessions); null: never. */
+  expiresAt: DateTimeString | null;
 }
 
 export interface ApiKeyWithSecret {

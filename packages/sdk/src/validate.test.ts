@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { TasklaneError } from "./errors.js";
-import { checkResult } from "./validate.js";
+import { asDate, asIso, checkLocally, checkResult } from "./validate.js";
 
 function refusal(result: unknown): TasklaneError | undefined {
   try {
@@ -52,5 +52,34 @@ describe("checkResult", () => {
     expect(keyed?.message).not.toContain("\u0000");
     expect(refusal({ at: { toJSON: () => "\udc00" } })?.extensions).toMatchObject({ fieldErrors: [{ path: "result.at" }] });
     expect(refusal({ ok: "\u{1F600}" })).toBeUndefined();
+  });
+});
+
+describe("DateTime inputs", () => {
+  function refusalOf(check: () => unknown): TasklaneError | undefined {
+    try {
+      checkLocally("submitTask", check);
+      return undefined;
+    } catch (e: unknown) {
+      if (e instanceof TasklaneError) return e;
+      throw e;
+    }
+  }
+
+  it("refuses a string without an offset, one that is no date, and an invalid Date, naming the field in fieldErrors", () => {
+    const noOffset = refusalOf(() => asDate("2030-01-01T00:00:00"));
+    expect(noOffset).toMatchObject({ code: "BAD_USER_INPUT", message: "submitTask: Invalid runAt: must be a Date or an ISO-8601 string with a time zone offset, e.g. 2030-01-01T00:00:00.000Z" });
+    expect(noOffset?.fieldErrors).toEqual([{ path: "runAt", message: "must be a Date or an ISO-8601 string with a time zone offset, e.g. 2030-01-01T00:00:00.000Z" }]);
+    expect(refusalOf(() => asDate("tomorrow"))?.fieldErrors).toEqual([{ path: "runAt", message: expect.stringContaining("time zone offset") }]);
+    expect(refusalOf(() => asDate("2030-13-45T00:00:00Z", "0.runAt"))?.fieldErrors).toEqual([{ path: "0.runAt", message: "is not a valid date" }]);
+    expect(refusalOf(() => asIso(new Date("nope"), "filter.createdAfter"))?.fieldErrors).toEqual([{ path: "filter.createdAfter", message: "is an invalid Date" }]);
+  });
+
+  it("takes a Date and an ISO string with an offset; the string goes to the API as given", () => {
+    expect(asDate("2030-01-01T02:00:00+02:00")?.toISOString()).toBe("2030-01-01T00:00:00.000Z");
+    expect(asIso("2030-01-01T02:00:00+02:00")).toBe("2030-01-01T02:00:00+02:00");
+    expect(asIso(new Date(Date.UTC(2030, 0, 1)))).toBe("2030-01-01T00:00:00.000Z");
+    expect(asIso(null)).toBeNull();
+    expect(asDate(undefined)).toBeUndefined();
   });
 });

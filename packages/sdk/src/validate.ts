@@ -106,16 +106,32 @@ function textHit(value: unknown, key: string, depth: number): string[] | null {
   return null;
 }
 
-/** What the zod schemas expect for a DateTime (a Date). */
-export function asDate(value: DateTimeInput | null | undefined): Date | null | undefined {
-  return value == null || value instanceof Date ? value : new Date(value);
+/** The API's DateTime: an offset (Z or ±hh:mm) is required, so a time is never read in some machine's local zone. */
+const DATE_TIME_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/i;
+
+/**
+ * What the zod schemas expect for a DateTime (a Date). A string without an offset or that is
+ * no date, and an invalid Date, are refused here, naming `path`: `new Date` would read the first
+ * in this machine's zone, and the schemas name neither ("expected date, received Date").
+ */
+export function asDate(value: DateTimeInput | null | undefined, path = "runAt"): Date | null | undefined {
+  if (value == null) return value;
+  if (!(value instanceof Date) && !(typeof value === "string" && DATE_TIME_WITH_OFFSET.test(value))) {
+    throw badDateTime(path, "must be a Date or an ISO-8601 string with a time zone offset, e.g. 2030-01-01T00:00:00.000Z");
+  }
+  const date = value instanceof Date ? value : new Date(value);
+  if (Number.isNaN(date.getTime())) throw badDateTime(path, value instanceof Date ? "is an invalid Date" : "is not a valid date");
+  return date;
 }
 
-/** What the API expects for a DateTime (an ISO string with an offset); an invalid Date is BAD_USER_INPUT, as any bad input. */
-export function asIso(value: DateTimeInput | null | undefined, field = "DateTime"): string | null | undefined {
-  if (!(value instanceof Date)) return value;
-  if (Number.isNaN(value.getTime())) {
-    throw new TasklaneError("BAD_USER_INPUT", `${field} is an invalid Date`, { extensions: { code: "BAD_USER_INPUT", fieldErrors: [{ path: [field], message: "is an invalid Date" }] } });
-  }
-  return value.toISOString();
+/** What the API expects for a DateTime (an ISO string with an offset); what asDate refuses is BAD_USER_INPUT, naming `path`. */
+export function asIso(value: DateTimeInput | null | undefined, path = "runAt"): string | null | undefined {
+  const date = asDate(value, path);
+  if (date == null) return date;
+  // A string keeps the offset it was given; the gateway checks its fields.
+  return typeof value === "string" ? value : date.toISOString();
+}
+
+function badDateTime(path: string, message: string): BadUserInputError {
+  return new BadUserInputError(`Invalid ${path}: ${message}`, [{ path, message }]);
 }

@@ -511,6 +511,7 @@ describe("Worker", () => {
       status: "RUNNING",
       createdAt: new Date().toISOString(),
       completedAt: null,
+      taskCount: 2,
       tasks: [
         { key: "fetch", dependsOn: [], task: { ...fake.state(child).task, id: "task_parent", result: { rows: 3 } } },
         { key: "report", dependsOn: ["fetch"], task: fake.state(child).task },

@@ -22,11 +22,11 @@ export const SCHEDULE_FIELDS = `fragment ScheduleFields on Schedule {
 }`;
 
 export const WORKFLOW_FIELDS = `fragment WorkflowFields on Workflow {
-  id name status createdAt completedAt tasks { key dependsOn task { ...TaskFields } }
+  id name status createdAt completedAt taskCount tasks { key dependsOn task { ...TaskFields } }
 }
 ${TASK_FIELDS}`;
 
-export const WEBHOOK_FIELDS = `fragment WebhookFields on Webhook { id url events enabled disabledReason failureStreak }`;
+export const WEBHOOK_FIELDS = `fragment WebhookFields on Webhook { id url events enabled disabledReason failureStreak createdAt }`;
 
 export const TENANT_FIELDS = `fragment TenantFields on Tenant {
   id name
@@ -34,4 +34,4 @@ export const TENANT_FIELDS = `fragment TenantFields on Tenant {
   usage { pendingTasks runningTasks submittedToday }
 }`;
 
-export const API_KEY_FIELDS = `fragment ApiKeyFields on ApiKey { id name prefix scopes createdAt lastUsedAt revokedAt }`;
+export const API_KEY_FIELDS = `fragment ApiKeyFields on ApiKey { id name prefix scopes createdAt lastUsedAt revokedAt expiresAt }`;

@@ -1,6 +1,6 @@
 /**
  * Tasks (contract: submitTask, submitTasks, task, tasks, cancelTask,
- * redriveTask, deadLetterTasks).
+ * redriveTask, discardTask, deadLetterTasks).
  */
 import { parseInput } from "@tasklane/core/schemas/parse";
 import { submitTaskInputSchema, submitTasksInputSchema } from "@tasklane/core/schemas/task";
@@ -32,6 +32,8 @@ ${TASK_FIELDS}`;
 const CANCEL = `mutation CancelTask($id: ID!) { cancelTask(id: $id) { ...TaskFields } }
 ${TASK_FIELDS}`;
 const REDRIVE = `mutation RedriveTask($id: ID!) { redriveTask(id: $id) { ...TaskFields } }
+${TASK_FIELDS}`;
+const DISCARD = `mutation DiscardTask($id: ID!) { discardTask(id: $id) { ...TaskFields } }
 ${TASK_FIELDS}`;
 
 export interface DeadLetterOptions extends PageOptions {
@@ -84,7 +86,7 @@ export class TasksResource {
 
   /** The submitTasks call behind submitMany and submitManyIds; `document` chooses what each task carries. */
   async #submitTasks<TAnswer>(document: string, inputs: SubmitTaskInput[], opts?: CallOptions): Promise<TAnswer[]> {
-    checkLocally("submitTasks", () => parseInput(submitTasksInputSchema, inputs.map((i) => ({ ...i, runAt: asDate(i.runAt) }))));
+    checkLocally("submitTasks", () => parseInput(submitTasksInputSchema, inputs.map((i, n) => ({ ...i, runAt: asDate(i.runAt, `${n}.runAt`) }))));
     const data = await this.#transport.execute<{ submitTasks: TAnswer[] }>(
       { operation: "submitTasks", document, idempotent: inputs.every((i) => i.idempotencyKey != null) },
       { inputs: inputs.map(toWire) },
@@ -105,7 +107,10 @@ export class TasksResource {
 
   /** One page, newest first. */
   async list(filter: TaskFilter = {}, page: PageOptions = {}, opts?: CallOptions): Promise<TaskConnection> {
-    const wireFilter = { ...filter, createdAfter: asIso(filter.createdAfter, "createdAfter"), createdBefore: asIso(filter.createdBefore, "createdBefore") };
+    let wireFilter: TaskFilter = filter;
+    checkLocally("tasks", () => {
+      wireFilter = { ...filter, createdAfter: asIso(filter.createdAfter, "filter.createdAfter"), createdBefore: asIso(filter.createdBefore, "filter.createdBefore") };
+    });
     const data = await this.#transport.execute<{ tasks: TaskConnection }>(
       { operation: "tasks", document: LIST, idempotent: true },
       { filter: wireFilter, first: page.first, after: page.after },
@@ -140,7 +145,14 @@ export class TasksResource {
     return data.redriveTask;
   }
 
-  /** DEAD tasks, newest first. */
+  /** DEAD → CANCELLED: takes a dead task out of the dead-letter queue, its history kept. A task that is not DEAD is CONFLICT. */
+  async discard(id: string, opts?: CallOptions): Promise<Task> {
+    // Idempotent: a repeat after an ambiguous success finds the task CANCELLED (CONFLICT), never a second effect.
+    const data = await this.#transport.execute<{ discardTask: Task }>({ operation: "discardTask", document: DISCARD, idempotent: true }, { id }, opts);
+    return data.discardTask;
+  }
+
+  /** DEAD tasks, the one that died last first. */
   async deadLetters(options: DeadLetterOptions = {}, opts?: CallOptions): Promise<TaskConnection> {
     const data = await this.#transport.execute<{ deadLetterTasks: TaskConnection }>(
       { operation: "deadLetterTasks", document: DEAD_LETTERS, idempotent: true },

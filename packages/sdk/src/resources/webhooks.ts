@@ -1,10 +1,12 @@
 /**
  * Webhook endpoints and their deliveries (contract: createWebhook,
- * deleteWebhook, webhooks, webhookDeliveries; gateway addition: updateWebhook).
+ * deleteWebhook, webhooks, webhookDeliveries; gateway additions: updateWebhook,
+ * redeliverWebhookDelivery, redeliverWebhookDeliveries).
  */
 import { WEBHOOK_FIELDS } from "../graphql/fragments.js";
 import type { CallOptions, GraphQLTransport } from "../transport.js";
-import type { CreateWebhookInput, UpdateWebhookInput, Webhook, WebhookDelivery, WebhookWithSecret } from "../types.js";
+import type { CreateWebhookInput, DateTimeInput, UpdateWebhookInput, Webhook, WebhookDeliveriesOptions, WebhookDelivery, WebhookWithSecret } from "../types.js";
+import { asIso, checkLocally } from "../validate.js";
 
 const CREATE = `mutation CreateWebhook($input: CreateWebhookInput!) { createWebhook(input: $input) { webhook { ...WebhookFields } secret } }
 ${WEBHOOK_FIELDS}`;
@@ -13,11 +15,16 @@ ${WEBHOOK_FIELDS}`;
 const DELETE = `mutation DeleteWebhook($id: ID!) { deleteWebhook(id: $id) }`;
 const LIST = `query Webhooks { webhooks { ...WebhookFields } }
 ${WEBHOOK_FIELDS}`;
-const DELIVERIES = `query WebhookDeliveries($webhookId: ID, $first: Int) {
-  webhookDeliveries(webhookId: $webhookId, first: $first) {
-    id webhookId event taskId status attempts lastResponseCode createdAt deliveredAt
-  }
+const DELIVERY_FIELDS = `fragment DeliveryFields on WebhookDelivery {
+  id webhookId event taskId status attempts lastResponseCode lastError createdAt deliveredAt
 }`;
+const DELIVERIES = `query WebhookDeliveries($webhookId: ID, $first: Int, $before: ID, $status: WebhookDeliveryStatus) {
+  webhookDeliveries(webhookId: $webhookId, first: $first, before: $before, status: $status) { ...DeliveryFields }
+}
+${DELIVERY_FIELDS}`;
+const REDELIVER = `mutation RedeliverWebhookDelivery($id: ID!) { redeliverWebhookDelivery(id: $id) { ...DeliveryFields } }
+${DELIVERY_FIELDS}`;
+const REDELIVER_SINCE = `mutation RedeliverWebhookDeliveries($webhookId: ID!, $since: DateTime!) { redeliverWebhookDeliveries(webhookId: $webhookId, since: $since) }`;
 
 export class WebhooksResource {
   readonly #transport: GraphQLTransport;
@@ -56,12 +63,44 @@ export class WebhooksResource {
     return data.webhooks;
   }
 
-  async deliveries(options: { webhookId?: string | null; first?: number } = {}, opts?: CallOptions): Promise<WebhookDelivery[]> {
+  /** Newest first; page on with `before`, the last id of the previous page. */
+  async deliveries(options: WebhookDeliveriesOptions = {}, opts?: CallOptions): Promise<WebhookDelivery[]> {
     const data = await this.#transport.execute<{ webhookDeliveries: WebhookDelivery[] }>(
       { operation: "webhookDeliveries", document: DELIVERIES, idempotent: true },
-      { webhookId: options.webhookId, first: options.first },
+      { webhookId: options.webhookId, first: options.first, before: options.before, status: options.status },
       opts,
     );
     return data.webhookDeliveries;
+  }
+
+  /**
+   * Sends a finished delivery (FAILED, or DELIVERED to send it again) anew, with the same body
+   * and webhook-id header. A PENDING one, or one whose webhook is deleted or disabled, is CONFLICT.
+   */
+  async redeliver(deliveryId: string, opts?: CallOptions): Promise<WebhookDelivery> {
+    // Not repeated after an ambiguous failure: a delivery sent meanwhile would be sent once more.
+    const data = await this.#transport.execute<{ redeliverWebhookDelivery: WebhookDelivery }>(
+      { operation: "redeliverWebhookDelivery", document: REDELIVER, idempotent: false },
+      { id: deliveryId },
+      opts,
+    );
+    return data.redeliverWebhookDelivery;
+  }
+
+  /**
+   * After an outage: the webhook's FAILED deliveries created at or after `since` go back to
+   * PENDING, oldest first; answers how many (at most 10,000 a call: call again while it answers that).
+   */
+  async redeliverSince(webhookId: string, since: DateTimeInput, opts?: CallOptions): Promise<number> {
+    let wireSince: string | null | undefined;
+    checkLocally("redeliverWebhookDeliveries", () => {
+      wireSince = asIso(since, "since");
+    });
+    const data = await this.#transport.execute<{ redeliverWebhookDeliveries: number }>(
+      { operation: "redeliverWebhookDeliveries", document: REDELIVER_SINCE, idempotent: false },
+      { webhookId, since: wireSince },
+      opts,
+    );
+    return data.redeliverWebhookDeliveries;
   }
 }
