@@ -183,4 +183,30 @@ describe("PUSH dispatch during a Redis outage", () => {
     const calls = receiver.requests.filter((r) => ids.includes((r.json as { taskId: string }).taskId));
     expect(calls).toHaveLength(ids.length);
   }, 60_000);
+
+  it("drops a subscriber's silenced connection too, though it sends no command while it listens, and hears messages again", async () => {
+    const channel = `${testRedis.prefix}:silenced`;
+    const subscriber = createRedis({ url: proxy.rewrite(testRedis.url), socketTimeoutMs: SOCKET_TIMEOUT_SECONDS * 1000 }, "test-subscriber");
+    subscriber.on("error", () => undefined);
+    const direct = createRedis(testRedis.url, "test-publisher");
+    try {
+      const heard: string[] = [];
+      subscriber.on("message", (_channel: string, message: string) => heard.push(message));
+      await subscriber.subscribe(channel);
+      await direct.publish(channel, "before");
+      await waitFor("the message before the partition", () => heard.includes("before"), 10_000, 20);
+
+      proxy.silence();
+      // Published into the silence, lost (pub/sub keeps nothing), until the subscriber has connected and
+      // subscribed again (ioredis resubscribes on reconnect).
+      let n = 0;
+      await waitFor("a message published after the partition to be heard", async () => {
+        await direct.publish(channel, `after-${n++}`);
+        return heard.some((m) => m.startsWith("after-"));
+      }, 20_000, 200);
+    } finally {
+      subscriber.disconnect();
+      direct.disconnect();
+    }
+  }, 40_000);
 });

@@ -71,8 +71,26 @@ export function createRedis(target: RedisTarget, name: string, options?: CreateR
 export function createRedis(target: string | RedisTarget, name: string, options: CreateRedisOptions = {}): RedisClient {
   const client = connect(target, name, options.redis ?? {});
   watchConnection(client);
+  pingWhileReady(client, (typeof target === "string" ? undefined : target.socketTimeoutMs) ?? DEFAULT_REDIS_SOCKET_TIMEOUT_MS);
   if (options.log) logRedisErrors(client, name, options.log);
   return client;
+}
+
+/**
+ * The socket timeout only runs while a reply is awaited, and a subscriber
+ * sends nothing while it listens: a subscription the network lost without a
+ * reset went silent (the console's live updates, the worker's doorbell and
+ * cancel signals) until TCP keepalive gave up, ~11 minutes on. So every client
+ * sends a PING this often while it is ready (never otherwise: nothing is added
+ * to the offline queue during an outage), and a lost connection is dropped
+ * within two intervals. A PING is valid in subscriber mode.
+ */
+function pingWhileReady(client: RedisClient, everyMs: number): void {
+  const timer = setInterval(() => {
+    if (client.status === "ready") client.ping().catch(() => undefined);
+  }, everyMs);
+  timer.unref();
+  client.once("end", () => clearInterval(timer));
 }
 
 /** Clients connectionLost can tell about: watched from before their first connection was settled. */
