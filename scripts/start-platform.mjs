@@ -8,10 +8,12 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { PLATFORM_STOP_GRACE_MS as STOP_GRACE_MS } from "../packages/config/shutdown-deadlines.mjs";
+import { platformStopGraceMs } from "../packages/config/shutdown-deadlines.mjs";
 import { appStartCommand } from "./app-start.mjs";
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
+/** After SIGTERM, how long the apps get before SIGKILL: past every app's own deadline, the worker's drain grace as set. */
+const STOP_GRACE_MS = platformStopGraceMs(process.env);
 
 /** apps/<name>, run as its own start script runs it: its node flags, then its script. */
 function nodeApp(name) {

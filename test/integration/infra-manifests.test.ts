@@ -23,6 +23,7 @@ import {
   type Component,
   type RegisteredMetrics,
 } from "../helpers/infra-facts.js";
+import { SHUTDOWN_DEADLINE_MS, workerShutdownDeadlineMs } from "@tasklane/config/shutdown-deadlines";
 import { configData, deployment, hpa, job, k8sObject, scaledObject, selectorSpec, service, type Container, type Deployment } from "../helpers/k8s-schemas.js";
 
 /** The apiVersion each kind we ship must use (an old group version would be refused by current clusters). */
@@ -170,6 +171,17 @@ describe("Kubernetes manifests", () => {
     }
     const gateway = containers.find((c) => c.name === "gateway");
     expect(gateway?.env.find((e) => e.name === "NODE_OPTIONS")?.value).toBe("--max-old-space-size=256");
+  });
+
+  it("gives each app's pods a termination grace past the app's own shutdown deadline, the worker's for the drain grace it is given", () => {
+    const setIn = (name: string) => ofKind("ConfigMap", configData).map((m) => m.data?.[name]).find((v) => v !== undefined);
+    const drainGrace = setIn("WORKER_DRAIN_GRACE_SECONDS");
+    const deadlines: Record<string, number> = { ...SHUTDOWN_DEADLINE_MS, worker: workerShutdownDeadlineMs(drainGrace === undefined ? undefined : Number(drainGrace) * 1000) };
+    for (const d of deployments) {
+      const app = componentOf(d.spec.template.spec.containers[0] as Container);
+      const grace = (d.spec.template.spec as { terminationGracePeriodSeconds?: number }).terminationGracePeriodSeconds ?? 30;
+      if (deadlines[app] !== undefined) expect(grace * 1000, `${app}: terminationGracePeriodSeconds`).toBeGreaterThan(deadlines[app]);
+    }
   });
 
   it("Services and PodDisruptionBudgets select pods of a Deployment, on ports the pods expose", () => {

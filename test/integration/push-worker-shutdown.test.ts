@@ -1,10 +1,11 @@
 /**
  * A PUSH worker stopping (SIGTERM, as on every deploy) while a request is
- * still out after its 30 s drain grace: the healthy endpoint was only slow, so
+ * still out after its drain grace: the healthy endpoint was only slow, so
  * the attempt must not count as its failure. Real processes (scheduler and
- * workers from dist/main.js), real Postgres, Redis and HTTP endpoint. Slow by
- * nature: the worker's drain grace is 30 s and has no setting.
+ * workers from dist/main.js), real Postgres, Redis and HTTP endpoint. The
+ * grace is WORKER_DRAIN_GRACE_SECONDS (30 by default), 3 here.
  */
+import { workerShutdownDeadlineMs } from "@tasklane/config/shutdown-deadlines";
 import { normalizeTaskSpec, parseInput, submitTaskInputSchema } from "@tasklane/core";
 import { getTask, INTERRUPTED_ATTEMPT_REASON, listAttempts, submitTasks } from "@tasklane/db";
 import { createKeySpace, createRedis, createTaskDispatcher, dispatchAfterCommit } from "@tasklane/queue";
@@ -16,6 +17,8 @@ import { createTestRedis, type TestRedis } from "../helpers/platform.js";
 import { printAppLogsOnFailure, startServingApp } from "../helpers/ready-apps.js";
 import { seedPushQueue, seedTenant } from "../helpers/seed.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
+
+const DRAIN_GRACE_SECONDS = 3;
 
 let tdb: TestDatabase;
 let testRedis: TestRedis;
@@ -32,6 +35,7 @@ const env = () => ({
   REDIS_KEY_PREFIX: testRedis.prefix,
   ALLOW_PRIVATE_TARGETS: "1",
   RECONCILE_INTERVAL_SECONDS: "1",
+  WORKER_DRAIN_GRACE_SECONDS: String(DRAIN_GRACE_SECONDS),
   LOG_LEVEL: "info",
 });
 
@@ -78,8 +82,14 @@ describe("PUSH worker stopping mid-request", () => {
     const id = tasks[0]!.id;
     await waitFor("the request to reach the endpoint", () => receiver.requests.length === 1, 30_000);
 
-    // The drain grace (30 s) runs out with the request still out; the worker exits 0 all the same.
+    // The drain grace runs out with the request still out; the worker exits 0 all the same, after the grace.
+    const stoppedAt = Date.now();
     expect(await first.stop(60_000)).toBe(0);
+    const stoppedIn = Date.now() - stoppedAt;
+    expect(stoppedIn).toBeGreaterThanOrEqual(DRAIN_GRACE_SECONDS * 1000);
+    // The grace it was given, not the default 30 s: well inside its deadline (the grace + 10 s).
+    expect(stoppedIn).toBeLessThan(workerShutdownDeadlineMs(DRAIN_GRACE_SECONDS * 1000));
+    expect(first.output()).toContain("drain grace over: handing back the attempts still in flight");
     expect(receiver.requests).toHaveLength(1);
     const returned = await getTask(tdb.db, tenantId, id);
     // Not FAILED or DEAD, and the attempt not charged: with maxAttempts 1 it used to be DEAD ("ClientDestroyedError").

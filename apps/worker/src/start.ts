@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
 import { createFailureLog, createLogger, listenForStopSignals, loadEnvOrExit, workerEnvSchema } from "@tasklane/config";
-import { SHUTDOWN_DEADLINE_MS, WORKER_DRAIN_GRACE_MS } from "@tasklane/config/shutdown-deadlines";
+import { workerShutdownDeadlineMs } from "@tasklane/config/shutdown-deadlines";
 import { ServerClock } from "@tasklane/core/server-clock";
 import { createDatabase, prepareDatabaseOrExit, type DispatchIntent } from "@tasklane/db";
 import { dependencyProbe, startOpsServerOrExit, startTracing, tracingRequested } from "@tasklane/observability";
@@ -18,8 +18,14 @@ import { runAttempt } from "./task-runner.js";
 const env = loadEnvOrExit(workerEnvSchema, "tasklane-worker");
 const workerId = env.WORKER_ID ?? `${hostname()}-${process.pid}`;
 const log = createLogger("worker", env.LOG_LEVEL).child({ workerId });
+const GRACE_MS = env.WORKER_DRAIN_GRACE_SECONDS * 1000;
+/**
+ * Past this the process exits 1 without finishing its drain: a step waiting on an unreachable Redis or
+ * Postgres would otherwise hang until SIGKILL. Nothing is lost: unrecorded attempts keep leases that expire.
+ */
+const SHUTDOWN_TIMEOUT_MS = workerShutdownDeadlineMs(GRACE_MS);
 // From here on a signal is logged and stops the worker once it has started, closing what it opened.
-const signals = listenForStopSignals(log, SHUTDOWN_DEADLINE_MS.worker);
+const signals = listenForStopSignals(log, SHUTDOWN_TIMEOUT_MS);
 const tracing = await startTracing({ enabled: tracingRequested(), serviceName: "tasklane-worker" });
 await prepareDatabaseOrExit(env.DATABASE_URL, "tasklane-worker");
 const db = createDatabase({ url: env.DATABASE_URL, max: 10, applicationName: "tasklane-worker" });
@@ -129,12 +135,6 @@ const ops = await startOpsServerOrExit("tasklane-worker", {
 });
 log.info({ concurrency: env.WORKER_CONCURRENCY, metricsPort: ops?.port, tracing: tracing.enabled }, "worker started");
 
-const GRACE_MS = WORKER_DRAIN_GRACE_MS;
-/**
- * Past this the process exits 1 without finishing its drain: a step waiting on an unreachable Redis or
- * Postgres would otherwise hang until SIGKILL. Nothing is lost: unrecorded attempts keep leases that expire.
- */
-const SHUTDOWN_TIMEOUT_MS = SHUTDOWN_DEADLINE_MS.worker;
 /** After the grace, how long the attempts cut off get to be handed back: one statement each, well inside the deadline. */
 const HAND_BACK_MS = 5_000;
 /** Left of the deadline, after held outcomes' last chance, for stopping the directory and closing connections. */

@@ -202,6 +202,13 @@ export const workerEnvSchema = baseEnvSchema.extend({
    * not part of how late they run. 0 starts nothing before it is due.
    */
   WORKER_START_AHEAD_MS: numberVar({ integer: true, min: 0, max: 1_000 }).default(50),
+  /**
+   * After SIGTERM, how long in-flight PUSH attempts get to finish and be
+   * recorded; those still out then are handed back uncharged. The process's
+   * deadline is this plus 10 s: an orchestrator's grace (Kubernetes
+   * terminationGracePeriodSeconds) must be longer.
+   */
+  WORKER_DRAIN_GRACE_SECONDS: numberVar({ min: 0, max: 3_600 }).default(30),
   WORKER_ID: z.string().optional(),
   METRICS_PORT: port().optional(),
   METRICS_HOST: metricsHost,
