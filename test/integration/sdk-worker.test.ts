@@ -139,6 +139,27 @@ describe("SDK pull worker end to end", () => {
     expect(started[0]).toBeGreaterThanOrEqual(later.getTime());
   });
 
+  it("a handler that stops when its timeoutSeconds runs out leaves the attempt TIMED_OUT, nothing reported", async () => {
+    const client = await tenantClient();
+    const errors: Array<{ error: unknown; context: WorkerErrorContext }> = [];
+    const worker = new Worker({
+      client,
+      queue: "default",
+      pollWaitSeconds: 1,
+      onError: (error, context) => errors.push({ error, context }),
+      handler: (_task, ctx) => new Promise((_resolve, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason), { once: true })),
+    });
+    workers.push(worker);
+    await worker.start();
+    const submitted = await client.tasks.submit({ type: "overruns", timeoutSeconds: 1, maxAttempts: 1 });
+    const task = await client.tasks.waitFor(submitted.id, { timeoutMs: 30_000 });
+    await worker.stop();
+    // The handler's throw of its abort was sent as a failure: FAILED "Task … aborted: lease-lost".
+    expect(task).toMatchObject({ status: "DEAD", lastError: "Timed out after 1 s" });
+    expect(task.attemptHistory.map((a) => a.outcome)).toEqual(["TIMED_OUT"]);
+    expect(errors).toEqual([]);
+  });
+
   it("cancellation: cancelTask reaches the running handler's AbortSignal", async () => {
     const client = await tenantClient();
     const { task, abortReason } = await cancelRunningTask(client);

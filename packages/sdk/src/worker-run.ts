@@ -162,7 +162,11 @@ export class TaskRun<TPayload, TResult> {
     clearTimeout(this.#leaseTimer);
     if (this.#finished) return;
     this.#leaseTimer = setTimeout(() => {
-      // Another worker may lease the task now.
+      // Another worker may lease the task now, and the attempt is the server's to end: TIMED_OUT
+      // at the budget's end, else LEASE_EXPIRED. An outcome reported now (the handler throwing
+      // this abort) was recorded FAILED "aborted: lease-lost" when it beat the server's expiry,
+      // and refused when it did not.
+      this.#leaseGone = true;
       const why = this.#leaseDeadline >= this.#budgetEnd ? `the task's timeoutSeconds (${this.#lease.task.timeoutSeconds}) ran out` : "no successful heartbeat before the lease ran out";
       this.#abort("lease-lost", new Error(why));
     }, Math.max(0, this.#leaseDeadline - Date.now()));

@@ -259,13 +259,15 @@ describe("Worker", () => {
       return "late result";
     });
     // The lease asked for is 2 s, and each heartbeat asks for 2 s more; the server holds none past the 1 s budget.
-    fake.add(null, { timeoutSeconds: 1 });
+    const id = fake.add(null, { timeoutSeconds: 1 });
     await worker.start();
     await until(() => reason !== undefined);
     await worker.stop();
     expect(reason).toMatchObject({ reason: "lease-lost", cause: { message: "the task's timeoutSeconds (1) ran out" } });
     expect(gateway.calls("Heartbeat").length).toBeGreaterThan(0);
-    expect(gateway.calls("CompleteTask")).toHaveLength(0);
+    // The server ends the attempt (TIMED_OUT): the late result is not sent.
+    expect(fake.state(id).outcomes).toEqual([]);
+    expect(gateway.calls("SettleTasks")).toHaveLength(0);
   });
 
   it("ctx.heartbeat() extends the lease on demand", async () => {
