@@ -467,6 +467,27 @@ describe("ordering keys", () => {
     void third;
   });
 
+  it("re-dispatches a PUSH task redriven while a later task of its key ran when that one finishes, not the task after it", async () => {
+    const { tenantId } = await seedTenant(db);
+    const queueId = await seedPushQueue(db, tenantId, "push-redrive", "http://127.0.0.1:9/never");
+    const start = () => startAttemptsFromQueue(db, queueId, 10, 60, { workerId: "w", leaseMs: 30_000, actor: "t" });
+    const first = await submitOne(tenantId, { type: "1", queue: "push-redrive", orderingKey: "acct-7", maxAttempts: 1 });
+    const second = await submitOne(tenantId, { type: "2", queue: "push-redrive", orderingKey: "acct-7" });
+    const third = await submitOne(tenantId, { type: "3", queue: "push-redrive", orderingKey: "acct-7" });
+    const [l1] = await start();
+    await failAttempt(db, { taskId: first.id, leaseGeneration: l1!.task.leaseGeneration, error: "x", outcome: "FAILED", decision: { kind: "dead", reason: "no" } }, "w", HORIZON);
+    const [l2] = await start();
+    expect(l2!.task.id).toBe(second.id);
+    await redriveTask(db, tenantId, first.id, "test", HORIZON);
+    // The worker finds the redriven first blocked by the running second and drops its job.
+    expect(await start()).toEqual([]);
+    const done = await completeAttempts(db, [{ taskId: second.id, leaseGeneration: l2!.task.leaseGeneration, result: null }], "w");
+    // Its job must come back now: the third waits for it, so dispatching the third instead left the key idle until the reconciler's sweep.
+    expect(done.dispatch.map((d) => d.taskId)).toEqual([first.id]);
+    expect((await start()).map((l) => l.task.id)).toEqual([first.id]);
+    void third;
+  });
+
   it("holds the key of a PULL task cancelled while it ran until its worker reports or its lease runs out", async () => {
     const { tenantId, defaultQueueId } = await seedTenant(db);
     const lease = (leaseMs = 30_000) => startAttemptsFromQueue(db, defaultQueueId, 10, 60, { workerId: "w", leaseMs, actor: "t" });

@@ -107,11 +107,18 @@ export function enqueuedGenerationExpr(newGeneration: string, runAt: string, hor
 }
 
 /**
- * Ordering keys: when a task of a key reaches a terminal state, the next
- * pending task of that key becomes startable. Its Redis job (if any) was
- * dropped by the worker that found it blocked, so it gets a new dispatch
- * generation and an outbox row here, in the same statement. Defines CTEs
- * `rel` and `relob`; select `released` via RELEASED_JOIN.
+ * Ordering keys: when a task of a key reaches a terminal state, the key's
+ * first waiting task becomes startable. Its Redis job (if any) was dropped by
+ * the worker that found it blocked, so it gets a new dispatch generation and
+ * an outbox row here, in the same statement. The first waiting task, not the
+ * first after the finished one: a task redriven while a later task of its key
+ * ran is older than that one and goes next, and with only later tasks
+ * released its job waited for the reconciler's sweep (RECONCILE_INTERVAL_SECONDS
+ * on an idle platform, a whole pass over the backlog on a busy one) with
+ * every later task of the key behind it. The key's unfinished tasks have their own partial index
+ * (migration tasks_ordering_unfinished), so the look costs what the key has
+ * waiting, not its finished history. Defines CTEs `rel` and `relob`; select
+ * `released` via RELEASED_JOIN.
  */
 export function releaseNextInOrder(source: string, horizonParam: string): string {
   return `rel AS (
@@ -119,7 +126,7 @@ export function releaseNextInOrder(source: string, horizonParam: string): string
         enqueued_generation = ${enqueuedGenerationExpr("t.dispatch_generation + 1", "t.run_at", horizonParam)}
       FROM (
         SELECT DISTINCT ON (o.tenant_id, o.ordering_key) o.id
-        FROM ${source} s JOIN tasks o ON o.tenant_id = s.tenant_id AND o.ordering_key = s.ordering_key AND o.id > s.id
+        FROM ${source} s JOIN tasks o ON o.tenant_id = s.tenant_id AND o.ordering_key = s.ordering_key
         WHERE s.ordering_key IS NOT NULL AND s.status IN ('SUCCEEDED', 'DEAD', 'CANCELLED', 'SKIPPED')
           AND o.status IN ('QUEUED', 'SCHEDULED', 'RETRYING')
         ORDER BY o.tenant_id, o.ordering_key, o.id
