@@ -26,6 +26,7 @@ export { SchedulesResource } from "./resources/schedules.js";
 export { WorkflowsResource } from "./resources/workflows.js";
 export { WebhooksResource } from "./resources/webhooks.js";
 export { OperatorResource, TenantResource } from "./resources/tenant.js";
+export { isOmittedParentResult, type OmittedParentResult } from "./parent-results.js";
 export { DEFAULT_LEASE_AHEAD_MS, DEFAULT_START_AHEAD_MS } from "@tasklane/core/limits";
 export { BackoffStrategy, MisfirePolicy, OverlapPolicy, Priority, QueueMode, TaskStatus, WorkflowStatus } from "@tasklane/core/statuses";
 export type * from "./types.js";

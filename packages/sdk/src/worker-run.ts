@@ -28,7 +28,11 @@ export interface TaskContext {
    * CONFLICT TasklaneError once the lease is gone.
    */
   heartbeat(): Promise<void>;
-  /** For workflow tasks: the results of the tasks this one depends on, by workflow key. */
+  /**
+   * For workflow tasks: the results of the tasks this one depends on, by workflow key, up to
+   * 1 MiB in all; past it an entry is an OmittedParentResult (isOmittedParentResult), whose
+   * result is read with `client.tasks.get(entry.taskId)`.
+   */
   parents?: Record<string, unknown>;
 }
 
