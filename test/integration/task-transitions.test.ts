@@ -137,14 +137,16 @@ describe("leases and fencing", () => {
   it("ages a task from its submission when its runAt is earlier: a backdated LOW task has waited for nothing", async () => {
     const { tenantId, defaultQueueId } = await seedTenant(db);
     await submitTasks(db, tenantId, [spec({ type: "high", priority: "HIGH" })], { horizonMs: HORIZON });
-    await submitTasks(db, tenantId, [spec({ type: "backdated-low", priority: "LOW", runAt: new Date(Date.now() - 3_600_000) })], { horizonMs: HORIZON });
+    // The API submits a past runAt as now (normalizeTaskSpec); a cron run or a stored row may still be earlier.
+    const backdated = { ...spec({ type: "backdated-low", priority: "LOW" }), runAt: new Date(Date.now() - 3_600_000) };
+    await submitTasks(db, tenantId, [backdated], { horizonMs: HORIZON });
     const leases = await startAttemptsFromQueue(db, defaultQueueId, 1, 2, { workerId: "w", leaseMs: 30_000, actor: "t" });
     expect(leases.map((l) => l.task.type)).toEqual(["high"]);
   });
 
   it("without aging, HIGH goes first", async () => {
     const { tenantId, defaultQueueId } = await seedTenant(db);
-    await submitTasks(db, tenantId, [spec({ type: "old-low", priority: "LOW", runAt: new Date(Date.now() - 5_000) })], { horizonMs: HORIZON });
+    await submitTasks(db, tenantId, [{ ...spec({ type: "old-low", priority: "LOW" }), runAt: new Date(Date.now() - 5_000) }], { horizonMs: HORIZON });
     await submitTasks(db, tenantId, [spec({ type: "new-high", priority: "HIGH" })], { horizonMs: HORIZON });
     const leases = await startAttemptsFromQueue(db, defaultQueueId, 1, 60, { workerId: "w", leaseMs: 30_000, actor: "t" });
     expect(leases.map((l) => l.task.type)).toEqual(["new-high"]);

@@ -25,6 +25,12 @@ describe("normalizeTaskSpec", () => {
     });
   });
 
+  it("runs a runAt in the past at the submission time", () => {
+    expect(spec({ runAt: new Date("1970-01-01T00:00:00Z") }).runAt).toEqual(new Date(NOW));
+    expect(spec({ runAt: new Date(NOW - 1) }).runAt).toEqual(new Date(NOW));
+    expect(spec({ runAt: new Date(NOW + 1) }).runAt).toEqual(new Date(NOW + 1));
+  });
+
   it("treats explicit nulls like omitted fields", () => {
     expect(spec({ queue: null, priority: null, backoff: null, maxAttempts: null, payload: null })).toEqual(spec({}));
   });

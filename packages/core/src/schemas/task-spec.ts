@@ -24,11 +24,18 @@ export interface TaskSpec {
   metadata: unknown;
 }
 
-/** `input` must already have passed submitTaskInputSchema; `nowMs` is the submission time. */
+/**
+ * `input` must already have passed submitTaskInputSchema; `nowMs` is the
+ * submission time. A runAt in the past is the submission time, as in Cloud
+ * Tasks: kept as given, a task backdated to 1970 had waited 56 years by the
+ * queue's oldestQueuedAgeSeconds and tasklane_oldest_queued_age_seconds (an
+ * operator's page at 600 s) and went before its lane's whole backlog on a
+ * PULL queue, whose lanes are read in runAt order.
+ */
 export function normalizeTaskSpec(input: SubmitTaskInput, nowMs: number): TaskSpec {
   const runAtMs =
     input.runAt != null
-      ? input.runAt.getTime()
+      ? Math.max(input.runAt.getTime(), nowMs)
       : input.delaySeconds != null
         ? nowMs + Math.round(input.delaySeconds * 1000)
         : nowMs;
