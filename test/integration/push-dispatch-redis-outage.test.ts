@@ -116,10 +116,15 @@ describe("PUSH dispatch during a Redis outage", () => {
     expect(new Set(ids).size).toBe(BATCHED + SINGLES + DELAYED);
     expect(answers.map((a) => a.status).every((s) => s === "QUEUED" || s === "SCHEDULED")).toBe(true);
 
+    // Health probes answer 503 and send nothing to a connection that is not there.
+    const readyz = new URL("/readyz", gateway.url).toString();
+    for (let probe = 0; probe < 5; probe++) expect((await fetch(readyz)).status).toBe(503);
+
     // Nothing of theirs waits in the offline queue (before the fix: a dispatch script call per submission,
-    // each holding its jobs, and whatever else waits there does not grow with the submissions).
+    // each holding its jobs, and whatever else waits there does not grow with the submissions), nor a probe's PING.
     expect(redis.status).toBe("connect");
     const offline = offlineCommands();
+    expect(offline.filter((c) => c.name === "ping")).toEqual([]);
     const mentioning = offline.filter((c) => ids.some((id) => JSON.stringify(c.args).includes(id)));
     expect(mentioning.map((c) => c.name)).toEqual([]);
     expect(offline.length).toBeLessThan(10);

@@ -2,7 +2,7 @@ import { createFailureLog, createLogger, listenForStopSignals, loadEnvOrExit, sc
 import { SHUTDOWN_DEADLINE_MS } from "@tasklane/config/shutdown-deadlines";
 import { SCHEDULE_WAKEUPS, createDatabase, listenForWakeups, prepareDatabaseOrExit } from "@tasklane/db";
 import { dependencyProbe, startOpsServerOrExit, startTracing, tracingRequested } from "@tasklane/observability";
-import { createKeySpace, createRedis, createTaskDispatcher, redisTargetOf } from "@tasklane/queue";
+import { createKeySpace, createRedis, createTaskDispatcher, pingIfConnected, redisTargetOf } from "@tasklane/queue";
 import type { SchedulerContext } from "./context.js";
 import { expireStaleLeases } from "./loops/lease-expiry.js";
 import { promoteIntoHorizon } from "./loops/horizon-promotion.js";
@@ -78,7 +78,7 @@ const ops = await startOpsServerOrExit("tasklane-scheduler", {
   port: env.METRICS_PORT,
   host: env.METRICS_HOST,
   registry: ctx.metrics.registry,
-  ready: dependencyProbe({ postgres: () => db.pool.query("SELECT 1"), redis: () => redis.ping() }),
+  ready: dependencyProbe({ postgres: () => db.pool.query("SELECT 1"), redis: () => pingIfConnected(redis) }),
 });
 log.info({ horizonSeconds: env.DISPATCH_HORIZON_SECONDS, retentionDays: env.TASK_RETENTION_DAYS, metricsPort: ops?.port, tracing: tracing.enabled }, "scheduler started");
 

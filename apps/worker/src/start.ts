@@ -4,7 +4,7 @@ import { workerShutdownDeadlineMs } from "@tasklane/config/shutdown-deadlines";
 import { ServerClock } from "@tasklane/core/server-clock";
 import { createDatabase, prepareDatabaseOrExit, type DispatchIntent } from "@tasklane/db";
 import { dependencyProbe, startOpsServerOrExit, startTracing, tracingRequested } from "@tasklane/observability";
-import { createKeySpace, createRedis, createTaskDispatcher, dispatchAfterCommit, parseDoorbell, redisTargetOf, untilUnreachable } from "@tasklane/queue";
+import { createKeySpace, createRedis, createTaskDispatcher, dispatchAfterCommit, parseDoorbell, pingIfConnected, redisTargetOf, untilUnreachable } from "@tasklane/queue";
 import { CompletionBatcher, OutcomeNotRecorded } from "./completion-batcher.js";
 import type { WorkerContext } from "./context.js";
 import { FairFetcher } from "./fetch/fair-fetcher.js";
@@ -131,7 +131,7 @@ const ops = await startOpsServerOrExit("tasklane-worker", {
   port: env.METRICS_PORT,
   host: env.METRICS_HOST,
   registry: ctx.metrics.registry,
-  ready: dependencyProbe({ postgres: () => db.pool.query("SELECT 1"), redis: () => redis.ping() }),
+  ready: dependencyProbe({ postgres: () => db.pool.query("SELECT 1"), redis: () => pingIfConnected(redis) }),
 });
 log.info({ concurrency: env.WORKER_CONCURRENCY, metricsPort: ops?.port, tracing: tracing.enabled }, "worker started");
 

@@ -135,6 +135,16 @@ export function connectionLost(client: RedisClient): boolean {
   return true;
 }
 
+/**
+ * A health probe's PING, not sent while the connection is lost: it would wait
+ * in the offline queue for the whole outage (maxRetriesPerRequest null), one
+ * more per probe, every one replayed when Redis is back. Rejects at once then.
+ */
+export function pingIfConnected(client: RedisClient): Promise<unknown> {
+  if (connectionLost(client)) return Promise.reject(new Error(`redis is ${client.status}`));
+  return client.ping();
+}
+
 function connect(target: string | RedisTarget, name: string, extra: RedisOptions): RedisClient {
   const { url, clusterNodes, socketTimeoutMs } = typeof target === "string" ? { url: target, clusterNodes: undefined, socketTimeoutMs: undefined } : target;
   if (!clusterNodes?.length) return new Redis(url, { ...bullmqReady(name, socketTimeoutMs), retryStrategy: reconnectDelay, ...extra });

@@ -3,7 +3,7 @@
  * second, else 503 naming what failed (no error details: the endpoint is public).
  */
 import type { Request, Response } from "express";
-import type { RedisClient } from "@tasklane/queue";
+import { pingIfConnected, type RedisClient } from "@tasklane/queue";
 import type pg from "pg";
 import type { Registry } from "prom-client";
 
@@ -27,7 +27,7 @@ export function healthHandler(pool: pg.Pool, redis: RedisClient) {
   return async (_req: Request, res: Response): Promise<void> => {
     const [postgres, redisOk] = await Promise.all([
       within(PROBE_TIMEOUT_MS, pool.query("SELECT 1")),
-      within(PROBE_TIMEOUT_MS, redis.ping()),
+      within(PROBE_TIMEOUT_MS, pingIfConnected(redis)),
     ]);
     res.setHeader("cache-control", "no-store");
     if (postgres && redisOk) {
