@@ -177,4 +177,20 @@ describe("CompletionBatcher", () => {
     expect(await refused).toBe("CONFLICT");
     expect(batcher.heldCount).toBe(0);
   });
+
+  it("rejects a refused item with the contract's code, in extensions too; an unknown code or no answer is INTERNAL_SERVER_ERROR", async () => {
+    const leases = {
+      settleMany: async () => [
+        { taskId: "task_1", accepted: false, code: "CONFLICT", message: "Lease is no longer held" },
+        { taskId: "task_2", accepted: false, code: "INTERNAL", message: null },
+      ],
+    } as unknown as LeasesResource;
+    const batcher = new CompletionBatcher(leases, 3, 0);
+    const errors = await Promise.all([1, 2, 3].map((n) => batcher.complete(completion(n), FAR).then(() => undefined, (e: unknown) => e as TasklaneError)));
+    expect(errors.map((e) => [e?.code, e?.extensions.code, e?.message])).toEqual([
+      ["CONFLICT", "CONFLICT", "Lease is no longer held"],
+      ["INTERNAL_SERVER_ERROR", "INTERNAL_SERVER_ERROR", "completeTasks refused this task (INTERNAL)"],
+      ["INTERNAL_SERVER_ERROR", "INTERNAL_SERVER_ERROR", "completeTasks gave no answer for this task"],
+    ]);
+  });
 });

@@ -9,7 +9,7 @@
  * OutcomeHold (outcome-hold.ts) and its completions sent again, in batches of
  * `maxBatch`, while their leases last.
  */
-import { ErrorCode, TasklaneError, isTasklaneError, type TasklaneErrorCode } from "./errors.js";
+import { ErrorCode, TasklaneError, isContractCode, isTasklaneError } from "./errors.js";
 import { OutcomeHold, type OutcomeLane } from "./outcome-hold.js";
 import type { LeasesResource } from "./resources/leases.js";
 import type { TaskCompletion } from "./types.js";
@@ -26,6 +26,17 @@ interface Pending {
    * transport's earlier tries of that call may have been recorded, whatever ended the last.
    */
   maybeRecorded: boolean;
+}
+
+/**
+ * One refused item of a completeTasks answer as completeTask would have thrown it: its code
+ * one of the contract's (an item answered with no code, or none at all, is INTERNAL_SERVER_ERROR),
+ * and in `extensions.code` too, as every error the gateway sends has it.
+ */
+function refusalOf(outcome: { code: string | null; message: string | null } | undefined): TasklaneError {
+  const code = outcome !== undefined && isContractCode(outcome.code) ? outcome.code : ErrorCode.INTERNAL_SERVER_ERROR;
+  const message = outcome === undefined ? "completeTasks gave no answer for this task" : (outcome.message ?? `completeTasks refused this task (${String(outcome.code)})`);
+  return new TasklaneError(code, message, { operation: "completeTasks", extensions: { code } });
 }
 
 export class CompletionBatcher {
@@ -91,10 +102,7 @@ export class CompletionBatcher {
         for (const p of batch) {
           const outcome = byId.get(p.completion.taskId);
           if (outcome?.accepted) p.resolve();
-          else {
-            const code = (outcome?.code ?? "INTERNAL") as TasklaneErrorCode;
-            p.reject(new TasklaneError(code, outcome?.message ?? "completeTasks gave no answer for this task", { operation: "completeTasks" }));
-          }
+          else p.reject(refusalOf(outcome));
         }
       },
       (error: unknown) => {

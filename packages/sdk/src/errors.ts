@@ -26,6 +26,13 @@ export type ClientErrorCode = (typeof ClientErrorCode)[keyof typeof ClientErrorC
 /** The contract's `extensions.code` values plus the SDK's own. */
 export type TasklaneErrorCode = ErrorCode | ClientErrorCode;
 
+const CONTRACT_CODES: ReadonlySet<unknown> = new Set(Object.values(ErrorCode));
+
+/** Whether a code from an answer is one of the contract's `extensions.code` values. */
+export function isContractCode(value: unknown): value is ErrorCode {
+  return CONTRACT_CODES.has(value);
+}
+
 export interface TasklaneErrorOptions {
   cause?: unknown;
   /** From `extensions.retryAfterSeconds` or the Retry-After header (RATE_LIMITED, OVERLOADED). */

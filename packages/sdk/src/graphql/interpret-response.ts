@@ -3,7 +3,7 @@
  * what the failure says about retrying. Pure, so the mapping is tested
  * without a server.
  */
-import { ErrorCode, TasklaneError, type TasklaneErrorCode } from "../errors.js";
+import { ErrorCode, TasklaneError, isContractCode, type TasklaneErrorCode } from "../errors.js";
 import { failureKindOfCode, parseRetryAfter, type FailureKind } from "../retry.js";
 import { withheldBodyPaths } from "./withheld-bodies.js";
 
@@ -16,12 +16,6 @@ export interface RawResponse {
   status: number;
   headers: { get(name: string): string | null };
   text: string;
-}
-
-const CONTRACT_CODES: ReadonlySet<string> = new Set(Object.values(ErrorCode));
-
-function isContractCode(value: unknown): value is ErrorCode {
-  return typeof value === "string" && CONTRACT_CODES.has(value);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
