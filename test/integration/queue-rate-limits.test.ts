@@ -92,12 +92,13 @@ describe("a long poll on a rate-limited queue with a backlog", () => {
     // The burst is spent: the next token is 20 ms away. Waking for it leased one task per call (c9f387a);
     // waiting the poll interval (>= 200 ms) lets 10 gather. A call that finds tokens already there (the
     // time between calls on a loaded machine) answers with those at once, so count the calls the other
-    // 40 tasks take: ~40 waking per token, about 4 gathering (a short answer now and then included).
+    // 40 tasks take: ~40 waking per token, about 4 gathering (a short answer now and then included; on a
+    // machine busy with other test files, calls that find a token or two answer with those, once 16).
     let calls = 0;
     for (let leased = 0; leased < 40 && calls < 40; calls++) {
       leased += (await as(t)<{ leaseTasks: unknown[] }>(LEASE, { q: "rb", max: 50, wait: 5 })).leaseTasks.length;
     }
-    expect(calls).toBeLessThanOrEqual(15);
+    expect(calls).toBeLessThanOrEqual(25);
   }, 30_000);
 });
 
