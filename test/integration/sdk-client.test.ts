@@ -3,7 +3,7 @@
  * and Redis): the typed resources return the contract's shapes, and gateway
  * errors arrive as TasklaneError with the contract's codes.
  */
-import { TasklaneClient, TasklaneError, isTasklaneError } from "@tasklane/sdk";
+import { TasklaneClient, TasklaneError, isTasklaneError, type FetchLike } from "@tasklane/sdk";
 import { describe, expect, it } from "vitest";
 import { useGateway } from "../helpers/gateway-fixture.js";
 import { createTenant } from "../helpers/platform.js";
@@ -147,6 +147,32 @@ describe("SDK client against the gateway", () => {
     expect((await rejection(client.webhooks.redeliver("dlv_0190a0a0a0a07000800000000000000a"))).code).toBe("NOT_FOUND");
     expect(await client.webhooks.delete(webhook.id)).toBe(true);
     expect((await rejection(client.webhooks.update(webhook.id, { enabled: true }))).code).toBe("NOT_FOUND");
+  });
+
+  it("cancel, discard and workflows.cancel whose answer was lost answer the cancelled task or workflow, not the repeat's CONFLICT", async () => {
+    const { apiKey } = await createTenant(platform.gateway);
+    // Loses the answer of each operation's first call, after the gateway has answered it: the transport repeats it.
+    const lost = new Set<string>();
+    const losing: FetchLike = async (input, init) => {
+      const res = await fetch(input, init);
+      const name = /^\s*mutation (CancelTask|DiscardTask|CancelWorkflow)\b/.exec((JSON.parse(String(init.body)) as { query: string }).query)?.[1];
+      if (name === undefined || lost.has(name)) return res;
+      lost.add(name);
+      await res.text();
+      throw new TypeError("fetch failed", { cause: Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }) });
+    };
+    const client = new TasklaneClient({ url: platform.gateway.url, apiKey, fetch: losing });
+    const queued = await client.tasks.submit({ type: "sdk.cancel" });
+    expect(await client.tasks.cancel(queued.id)).toMatchObject({ id: queued.id, status: "CANCELLED" });
+    const { id } = await client.tasks.submit({ type: "sdk.dies", maxAttempts: 1 });
+    const [lease] = await client.leases.lease({ queue: "default", workerId: "sdk", max: 1, waitSeconds: 0 });
+    await client.leases.fail(id, lease!.leaseToken, "no", false);
+    expect(await client.tasks.discard(id)).toMatchObject({ id, status: "CANCELLED" });
+    const workflow = await client.workflows.submit({ name: "cancelled", tasks: [{ key: "a", type: "sdk.wf" }] });
+    expect(await client.workflows.cancel(workflow.id)).toMatchObject({ id: workflow.id, status: "CANCELLED" });
+    expect([...lost].sort()).toEqual(["CancelTask", "CancelWorkflow", "DiscardTask"]);
+    // A CONFLICT of its own stands: the task was cancelled before this call.
+    expect((await rejection(client.tasks.cancel(queued.id))).code).toBe("CONFLICT");
   });
 
   it("discards a dead task out of the dead-letter queue; answers the contract's fields the types name", async () => {

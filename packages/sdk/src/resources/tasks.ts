@@ -6,9 +6,9 @@ import { parseInput } from "@tasklane/core/schemas/parse";
 import { submitTaskInputSchema, submitTasksInputSchema } from "@tasklane/core/schemas/task";
 import { isTerminalStatus } from "@tasklane/core/statuses";
 import { delay } from "../delay.js";
-import { ErrorCode, TasklaneError } from "../errors.js";
+import { ErrorCode, TasklaneError, isTasklaneError } from "../errors.js";
 import { ATTEMPT_FIELDS, TASK_FIELDS } from "../graphql/fragments.js";
-import type { CallOptions, GraphQLTransport } from "../transport.js";
+import type { CallOptions, GraphQLTransport, RetryLog } from "../transport.js";
 import type { PageOptions, SubmitTaskInput, Task, TaskConnection, TaskFilter, TaskWithAttempts } from "../types.js";
 import { asDate, asIso, checkLocally } from "../validate.js";
 
@@ -131,11 +131,14 @@ export class TasksResource {
     }
   }
 
-  /** Cancels a task; a RUNNING task's worker sees cancelRequested on its next heartbeat. A terminal task is CONFLICT. */
+  /**
+   * Cancels a task; a RUNNING task's worker sees cancelRequested on its next heartbeat. A terminal
+   * task is CONFLICT, but for the SDK's own repeat after a lost answer: that finds the task CANCELLED
+   * and answers it.
+   */
   async cancel(id: string, opts?: CallOptions): Promise<Task> {
     // Idempotent: a repeat after an ambiguous success is refused (CONFLICT), never a second effect.
-    const data = await this.#transport.execute<{ cancelTask: Task }>({ operation: "cancelTask", document: CANCEL, idempotent: true }, { id }, opts);
-    return data.cancelTask;
+    return this.#toCancelled("cancelTask", CANCEL, id, opts);
   }
 
   /** DEAD → QUEUED with a fresh attempt budget. */
@@ -148,8 +151,25 @@ export class TasksResource {
   /** DEAD → CANCELLED: takes a dead task out of the dead-letter queue, its history kept. A task that is not DEAD is CONFLICT. */
   async discard(id: string, opts?: CallOptions): Promise<Task> {
     // Idempotent: a repeat after an ambiguous success finds the task CANCELLED (CONFLICT), never a second effect.
-    const data = await this.#transport.execute<{ discardTask: Task }>({ operation: "discardTask", document: DISCARD, idempotent: true }, { id }, opts);
-    return data.discardTask;
+    return this.#toCancelled("discardTask", DISCARD, id, opts);
+  }
+
+  /**
+   * cancelTask / discardTask. Repeated by the transport after a lost answer, the call meets its own
+   * effect as CONFLICT (the task is CANCELLED now): the task is then read and answered, as the first
+   * call would have; any other CONFLICT stands.
+   */
+  async #toCancelled(operation: "cancelTask" | "discardTask", document: string, id: string, opts?: CallOptions): Promise<Task> {
+    const log: RetryLog = { ambiguous: false };
+    try {
+      const data = await this.#transport.execute<Record<string, Task>>({ operation, document, idempotent: true }, { id }, opts, log);
+      return data[operation] as Task;
+    } catch (error: unknown) {
+      if (!log.ambiguous || !isTasklaneError(error, ErrorCode.CONFLICT)) throw error;
+      const task = await this.get(id, opts);
+      if (task?.status !== "CANCELLED") throw error;
+      return task;
+    }
   }
 
   /** DEAD tasks, the one that died last first. */

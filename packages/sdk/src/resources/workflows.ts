@@ -2,9 +2,9 @@
  * Workflows: DAGs of tasks (contract: submitWorkflow, cancelWorkflow,
  * workflow, workflows).
  */
-import { TasklaneError } from "../errors.js";
+import { ErrorCode, TasklaneError, isTasklaneError } from "../errors.js";
 import { WORKFLOW_FIELDS } from "../graphql/fragments.js";
-import type { CallOptions, GraphQLTransport } from "../transport.js";
+import type { CallOptions, GraphQLTransport, RetryLog } from "../transport.js";
 import type { PageOptions, SubmitWorkflowInput, Workflow } from "../types.js";
 
 const SUBMIT = `mutation SubmitWorkflow($input: SubmitWorkflowInput!) { submitWorkflow(input: $input) { ...WorkflowFields } }
@@ -33,9 +33,21 @@ export class WorkflowsResource {
     return data.submitWorkflow;
   }
 
+  /**
+   * Cancels every unfinished task of the workflow; a finished workflow is CONFLICT, but for the
+   * SDK's own repeat after a lost answer, which finds the workflow CANCELLED and answers it.
+   */
   async cancel(id: string, opts?: CallOptions): Promise<Workflow> {
-    const data = await this.#transport.execute<{ cancelWorkflow: Workflow }>({ operation: "cancelWorkflow", document: CANCEL, idempotent: true }, { id }, opts);
-    return data.cancelWorkflow;
+    const log: RetryLog = { ambiguous: false };
+    try {
+      const data = await this.#transport.execute<{ cancelWorkflow: Workflow }>({ operation: "cancelWorkflow", document: CANCEL, idempotent: true }, { id }, opts, log);
+      return data.cancelWorkflow;
+    } catch (error: unknown) {
+      if (!log.ambiguous || !isTasklaneError(error, ErrorCode.CONFLICT)) throw error;
+      const workflow = await this.get(id, opts);
+      if (workflow?.status !== "CANCELLED") throw error;
+      return workflow;
+    }
   }
 
   async get(id: string, opts?: CallOptions): Promise<Workflow | null> {
