@@ -102,6 +102,23 @@ describe("a long poll on a rate-limited queue with a backlog", () => {
   }, 30_000);
 });
 
+describe("a long poll on a rate-limited queue whose burst is 1", () => {
+  it("PULL: leases at the queue's rate, waking when its token is due rather than at the next poll interval", async () => {
+    const t = await createTenant(gateway);
+    // A token every 320 ms. Waking in 200 ms steps from the call's start (a round trip after the last
+    // lease) looked at ~30 and ~245 ms, found none, and took it at ~460: about two thirds of the rate.
+    await as(t)(UPSERT, { i: { name: "r1", mode: "PULL", rateLimit: { perSecond: 1000 / 320, burst: 1 } } });
+    await submit(t, "r1", 9);
+    const at: number[] = [];
+    while (at.length < 9) {
+      const n = (await as(t)<{ leaseTasks: unknown[] }>(LEASE, { q: "r1", max: 9, wait: 5 })).leaseTasks.length;
+      for (let i = 0; i < n; i++) at.push(Date.now());
+    }
+    // 8 tokens after the first: 2.56 s at the rate, ~3.7 s stepping by the poll interval.
+    expect(at[8]! - at[0]!).toBeLessThan(3_000);
+  }, 30_000);
+});
+
 describe("a rate change applies within about a second", () => {
   it("PULL: a long poll waiting for the old rate's next token leases as soon as the rate is raised", async () => {
     const t = await createTenant(gateway);

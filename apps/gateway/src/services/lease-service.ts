@@ -20,7 +20,7 @@ import type { FleetLimits } from "@tasklane/queue";
 import { outsideSlot } from "../limits/tenant-operations.js";
 import type { ArmedBell, PullDoorbell } from "./pull-doorbell.js";
 import type { PullQueueCache } from "./pull-queue-cache.js";
-import { PullStartTokens, type StartTokenReports } from "./pull-start-tokens.js";
+import { PullStartTokens, type StartRate, type StartTokenReports } from "./pull-start-tokens.js";
 
 export interface LeaseArgs {
   queue: string;
@@ -68,6 +68,17 @@ function traceOutcome(name: string, task: TaskRecord, startedAt: number): void {
   if (!tracingActive()) return;
   const attrs = { [TaskAttr.taskId]: task.id, [TaskAttr.tenantId]: task.tenantId, [TaskAttr.attempt]: task.attempts, [TaskAttr.outcome]: task.status };
   endSpan(startTaskSpan(name, task.traceParent, attrs, SpanKind.SERVER, startedAt));
+}
+
+/**
+ * How long until the bucket is full again, given the time to its next token:
+ * sleeping longer gathers nothing more (it holds `burst` at most) and only
+ * loses rate. With burst 1, sleeping POLL_MS steps woke up to 200 ms past
+ * each token: 2/s leased 1.6 a second, 4.76/s (a token every 210 ms) half.
+ */
+function untilBucketFullMs(nextTokenMs: number, rate: StartRate | null | undefined): number {
+  if (!rate) return POLL_MS;
+  return Math.max(1, nextTokenMs + ((rate.burst - 1) * 1000) / rate.perSecond);
 }
 
 function sleepUnlessAborted(ms: number, abort?: AbortSignal): Promise<void> {
@@ -174,7 +185,7 @@ export class LeaseService {
           // answer. The queue is still re-read every POLL_MS, so a raised or removed rate applies within the
           // cache's second, not when the old rate's token is due.
           // Asleep without its tenant's slot (limits/tenant-operations.ts): it holds one only while it looks.
-          await outsideSlot(() => sleepUnlessAborted(Math.min(left, POLL_MS), wake));
+          await outsideSlot(() => sleepUnlessAborted(Math.min(left, POLL_MS, untilBucketFullMs(rateWaitMs, queue?.rate)), wake));
           continue;
         }
         await this.waitForWork(bell, queueId, left, onceDueWithinMs ?? args.startAheadMs, wake);
