@@ -4,7 +4,9 @@
  *   separate transactions on separate connections, happens exactly once (one
  *   BLOCKED -> QUEUED event, one dispatch outbox row, one dispatch intent);
  * - a chain of 1,000 tasks runs link by link, driven like a pull worker, so
- *   its critical path is the release inside each completion.
+ *   its critical path is the release inside each completion;
+ * - a fan-in's completions, one at a time, do not each walk the parents that
+ *   already succeeded (Postgres' own count of index entries read says so).
  * The rest (real execution, failures, cancellation, the API) is workflows.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -142,4 +144,48 @@ describe("a chain of 1,000 tasks", () => {
     );
     expect(wf.rows[0]).toEqual({ status: "SUCCEEDED", n: N });
   }, 120_000);
+});
+
+describe("a fan-in of 250 parents completed one at a time", () => {
+  it("does not walk the parents that already succeeded at each completion", async () => {
+    const N = 250;
+    const parents = Array.from({ length: N }, (_, i) => `p${i}`);
+    const submitted = await submitWorkflow(dbA, tenantId, spec([...parents.map((key) => ({ key })), { key: "join", dependsOn: parents }]), { horizonMs: HORIZON });
+    const join = submitted.tasks.find((t) => t.key === "join")!.task;
+    // Entries read from the index the walk over a child's parents uses, as Postgres counts them.
+    const walked = async () => {
+      await dbA.pool.query("SELECT pg_stat_clear_snapshot()");
+      const res = await dbA.pool.query<{ n: string }>(
+        "SELECT idx_tup_read::text AS n FROM pg_stat_user_indexes WHERE indexrelname = 'workflow_edges_workflow_id_child_key_idx'",
+      );
+      return Number(res.rows[0]?.n);
+    };
+    // Its own connection, closed at the end: a backend's counts reach the statistics when it exits.
+    const fanIn = createDatabase({ url: tdb.url, max: 1, applicationName: "tasklane-test-fan-in" });
+    const before = await walked();
+    try {
+      const leases: StartedAttempt[] = [];
+      while (leases.length < N) {
+        const more = await startAttemptsFromQueue(fanIn, pullQueueId, N - leases.length, 60, { workerId: "fan-in", leaseMs: 60_000, actor: "test" });
+        expect(more.length).toBeGreaterThan(0);
+        leases.push(...more);
+      }
+      for (const l of leases) {
+        await completeAttempts(fanIn, [{ taskId: l.task.id, leaseGeneration: l.task.leaseGeneration, result: null, workflowId: l.task.workflowId }], "test");
+      }
+    } finally {
+      await fanIn.close();
+    }
+    expect(await releaseCounts(join.id)).toEqual({ events: 1, outbox: 0, status: "QUEUED" });
+    // The exiting backend reports its counts shortly after the close.
+    let after = await walked();
+    for (let settled = 0; settled < 3; ) {
+      await new Promise((r) => setTimeout(r, 150));
+      const now = await walked();
+      settled = now === after ? settled + 1 : 0;
+      after = now;
+    }
+    // Each completion walking every parent that succeeded before it read ~31,000 (250 x 249 / 2).
+    expect(after - before).toBeLessThan(5_000);
+  }, 60_000);
 });
