@@ -6,13 +6,16 @@
  * - a chain of 1,000 tasks runs link by link, driven like a pull worker, so
  *   its critical path is the release inside each completion;
  * - a fan-in's completions, one at a time, do not each walk the parents that
- *   already succeeded (Postgres' own count of index entries read says so).
+ *   already succeeded (Postgres' own count of index entries read says so);
+ * - a submission reads no task back (Postgres behind a proxy that counts what
+ *   it sends).
  * The rest (real execution, failures, cancellation, the API) is workflows.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { normalizeWorkflowSpec, parseInput, submitWorkflowInputSchema, validateWorkflowGraph } from "@tasklane/core";
 import { completeAttempts, createDatabase, startAttemptsFromQueue, submitWorkflow, type Database, type StartedAttempt } from "@tasklane/db";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
+import { startTcpProxy } from "../helpers/tcp-proxy.js";
 import { seedPushQueue, seedTenant } from "../helpers/seed.js";
 
 const HORIZON = 300_000;
@@ -188,4 +191,32 @@ describe("a fan-in of 250 parents completed one at a time", () => {
     // Each completion walking every parent that succeeded before it read ~31,000 (250 x 249 / 2).
     expect(after - before).toBeLessThan(5_000);
   }, 60_000);
+});
+
+describe("submitting a workflow", () => {
+  it("reads none of its tasks back: the caller has their bodies, and the answer reads what it asks for", async () => {
+    const proxy = await startTcpProxy("127.0.0.1", Number(new URL(tdb.url).port || 5432));
+    const proxied = createDatabase({ url: proxy.rewrite(tdb.url), max: 1 });
+    try {
+      await proxied.pool.query("SELECT 1"); // the connection is open before counting
+      const blob = "x".repeat(200 * 1024);
+      const before = proxy.bytesFromTarget;
+      const submitted = await submitWorkflow(
+        proxied,
+        tenantId,
+        spec(Array.from({ length: 20 }, (_, i) => ({ key: `t${i}`, payload: { blob }, dependsOn: i === 0 ? [] : ["t0"] }))),
+        { horizonMs: HORIZON },
+      );
+      const read = proxy.bytesFromTarget - before;
+      expect(submitted.created).toBe(true);
+      expect(submitted.tasks.map((t) => [t.key, t.task.status])).toEqual(Array.from({ length: 20 }, (_, i) => [`t${i}`, i === 0 ? "QUEUED" : "BLOCKED"]));
+      const stored = await dbA.pool.query<{ id: string }>("SELECT id FROM tasks WHERE workflow_id = $1 ORDER BY id", [submitted.workflow.id]);
+      expect(submitted.tasks.map((t) => t.task.id).sort()).toEqual(stored.rows.map((r) => r.id));
+      // Reading them back was their payloads again: 20 x 200 KiB (4 MB); the submission itself a few KB.
+      expect(read).toBeLessThan(200 * 1024);
+    } finally {
+      await proxied.close();
+      await proxy.close();
+    }
+  });
 });

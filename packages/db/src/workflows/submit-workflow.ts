@@ -2,14 +2,17 @@ import { newId, type WorkflowSpec } from "@tasklane/core";
 import type pg from "pg";
 import { withTransaction, type Database } from "../database.js";
 import type { DispatchIntent } from "../outbox/dispatch-intent.js";
-import { insertTaskRefs, type SubmitOptions } from "../tasks/submit-tasks.js";
-import { WORKFLOW_COLUMNS, mapWorkflowRow, type WorkflowRecord, type WorkflowTaskRecord } from "./workflow-record.js";
-import { listWorkflowTasks } from "./read-workflows.js";
+import { insertTaskRefs, type SubmitOptions, type SubmittedTaskRef } from "../tasks/submit-tasks.js";
+import { WORKFLOW_COLUMNS, mapWorkflowRow, type WorkflowRecord } from "./workflow-record.js";
 
 export interface SubmitWorkflowResult {
   workflow: WorkflowRecord;
-  /** In input order (for an idempotent repeat: the first submission's tasks). */
-  tasks: WorkflowTaskRecord[];
+  /**
+   * The tasks it created, in input order (none for an idempotent repeat). Refs
+   * only: reading the rows back sent their payloads over again (20 tasks of
+   * 200 KiB: 4.1 MB), and the API's answer reads what it is asked for itself.
+   */
+  tasks: { key: string; task: SubmittedTaskRef }[];
   /** False when the idempotency key had been used: nothing was written. */
   created: boolean;
   /** Dispatch intents of the root PUSH tasks, for the post-commit fast path. */
@@ -24,7 +27,7 @@ export interface SubmitWorkflowResult {
  * so concurrent submissions of one key yield one workflow.
  */
 export async function submitWorkflow(db: Database, tenantId: string, spec: WorkflowSpec, options: SubmitOptions): Promise<SubmitWorkflowResult> {
-  const result = await withTransaction(db.pool, async (client) => {
+  return withTransaction(db.pool, async (client) => {
     const inserted = await client.query(
       `INSERT INTO workflows AS w (id, tenant_id, name, idempotency_key) VALUES ($1, $2, $3, $4)
        ON CONFLICT (tenant_id, idempotency_key) DO NOTHING
@@ -32,7 +35,7 @@ export async function submitWorkflow(db: Database, tenantId: string, spec: Workf
       [newId("wf"), tenantId, spec.name, spec.idempotencyKey],
     );
     const row = inserted.rows[0];
-    if (!row) return { workflow: await existing(client, tenantId, spec.idempotencyKey), created: false, dispatch: [] };
+    if (!row) return { workflow: await existing(client, tenantId, spec.idempotencyKey), tasks: [], created: false, dispatch: [] };
     const workflow = mapWorkflowRow(row);
     const edges = spec.tasks.flatMap((t) => t.dependsOn.map((parent) => [parent, t.key] as const));
     await client.query(
@@ -40,7 +43,7 @@ export async function submitWorkflow(db: Database, tenantId: string, spec: Workf
        SELECT $1, $2, parent_key, child_key FROM unnest($3::text[], $4::text[]) AS e(parent_key, child_key)`,
       [workflow.id, tenantId, edges.map((e) => e[0]), edges.map((e) => e[1])],
     );
-    const { dispatch } = await insertTaskRefs(
+    const submitted = await insertTaskRefs(
       client,
       tenantId,
       spec.tasks.map(({ key, dependsOn, ...task }) => ({
@@ -51,10 +54,9 @@ export async function submitWorkflow(db: Database, tenantId: string, spec: Workf
       })),
       options,
     );
-    return { workflow, created: true, dispatch };
+    const tasks = spec.tasks.map((t, i) => ({ key: t.key, task: submitted.tasks[i] as SubmittedTaskRef }));
+    return { workflow, tasks, created: true, dispatch: submitted.dispatch };
   });
-  const tasks = (await listWorkflowTasks(db, tenantId, [result.workflow.id])).value.get(result.workflow.id) ?? [];
-  return { ...result, tasks };
 }
 
 /** The workflow that first used the key (its transaction committed before our insert gave way). */
