@@ -5,7 +5,7 @@
  * change itself can put them there (the reconciler's sweep used to, seconds later).
  */
 import { createKeySpace, createRedis, JobTaker, type RedisClient } from "@tasklane/queue";
-import { startAttemptsByIds } from "@tasklane/db";
+import { startAttemptsByIds, takeTasksEnteringHorizon } from "@tasklane/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, waitFor, type AppProcess } from "../helpers/app-process.js";
 import { startReceiver, type HttpReceiver } from "../helpers/http-receiver.js";
@@ -103,6 +103,21 @@ describe("a PUSH queue that starts to run", () => {
     const ids = await submit(t, "m", 30, "NORMAL");
     await as(t)(UPSERT, { i: { name: "m", mode: "PUSH", endpointUrl: `${receiver.url}/m` } });
     await waitFor("every task to be pushed", () => ids.every((id) => received.has(id)), 10_000, 100);
+  }, 30_000);
+
+  it("switched from PULL to PUSH, hands its tasks due beyond the dispatch horizon to horizon promotion", async () => {
+    const t = await createTenant(gateway);
+    await as(t)(UPSERT, { i: { name: "far", mode: "PULL" } });
+    // 10 and 20 minutes ahead, past the gateway's 5-minute horizon.
+    const data = await as(t)<{ submitTasks: { id: string }[] }>(`mutation ($i: [SubmitTaskInput!]!) { submitTasks(inputs: $i) { id } }`, {
+      i: [600, 1200].map((delaySeconds) => ({ type: "job", queue: "far", delaySeconds })),
+    });
+    const ids = data.submitTasks.map((x) => x.id);
+    await as(t)(UPSERT, { i: { name: "far", mode: "PUSH", endpointUrl: `${receiver.url}/far` } });
+    // What the scheduler's promotion takes once they are within its horizon (here: a horizon reaching them now).
+    // Marked handed over while PULL, they were skipped, and only the reconciler's sweep added them, late.
+    const promoted = await takeTasksEnteringHorizon(tdb.db, 1_300_000, 10_000);
+    expect(promoted.map((p) => p.taskId).filter((id) => ids.includes(id)).sort()).toEqual([...ids].sort());
   }, 30_000);
 
   it("created a moment ago, starts its first task without waiting for the worker's next directory reload", async () => {

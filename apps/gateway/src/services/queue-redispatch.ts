@@ -46,11 +46,9 @@ export interface Redispatched {
  * run_at, id), highest lane first, so the work that should start first is back
  * first. Only tasks already handed over (enqueued_generation =
  * dispatch_generation) and due within the horizon. Tasks not yet handed over
- * reach Redis by the outbox or horizon promotion. Handed-over tasks beyond the
- * horizon do not: those of a queue switched from PULL to PUSH were marked
- * handed over while it was PULL, so horizon promotion skips them, and only the
- * reconciler's sweep adds them once they are within the horizon (up to one
- * sweep pass late).
+ * reach Redis by the outbox or horizon promotion, as do those of a queue
+ * switched from PULL to PUSH that are due beyond the horizon: the switch hands
+ * them back to promotion (queue-service.ts, HAND_FAR_TASKS_TO_PROMOTION).
  */
 export async function redispatchQueue(deps: RedispatchDeps, tenantId: string, queueId: string): Promise<Redispatched> {
   const pageSize = deps.pageSize ?? 2000;

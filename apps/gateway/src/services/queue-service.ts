@@ -74,6 +74,25 @@ function upsertChanges(input: UpsertQueueInput, before: BeforeUpsert | null) {
   };
 }
 
+/**
+ * A PULL queue's tasks are marked handed over when written (they never need
+ * Redis), so once it switches to PUSH, horizon promotion skipped those due
+ * beyond the dispatch horizon and only the reconciler's sweep added them,
+ * once within it: QA saw tasks due 9, 12 and 15 s ahead start 9.9, 6.8 and
+ * 3.8 s late (up to RECONCILE_INTERVAL_SECONDS idle, a whole sweep pass
+ * behind a deep backlog). The switch hands the soonest of them back to
+ * promotion, which takes them on time; past FAR_TASKS_IN_SWITCH (so the
+ * mutation stays short) the rest are still the sweep's.
+ */
+const HAND_FAR_TASKS_TO_PROMOTION = `
+  UPDATE tasks t SET dispatch_generation = t.dispatch_generation + 1
+  FROM (SELECT id FROM tasks
+        WHERE tenant_id = $1 AND queue_id = $2 AND status IN ('SCHEDULED', 'RETRYING')
+          AND run_at > now() + $3::float8 * interval '1 millisecond' AND enqueued_generation = dispatch_generation
+        ORDER BY run_at LIMIT $4 FOR UPDATE) far
+  WHERE t.id = far.id`;
+const FAR_TASKS_IN_SWITCH = 10_000;
+
 export class QueueService {
   constructor(
     private readonly db: Database,
@@ -128,6 +147,10 @@ export class QueueService {
         create: { id: newId("que"), tenantId, name: input.name, ...changes },
         update: changes,
       });
+      const horizonMs = this.opts.redispatch?.horizonMs;
+      if (before?.mode === QueueMode.PULL && row.mode === QueueMode.PUSH && horizonMs !== undefined) {
+        await tx.$executeRawUnsafe(HAND_FAR_TASKS_TO_PROMOTION, tenantId, row.id, horizonMs, FAR_TASKS_IN_SWITCH);
+      }
       return { before, row };
     });
     this.opts.pullQueues.forget(tenantId, input.name);
