@@ -12,6 +12,8 @@ export interface WorkflowNode {
 
 /** Cycles beyond this many are summarised: one is enough to act on, ten is plenty. */
 const MAX_CYCLES_REPORTED = 10;
+/** Field errors beyond this many are summarised in one more. */
+const MAX_PROBLEMS_REPORTED = 100;
 
 /** The distinct dependencies of a task, in the order given (a repeated key is one edge). */
 export function distinctDependencies(node: WorkflowNode): string[] {
@@ -33,25 +35,37 @@ export function validateWorkflowGraph(tasks: readonly WorkflowNode[]): string[] 
     else errors.push({ path: `tasks.${i}.key`, message: `duplicate key "${t.key}" (first used by tasks.${first})` });
   });
   // Edges the graph keeps: known, not self-referencing.
-  const deps = tasks.map((t, i) =>
-    distinctDependencies(t).filter((dep) => {
-      const j = (t.dependsOn ?? []).indexOf(dep);
+  const deps = tasks.map((t, i) => {
+    // Where a bad dependency is first listed, for its path: built only when one is found
+    // (an indexOf per dependency made a valid join of 1,990 parents cost ~4M comparisons).
+    let listed: Map<string, number> | undefined;
+    const at = (dep: string) => (listed ??= firstPositions(t.dependsOn ?? [])).get(dep) as number;
+    return distinctDependencies(t).filter((dep) => {
       if (dep === t.key) {
-        errors.push({ path: `tasks.${i}.dependsOn.${j}`, message: `task "${t.key}" depends on itself` });
+        errors.push({ path: `tasks.${i}.dependsOn.${at(dep)}`, message: `task "${t.key}" depends on itself` });
         return false;
       }
       if (!indexOf.has(dep)) {
-        errors.push({ path: `tasks.${i}.dependsOn.${j}`, message: `task "${t.key}" depends on unknown key "${dep}"` });
+        errors.push({ path: `tasks.${i}.dependsOn.${at(dep)}`, message: `task "${t.key}" depends on unknown key "${dep}"` });
         return false;
       }
       return true;
-    }),
-  );
+    });
+  });
   // With duplicate keys, "the task a" is ambiguous: cycles are only looked for in a well-formed key set.
   const hasDuplicates = errors.some((e) => e.path.endsWith(".key"));
   const order = hasDuplicates ? [] : topologicalOrder(tasks, deps, indexOf, errors);
   if (errors.length > 0) throw graphError(errors);
   return order;
+}
+
+/** Each value's first index in `list`. */
+function firstPositions(list: readonly string[]): Map<string, number> {
+  const positions = new Map<string, number>();
+  list.forEach((value, j) => {
+    if (!positions.has(value)) positions.set(value, j);
+  });
+  return positions;
 }
 
 /** Kahn's algorithm; whatever it cannot order lies on or behind a cycle, which is then named. */
@@ -116,8 +130,17 @@ function reportCycles(tasks: readonly WorkflowNode[], deps: string[][], indexOf:
   if (more > 0) errors.push({ path: "tasks", message: `and ${more} more dependency cycle(s)` });
 }
 
+/**
+ * At most MAX_PROBLEMS_REPORTED field errors, then one that counts the rest:
+ * a graph of 19,900 unknown dependencies (within the edge limit) answered
+ * 19,900 of them, ~1.6 MB of errors for a request a fifth of that size.
+ */
 function graphError(errors: FieldError[]): BadUserInputError {
   const shown = errors.slice(0, 5).map((e) => e.message);
   const rest = errors.length > shown.length ? ` (and ${errors.length - shown.length} more)` : "";
-  return new BadUserInputError(`Invalid workflow: ${shown.join("; ")}${rest}`, errors);
+  const reported =
+    errors.length > MAX_PROBLEMS_REPORTED
+      ? [...errors.slice(0, MAX_PROBLEMS_REPORTED), { path: "tasks", message: `and ${errors.length - MAX_PROBLEMS_REPORTED} more problem(s)` }]
+      : errors;
+  return new BadUserInputError(`Invalid workflow: ${shown.join("; ")}${rest}`, reported);
 }
