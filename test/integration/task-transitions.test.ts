@@ -17,9 +17,11 @@ import {
   returnUndeliveredLeases,
   startAttemptsByIds,
   startAttemptsFromQueue,
+  startAttemptsFromQueueIn,
   submitTasks,
   type Database,
   type DispatchIntent,
+  type Queryable,
   type TaskRecord,
 } from "@tasklane/db";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
@@ -488,6 +490,46 @@ describe("ordering keys", () => {
     expect(done.dispatch.map((d) => d.taskId)).toEqual([first.id]);
     expect((await start()).map((l) => l.task.id)).toEqual([first.id]);
     void third;
+  });
+
+  it("checks a waiting task against its key's unfinished tasks, not the key's whole finished history", async () => {
+    const { tenantId, defaultQueueId } = await seedTenant(db);
+    // A key with a long history (kept for the retention period), then 21 waiting tasks of it: the first can start.
+    const history = Array.from({ length: 3_000 }, () => newId(IdPrefix.task));
+    await db.pool.query(
+      `INSERT INTO tasks (id, tenant_id, queue_id, type, status, run_at, created_at, completed_at, attempts, max_attempts,
+                          backoff_strategy, backoff_delay_seconds, backoff_jitter, timeout_seconds, ordering_key)
+       SELECT id, $2, $3, 'done', 'SUCCEEDED', now() - interval '2 hours', now() - interval '2 hours', now() - interval '2 hours',
+              1, 3, 'EXPONENTIAL', 1, true, 60, 'long-history'
+         FROM unnest($1::text[]) AS u(id)`,
+      [history, tenantId, defaultQueueId],
+    );
+    const { tasks: waiting } = await submitTasks(db, tenantId, Array.from({ length: 21 }, (_, i) => spec({ type: `w${i}`, orderingKey: "long-history" })), { horizonMs: HORIZON });
+    // The lease statement's plan as it ran (rolled back): rows its ordering-key checks read from tasks.
+    const client = await db.pool.connect();
+    let examined = 0;
+    try {
+      await client.query("BEGIN");
+      const explaining = {
+        query: async (config: { text: string; values?: unknown[] }) => {
+          const res = await client.query({ text: `EXPLAIN (ANALYZE, FORMAT JSON) ${config.text}`, values: config.values ?? [] });
+          type PlanNode = { "Relation Name"?: string; Alias?: string; "Actual Rows": number; "Actual Loops": number; "Rows Removed by Filter"?: number; Plans?: PlanNode[] };
+          const walk = (node: PlanNode): number =>
+            (node["Relation Name"] === "tasks" && /^o(_\d+)?$/.test(node.Alias ?? "") ? (node["Actual Rows"] + (node["Rows Removed by Filter"] ?? 0)) * node["Actual Loops"] : 0) +
+            (node.Plans ?? []).reduce((sum, child) => sum + walk(child), 0);
+          examined = walk((res.rows[0] as { "QUERY PLAN": Array<{ Plan: PlanNode }> })["QUERY PLAN"][0]!.Plan);
+          return { rows: [] };
+        },
+      };
+      await startAttemptsFromQueueIn(explaining as unknown as Queryable, defaultQueueId, 10, 60, { workerId: "w", leaseMs: 30_000, actor: "t" });
+    } finally {
+      await client.query("ROLLBACK");
+      client.release();
+    }
+    // Reading the 3,000 finished tasks once per waiting task of the key was 21 x 3,000 (a lease of 50 behind 200
+    // waiting tasks of a key with 50,000 finished took 6.5-9 s); the one task that can start may still read them once.
+    expect(examined).toBeLessThan(6_000);
+    expect((await startAttemptsFromQueue(db, defaultQueueId, 10, 60, { workerId: "w", leaseMs: 30_000, actor: "t" })).map((l) => l.task.id)).toEqual([waiting[0]!.id]);
   });
 
   it("holds the key of a PULL task cancelled while it ran until its worker reports or its lease runs out", async () => {

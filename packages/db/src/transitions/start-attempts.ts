@@ -13,6 +13,7 @@ import {
 import { jsonBytes } from "../tasks/page-body-budget.js";
 import { firstInWaitingLanes } from "../tasks/waiting-lanes.js";
 import { eventInsert, lockById, sameId } from "./sql-fragments.js";
+import { UNFINISHED_TASK_STATUSES } from "./workflow-progress.js";
 
 export interface StartedAttempt<Task extends LeaseFields = LeasedTaskRecord> {
   task: Task;
@@ -166,13 +167,24 @@ function parentResults(alias: string): string {
  * its worker reports (endCancelledLeases) or its lease runs out: cancellation
  * there is cooperative, and its handler may still be running. A cancelled
  * PUSH attempt's request is aborted at once, so its key is free.
+ *
+ * The unfinished look names the unfinished statuses, the predicate of
+ * tasks_ordering_unfinished_idx, so it reads only the key's unfinished tasks.
+ * Written as "not finished" (with the cancelled case in the same OR) it walked
+ * the key's whole finished history for every waiting task of the key the lane
+ * scan met: a lease of 50 behind 200 waiting tasks of a key with 50,000
+ * finished took 6.5-9 s, 9-10 ms this way. The cancelled look, which still
+ * walks the key, comes after it and so runs only for a task nothing
+ * unfinished blocks (AND is evaluated left to right), one per key.
  */
 const dueAndUnblocked = (dueBy: string) => `t.status IN ('QUEUED', 'SCHEDULED', 'RETRYING') AND t.run_at <= ${dueBy}
   AND (t.ordering_key IS NULL OR (NOT EXISTS (
     SELECT 1 FROM tasks o WHERE o.tenant_id = t.tenant_id AND o.ordering_key = t.ordering_key AND o.id < t.id
-      AND (o.status NOT IN ('SUCCEEDED', 'DEAD', 'CANCELLED', 'SKIPPED')
-        OR (o.status = 'CANCELLED' AND o.cancel_requested AND o.lease_expires_at > now()
-          AND EXISTS (SELECT 1 FROM queues q WHERE q.id = o.queue_id AND q.mode = 'PULL'))))
+      AND o.status IN ${UNFINISHED_TASK_STATUSES})
+    AND NOT EXISTS (
+    SELECT 1 FROM tasks o WHERE o.tenant_id = t.tenant_id AND o.ordering_key = t.ordering_key AND o.id < t.id
+      AND o.status = 'CANCELLED' AND o.cancel_requested AND o.lease_expires_at > now()
+      AND EXISTS (SELECT 1 FROM queues q WHERE q.id = o.queue_id AND q.mode = 'PULL'))
     -- A later task of the key may be running already: this one was redriven after it started.
     AND NOT EXISTS (
     SELECT 1 FROM tasks o WHERE o.tenant_id = t.tenant_id AND o.ordering_key = t.ordering_key AND o.id > t.id
