@@ -44,6 +44,8 @@ export async function dropDatabase(name: string, adminUrl = TEST_ADMIN_URL): Pro
 const TEMPLATE_LOCK_KEY = 7_314_522_902;
 const TEMPLATE_PREFIX = "tl_template_";
 const templates = new Map<string, Promise<string>>();
+/** Templates kept on a server, the newest first (by oid): this run's and the few before it. */
+const TEMPLATES_KEPT = 4;
 
 /** A hash of every migration's name and text: a changed or added migration names a new template. */
 async function migrationsHash(dir = DEFAULT_MIGRATIONS_DIR): Promise<string> {
@@ -59,7 +61,9 @@ async function migrationsHash(dir = DEFAULT_MIGRATIONS_DIR): Promise<string> {
  * each test file its fresh database, instead of applying the migrations again
  * (~220 ms a file on a busy 2-core machine). It is built under another name and
  * renamed when whole, and takes no connections, so a copy never finds it half
- * made or in use. Templates of older migration sets are dropped.
+ * made or in use. Only templates beyond the few newest are dropped: a run
+ * that started with an older migration set (another checkout, a migration
+ * added meanwhile) may still be copying its own.
  */
 function migratedTemplate(adminUrl: string): Promise<string> {
   let template = templates.get(adminUrl);
@@ -85,10 +89,10 @@ async function buildTemplate(adminUrl: string): Promise<string> {
       await applyMigrations(databaseUrl(building, adminUrl));
       await admin.query(`ALTER DATABASE "${building}" RENAME TO "${name}"`);
       await admin.query(`ALTER DATABASE "${name}" WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`);
-      const stale = await admin.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE $1 AND datname <> $2", [
-        `${TEMPLATE_PREFIX}%`,
-        name,
-      ]);
+      const stale = await admin.query<{ datname: string }>(
+        "SELECT datname FROM pg_database WHERE datname LIKE $1 AND datname <> $2 ORDER BY oid DESC OFFSET $3",
+        [`${TEMPLATE_PREFIX}%`, name, TEMPLATES_KEPT - 1],
+      );
       for (const { datname } of stale.rows) {
         await admin.query(`ALTER DATABASE "${datname}" WITH IS_TEMPLATE false`);
         await admin.query(`DROP DATABASE "${datname}" WITH (FORCE)`);
@@ -108,8 +112,18 @@ async function buildTemplate(adminUrl: string): Promise<string> {
 export async function createTestDatabase(label = "t", adminUrl = TEST_ADMIN_URL): Promise<TestDatabase> {
   const name = `tl_test_${label}_${randomBytes(4).toString("hex")}`;
   const url = databaseUrl(name, adminUrl);
-  const template = await migratedTemplate(adminUrl);
-  await withAdmin(adminUrl, (admin) => admin.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`));
+  const copy = async () => {
+    const template = await migratedTemplate(adminUrl);
+    await withAdmin(adminUrl, (admin) => admin.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`));
+  };
+  try {
+    await copy();
+  } catch (error) {
+    // Its template was dropped by a run with newer migrations (3D000): build it again, once.
+    if (!(error instanceof pg.DatabaseError && error.code === "3D000")) throw error;
+    templates.delete(adminUrl);
+    await copy();
+  }
   const db = createDatabase({ url, max: 5, applicationName: "tasklane-test" });
   return {
     url,
