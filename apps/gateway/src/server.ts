@@ -140,6 +140,7 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
     log,
     introspection,
     errorFormat: { hideSuggestions: production, fallbackLog: log },
+    onSlowConsumer: (limit) => metrics.wsSlowConsumerCloses.inc({ limit }),
   });
   const apollo = createApollo({ schema, httpServer, log, metrics, introspection, production, drainWebSockets: ws.dispose });
   await apollo.start();

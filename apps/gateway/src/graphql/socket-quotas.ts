@@ -41,6 +41,12 @@ export class SocketQuotas {
     if (sockets.size === 0) this.#byTenant.delete(tenantId);
   }
 
+  /** The sockets of `socket`'s tenant, itself included (none when it was never registered). */
+  peers(socket: CountedSocket): ReadonlySet<CountedSocket> {
+    const tenantId = this.#tenantOf.get(socket);
+    return (tenantId === undefined ? undefined : this.#byTenant.get(tenantId)) ?? new Set([socket]);
+  }
+
   /**
    * Null when the operation `socket` has just registered may run, else the refusal (QUOTA_EXCEEDED,
    * naming the limit). Called before anything is awaited: graphql-ws registers each operation as its

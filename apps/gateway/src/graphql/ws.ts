@@ -16,7 +16,6 @@ import {
   GraphQLError,
   NoSchemaIntrospectionCustomRule,
   execute,
-  subscribe,
   type ExecutionArgs,
   type ExecutionResult,
   getOperationAST,
@@ -33,6 +32,8 @@ import type { Authenticator } from "../auth/authenticate.js";
 import type { Principal } from "../auth/principal.js";
 import { MAX_DOCUMENT_BYTES } from "../http/graphql-guards.js";
 import type { Logger } from "../observability/logger.js";
+import { EventExecutions, subscribeWithin } from "../realtime/event-executions.js";
+import { SocketOutputLimit, type OutputLimitKind } from "../realtime/socket-output-limit.js";
 import type { ContextFactory } from "./context-factory.js";
 import type { GatewayContext } from "./context.js";
 import { formatError, toGraphQLError, type ErrorFormatOptions } from "./errors.js";
@@ -54,6 +55,8 @@ export interface WsOptions {
   log: Logger;
   introspection: boolean;
   errorFormat: ErrorFormatOptions;
+  /** A socket was closed for having too much waiting to be sent (socket-output-limit.ts). */
+  onSlowConsumer?(limit: OutputLimitKind): void;
 }
 
 /** Marks a parse/validation failure the way Apollo does, so formatError maps it to BAD_USER_INPUT. */
@@ -98,6 +101,17 @@ export function attachWebSockets(opts: WsOptions): { dispose(): Promise<void> } 
     log: opts.log,
   });
   const quotas = new SocketQuotas();
+  const executions = new EventExecutions();
+  const tenantOf = (args: ExecutionArgs) => {
+    const context = args.contextValue;
+    return isGatewayContext(context) && context.principal.kind === "tenant" ? context.principal.tenantId : "";
+  };
+  const outputLimit = new SocketOutputLimit({
+    onClose(limit, bufferedBytes) {
+      opts.onSlowConsumer?.(limit);
+      opts.log.warn({ limit, bufferedBytes }, "closed a WebSocket whose reader fell behind (1013): too much waiting to be sent");
+    },
+  });
 
   const cleanup = useServer<Record<string, unknown> | undefined>(
     {
@@ -165,13 +179,21 @@ export function attachWebSockets(opts: WsOptions): { dispose(): Promise<void> } 
       // Each operation runs within its tenant's share of the gateway, as over HTTP; a subscription's
       // share covers its subscribe resolver (the initial check of what it follows), not its events.
       execute: (args) => withinShare(args, execute),
-      subscribe: (args) => withinShare(args, subscribe),
+      // Its events are resolved a few at a time per tenant and gateway (event-executions.ts).
+      subscribe: (args) => withinShare(args, (a) => subscribeWithin(executions, tenantOf(a), a)),
       onError(_ctx, _id, _payload, errors) {
         return format(errors, undefined);
       },
-      onNext(_ctx, _id, _payload, args, result) {
-        if (!result.errors?.length) return undefined;
-        return { ...result, errors: format(result.errors, args.contextValue) };
+      onNext(ctx, _id, _payload, args, result) {
+        // A closed socket's message is not sent (graphql-ws sends only on an open socket).
+        if (outputLimit.check(ctx.extra.socket, () => [...quotas.peers(ctx)].map((peer) => (peer as typeof ctx).extra.socket))) return undefined;
+        const message = result.errors?.length ? { ...result, errors: format(result.errors, args.contextValue) } : { ...result };
+        // Nothing of this result may outlive its message: a subscription lives on between events, and 30
+        // workflowUpdated subscriptions over 4 MiB of payloads each kept their last event (~110-124 MB): in
+        // their context's loaders (the rows read) and in graphql-ws's loop, which holds `result` until the next event.
+        if (isGatewayContext(args.contextValue)) args.contextValue.loaders.clearAll();
+        (result as { data?: unknown }).data = undefined;
+        return message;
       },
     },
     wsServer,

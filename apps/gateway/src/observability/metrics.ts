@@ -27,7 +27,12 @@ export interface GatewayMetrics {
   readonly tenantOperationsRefused: Counter<"reason">;
   /** Requests answered OVERLOADED before their body was read: the bound on held request bodies was full. */
   readonly requestBytesRefused: Counter;
+  /** WebSockets closed 1013 because too much waited to be sent to them, by the `limit` passed (SLOW_CONSUMER_LIMITS). */
+  readonly wsSlowConsumerCloses: Counter<"limit">;
 }
+
+/** Every `limit` of tasklane_gateway_ws_slow_consumer_closes_total (realtime/socket-output-limit.ts). */
+export const SLOW_CONSUMER_LIMITS = labelValues({ socket: true, tenant: true });
 
 /** Readings taken when /metrics is scraped rather than kept up to date per request. */
 export interface GatewayMetricReadings {
@@ -53,6 +58,13 @@ export function createMetrics(readings: GatewayMetricReadings = { requestBytesHe
     registers: [registry],
   });
   countFromZero(tenantOperationsRefused, "reason", TENANT_REFUSAL_REASONS);
+  const wsSlowConsumerCloses = new Counter({
+    name: "tasklane_gateway_ws_slow_consumer_closes_total",
+    help: "WebSockets closed (1013) because more than their limit waited to be sent to them: one socket's 8 MiB or its tenant's 32 MiB together, by limit",
+    labelNames: ["limit"] as const,
+    registers: [registry],
+  });
+  countFromZero(wsSlowConsumerCloses, "limit", SLOW_CONSUMER_LIMITS);
   new Gauge({
     name: "tasklane_gateway_request_bytes_held",
     help: "Bytes of request bodies this gateway holds now, against MAX_INFLIGHT_REQUEST_BYTES",
@@ -65,6 +77,7 @@ export function createMetrics(readings: GatewayMetricReadings = { requestBytesHe
     registry,
     rateLimited,
     tenantOperationsRefused,
+    wsSlowConsumerCloses,
     requestBytesRefused: new Counter({
       name: "tasklane_gateway_request_bytes_refused_total",
       help: "Requests answered 503 OVERLOADED before their body was read, because the bodies held reached MAX_INFLIGHT_REQUEST_BYTES",
