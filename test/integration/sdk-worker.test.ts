@@ -160,6 +160,32 @@ describe("SDK pull worker end to end", () => {
     expect(errors).toEqual([]);
   });
 
+  it("counts a task's time from when its lease was granted, not from when the long poll that waited for it was sent", async () => {
+    const client = await tenantClient();
+    const aborted: string[] = [];
+    const worker = new Worker({
+      client,
+      queue: "default",
+      concurrency: 1,
+      pollWaitSeconds: 10,
+      handler: async (_task, ctx) => {
+        ctx.signal.addEventListener("abort", () => aborted.push(String(ctx.signal.reason)), { once: true });
+        await new Promise((r) => setTimeout(r, 1_500));
+        return "in time";
+      },
+    });
+    workers.push(worker);
+    await worker.start();
+    // Submitted 2.5 s into the worker's 10 s poll: its 3 s budget starts when the poll leases it. Counted
+    // from the poll's request, the handler was aborted 0.5 s in and its result, 1 s later, thrown away.
+    await new Promise((r) => setTimeout(r, 2_500));
+    const submitted = await client.tasks.submit({ type: "late-in-a-poll", timeoutSeconds: 3, maxAttempts: 1 });
+    const task = await client.tasks.waitFor(submitted.id, { timeoutMs: 30_000 });
+    await worker.stop();
+    expect(aborted).toEqual([]);
+    expect(task).toMatchObject({ status: "SUCCEEDED", result: "in time" });
+  });
+
   it("cancellation: cancelTask reaches the running handler's AbortSignal", async () => {
     const client = await tenantClient();
     const { task, abortReason } = await cancelRunningTask(client);

@@ -153,6 +153,12 @@ export interface Lease<TPayload = unknown> {
    * 0 unless it was leased ahead (LeaseRequest.startAheadMs); the lease counts from runAt.
    */
   startInMs: number;
+  /**
+   * Milliseconds the lease call waited on the server before this lease was granted (0 when it
+   * found work at once). Measured on the server's own clock, so a worker timing the lease from
+   * when it sent the call can add it without knowing how the clocks differ.
+   */
+  waitedMs: number;
   /** Workflow tasks: each parent's result by workflow key (read with the lease); null outside workflows. */
   parents?: Record<string, unknown> | null;
 }

@@ -87,11 +87,15 @@ export class TaskRun<TPayload, TResult> {
    * allocation against 1.8%; test/bench/findings.md).
    */
   #controller: AbortController | undefined;
-  /** Local estimate, never later than the server's: measured from before the request that granted it. */
+  /**
+   * Local estimate, never later than the server's: measured from when the request that granted it
+   * was sent plus the time the server says it waited before granting it (a long poll's wait is not
+   * the lease's: counting it aborted handlers early and threw their results away).
+   */
   #leaseDeadline: number;
   /**
    * The attempt's time budget (the task's timeoutSeconds), which no lease or heartbeat reaches past
-   * on the server; measured from the lease request, so never later than the server's either.
+   * on the server; measured from the same instant, so never later than the server's either.
    */
   readonly #budgetEnd: number;
   #heartbeatTimer: ReturnType<typeof setTimeout> | undefined;
@@ -106,8 +110,9 @@ export class TaskRun<TPayload, TResult> {
     this.taskId = lease.task.id;
     this.#lease = lease;
     this.#settings = settings;
-    this.#budgetEnd = requestedAt + lease.task.timeoutSeconds * 1000;
-    this.#leaseDeadline = Math.min(requestedAt + settings.leaseSeconds * 1000, this.#budgetEnd);
+    const grantedAfter = requestedAt + lease.waitedMs;
+    this.#budgetEnd = grantedAfter + lease.task.timeoutSeconds * 1000;
+    this.#leaseDeadline = Math.min(grantedAfter + settings.leaseSeconds * 1000, this.#budgetEnd);
   }
 
   /** Never rejects: every failure is reported to the server or through `report`. */

@@ -94,6 +94,16 @@ function sleepUnlessAborted(ms: number, abort?: AbortSignal): Promise<void> {
   });
 }
 
+/**
+ * A lease as the call answers it: `waitedMs` is how long the call had waited
+ * on this gateway before the statement that granted it was sent. A worker that
+ * measures its lease from when it sent the call adds it: a long poll's wait is
+ * not the lease's time (durations on one clock, so no clock offset enters).
+ */
+export interface GrantedLease extends StartedAttempt {
+  waitedMs: number;
+}
+
 /** Pull-mode workers: leases, heartbeats and outcomes, all fenced by the lease token. */
 export class LeaseService {
   private readonly tokens: PullStartTokens;
@@ -125,7 +135,7 @@ export class LeaseService {
    * wait ends (or the gateway starts to shut down: drain()); it never waits to
    * fill `max` (contract). `abort`: the caller went away.
    */
-  async lease(tenantId: string, args: LeaseArgs, abort?: AbortSignal): Promise<StartedAttempt[]> {
+  async lease(tenantId: string, args: LeaseArgs, abort?: AbortSignal): Promise<GrantedLease[]> {
     if (args.waitSeconds <= 0) return this.leaseUntil(tenantId, args, Date.now(), abort, abort);
     // Waits end when the caller goes away or the gateway drains.
     const wake = new AbortController();
@@ -141,7 +151,8 @@ export class LeaseService {
     }
   }
 
-  private async leaseUntil(tenantId: string, args: LeaseArgs, deadline: number, abort: AbortSignal | undefined, wake: AbortSignal | undefined): Promise<StartedAttempt[]> {
+  private async leaseUntil(tenantId: string, args: LeaseArgs, deadline: number, abort: AbortSignal | undefined, wake: AbortSignal | undefined): Promise<GrantedLease[]> {
+    const calledAt = performance.now();
     // A long poll that leases ahead gathers: it leases once some task is due within half its
     // look-ahead, and then every task due within all of it. Answering as soon as one task entered
     // the window cost a call per task for a trickle of delayed tasks (test/bench/findings.md).
@@ -158,6 +169,8 @@ export class LeaseService {
       try {
         // A queue with a start rate leases without gathering: each gathering look would take tokens only to give them back.
         const onceDueWithinMs = lastLook || queue?.rate ? null : gatherMs;
+        // Before the statement is sent: its leases count from a later instant of the database's clock.
+        const lookedAt = performance.now();
         const { leases, rateWaitMs } = await this.leaseWithinRate(tenantId, queue, { ...args, onceDueWithinMs });
         // Draining: the wait is over now (one last look if it was gathering, then the answer).
         const left = this.draining ? 0 : deadline - Date.now();
@@ -171,10 +184,12 @@ export class LeaseService {
         }
         if (leases.length > 0) {
           traceLeases(leases, tenantId, args.workerId);
-          return leases;
+          const waitedMs = Math.floor(lookedAt - calledAt);
+          for (const lease of leases) (lease as GrantedLease).waitedMs = waitedMs;
+          return leases as GrantedLease[];
         }
         if (left <= 0) {
-          if (lastLook || onceDueWithinMs === null) return leases;
+          if (lastLook || onceDueWithinMs === null) return [];
           lastLook = true;
           continue;
         }

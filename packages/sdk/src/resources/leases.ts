@@ -25,7 +25,7 @@ export interface OutcomeCallOptions extends CallOptions {
 
 const LEASE = `mutation LeaseTasks($queue: String!, $workerId: String!, $max: Int, $leaseSeconds: Int, $waitSeconds: Float, $startAheadMs: Int) {
   leaseTasks(queue: $queue, workerId: $workerId, max: $max, leaseSeconds: $leaseSeconds, waitSeconds: $waitSeconds, startAheadMs: $startAheadMs) {
-    task { ...TaskFields } leaseToken leaseExpiresAt startInMs parents
+    task { ...TaskFields } leaseToken leaseExpiresAt startInMs waitedMs parents
   }
 }
 ${TASK_FIELDS}`;

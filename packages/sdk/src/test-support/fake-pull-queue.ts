@@ -191,18 +191,21 @@ export class FakePullQueue {
 
   /** Tasks due by the fake server's clock (or within startAheadMs of it), each with its startInMs as the gateway counts it. */
   async #leaseReady(req: FakeRequest, max: number, leaseSeconds: number, waitSeconds: number, startAheadMs: number): Promise<FakeReply> {
-    const deadline = Date.now() + waitSeconds * 1000;
+    const calledAt = Date.now();
+    const deadline = calledAt + waitSeconds * 1000;
     for (;;) {
       if (req.signal.aborted) return ok({ leaseTasks: [] });
       const serverNow = Date.now() + this.clockOffsetMs;
       const ready = [...this.tasks.values()].filter((s) => s.task.status === "QUEUED" && Date.parse(s.task.runAt) <= serverNow + startAheadMs).slice(0, max);
       if (ready.length > 0 || Date.now() >= deadline) {
+        // How long this call waited before leasing, as the gateway says it (Lease.waitedMs).
+        const waitedMs = Date.now() - calledAt;
         const leases = ready.map((s) => {
           s.generation++;
           s.leaseToken = `lt_${s.generation}_${s.task.id}`;
           const startInMs = Math.max(0, Math.ceil(Date.parse(s.task.runAt) - serverNow));
           Object.assign(s.task, { status: "RUNNING", attempts: s.task.attempts + 1, startedAt: new Date(serverNow + startInMs).toISOString() });
-          const lease = { task: { ...s.task }, leaseToken: s.leaseToken, leaseExpiresAt: new Date(serverNow + startInMs + leaseSeconds * 1000).toISOString(), startInMs };
+          const lease = { task: { ...s.task }, leaseToken: s.leaseToken, leaseExpiresAt: new Date(serverNow + startInMs + leaseSeconds * 1000).toISOString(), startInMs, waitedMs };
           return { ...lease, parents: this.#parentsOf(s.task) };
         });
         return ok({ leaseTasks: leases });

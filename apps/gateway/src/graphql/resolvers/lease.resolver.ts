@@ -36,6 +36,7 @@ export class LeaseResolver {
       leaseToken: l.leaseToken,
       leaseExpiresAt: l.leaseExpiresAt,
       startInMs: l.startInMs,
+      waitedMs: l.waitedMs,
       parents: l.parents ?? null,
     }));
   }

@@ -214,6 +214,12 @@ export class Lease {
   })
   startInMs!: number;
 
+  @Field(() => Int, {
+    description:
+      "ms this call waited on the server before this lease was granted (0 when it found work at once): a worker measuring the lease from when it sent the call adds this, or a long poll's wait eats into the task's time",
+  })
+  waitedMs!: number;
+
   @Field(() => JSONScalar, {
     nullable: true,
     description:
