@@ -113,6 +113,28 @@ describe("TaskEventHub", () => {
     expect(loads).toEqual(["task_1"]);
   });
 
+  it("keeps a loaded task for the subscriptions still to ask for a second, then lets it go (a stalled subscription's events hold none)", async () => {
+    vi.useFakeTimers();
+    try {
+      const { sub, hub, loads } = setup();
+      const events: HubEvent[] = [];
+      await hub.listen("ten_a", (e) => events.push(e));
+      sub.deliver("tl:events:ten_a", encodeTaskEvents([msg("1")]));
+      const [event] = events as [HubEvent];
+      await event.task();
+      await vi.advanceTimersByTimeAsync(500);
+      await event.task();
+      expect(loads).toEqual(["task_1"]);
+      // A subscription asking two seconds on (a slow one) reads the task again: the event kept nothing.
+      await vi.advanceTimersByTimeAsync(1_500);
+      await event.task();
+      expect(loads).toEqual(["task_1", "task_1"]);
+      hub.close();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("refreshes the marks of the tenants it still serves, and stops when closed", async () => {
     const { sub, hub } = setup(20);
     const stopA = await hub.listen("ten_a", () => undefined);

@@ -22,12 +22,24 @@ export interface HubEvent {
   readonly message: TaskEventMessage;
   /**
    * The task as it is now (it may have moved past this event), loaded once
-   * however many local subscriptions ask; null when it is gone.
+   * however many local subscriptions ask within LOADED_TASK_KEEP_MS; null
+   * when it is gone. A subscription that asks later loads it again.
    */
   task(): Promise<TaskRecord | null>;
 }
 
 export type HubListener = (event: HubEvent) => void;
+
+/**
+ * How long an event keeps the task it loaded for the subscriptions still to
+ * ask. Without a bound, a stalled subscription's waiting events (up to
+ * 10,000) kept every task a reading subscription had loaded for them, bodies
+ * and all, until keep-alive ended its socket (12-24 s): a stalled and a
+ * reading subscriber of 200 KiB tasks took a gateway's RSS from 239 to
+ * 427 MB. Subscriptions in step ask within milliseconds; one further behind
+ * reads the task again.
+ */
+export const LOADED_TASK_KEEP_MS = 1_000;
 
 /** What the hub needs of its Redis connection (an ioredis client in subscriber mode). */
 export interface PubSubConnection {
@@ -54,6 +66,9 @@ export class TaskEventHub {
   readonly #feeds = new Map<string, TenantFeed>();
   #closed = false;
   readonly #refresh: NodeJS.Timeout;
+  readonly #sweep: NodeJS.Timeout;
+  /** Events holding a loaded task, oldest first, each with when it was loaded. */
+  readonly #loaded: Array<{ at: number; forget(): void }> = [];
 
   constructor(
     private readonly subscriber: PubSubConnection,
@@ -62,9 +77,11 @@ export class TaskEventHub {
     private readonly log: Logger,
     private readonly marks: ListenerMarks,
     refreshMs = EVENT_LISTENER_REFRESH_MS,
+    private readonly keepLoadedMs = LOADED_TASK_KEEP_MS,
   ) {
     subscriber.on("message", (channel: string, payload: string) => this.#dispatch(channel, payload));
     this.#refresh = setInterval(() => void this.#refreshMarks(), refreshMs).unref();
+    this.#sweep = setInterval(() => this.#forgetLoaded(), keepLoadedMs).unref();
   }
 
   /** Registers `listener` for one tenant's events; resolves when the feed is live. Call the result to stop. */
@@ -104,6 +121,8 @@ export class TaskEventHub {
   close(): void {
     this.#closed = true;
     clearInterval(this.#refresh);
+    clearInterval(this.#sweep);
+    this.#loaded.length = 0;
     this.#feeds.clear();
   }
 
@@ -115,6 +134,13 @@ export class TaskEventHub {
       // A mark outlives two failed refreshes; the next one may well succeed.
       this.log.warn({ err: error, tenants: tenants.length }, "could not refresh the task-event listener marks");
     }
+  }
+
+  #forgetLoaded(): void {
+    const cutoff = Date.now() - this.keepLoadedMs;
+    let n = 0;
+    while (n < this.#loaded.length && (this.#loaded[n] as { at: number }).at <= cutoff) n += 1;
+    for (const loaded of this.#loaded.splice(0, n)) loaded.forget();
   }
 
   #remove(channel: string, feed: TenantFeed, listener: HubListener): void {
@@ -140,7 +166,13 @@ export class TaskEventHub {
       let loading: Promise<TaskRecord | null> | undefined;
       const event: HubEvent = {
         message,
-        task: () => (loading ??= this.loadTask(message.tenantId, message.taskId)),
+        task: () => {
+          if (loading === undefined) {
+            loading = this.loadTask(message.tenantId, message.taskId);
+            this.#loaded.push({ at: Date.now(), forget: () => (loading = undefined) });
+          }
+          return loading;
+        },
       };
       for (const listener of feed.listeners) listener(event);
     }
