@@ -3,6 +3,7 @@
  * through a real worker process and PULL through leaseTasks: tokens are spent
  * on starts only, so an idle queue keeps its burst.
  */
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, waitFor, type AppProcess } from "../helpers/app-process.js";
 import { startReceiver, type HttpReceiver } from "../helpers/http-receiver.js";
@@ -116,6 +117,40 @@ describe("a long poll on a rate-limited queue whose burst is 1", () => {
     }
     // 8 tokens after the first: 2.56 s at the rate, ~3.7 s stepping by the poll interval.
     expect(at[8]! - at[0]!).toBeLessThan(3_000);
+  }, 30_000);
+});
+
+describe("many long polls on one rate-limited queue", () => {
+  it("PULL: one of them wakes when the bucket is full, not each of them", async () => {
+    const t = await createTenant(gateway);
+    // A token every 20 ms, burst 1, a backlog: ten polls each waking whenever the bucket was full took
+    // ~10 token looks per token.
+    await as(t)(UPSERT, { i: { name: "rm", mode: "PULL", rateLimit: { perSecond: 50, burst: 1 } } });
+    await submit(t, "rm", 400);
+    const queueId = (await tdb.db.pool.query<{ id: string }>("SELECT id FROM queues WHERE tenant_id = $1 AND name = 'rm'", [t.tenantId])).rows[0]!.id;
+    const direct = new Redis(redis.url);
+    const monitor = await direct.monitor();
+    let looks = 0;
+    let leased = 0;
+    monitor.on("monitor", (_time: string, args: string[]) => {
+      if (/^(evalsha|eval|fcall)$/i.test(args[0] ?? "") && args.some((a) => a.includes(queueId))) looks++;
+    });
+    try {
+      const until = Date.now() + 2_000;
+      await Promise.all(
+        Array.from({ length: 10 }, async () => {
+          while (Date.now() < until) leased += (await as(t)<{ leaseTasks: unknown[] }>(LEASE, { q: "rm", max: 1, wait: 1 })).leaseTasks.length;
+        }),
+      );
+    } finally {
+      monitor.disconnect();
+      direct.disconnect();
+    }
+    // For up to 3 s: the leader's look per token (50/s), each other waiting call's every 200 ms (9 x 5/s) and
+    // each new call's first look (at most one per token): ~420 at most; 276-308 here. With every waiting call
+    // waking whenever the bucket was full, ~10 looks per token: 1,007-1,047.
+    expect(leased).toBeGreaterThan(0);
+    expect(looks).toBeLessThan(600);
   }, 30_000);
 });
 

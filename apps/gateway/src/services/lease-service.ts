@@ -111,6 +111,8 @@ export class LeaseService {
   private draining = false;
   /** The wake-up of every long poll in progress, for drain(). */
   private readonly waiting = new Set<AbortController>();
+  /** Queues one of whose long polls, on this gateway, sleeps until the start rate's bucket is full again. */
+  private readonly rateLeaders = new Set<string>();
 
   constructor(private readonly deps: LeaseServiceDeps) {
     this.tokens = new PullStartTokens(deps.limits, deps);
@@ -194,13 +196,24 @@ export class LeaseService {
           continue;
         }
         if (rateWaitMs > 0) {
-          // Out of tokens with work waiting: sleep POLL_MS, not rateWaitMs (the time to ONE token) and not
-          // until the bell (a submission brings no token). Waking for each token leased one task per call,
-          // ~rate calls a second per worker; POLL_MS lets ~rate x 0.2 tokens (up to the burst) gather for one
-          // answer. The queue is still re-read every POLL_MS, so a raised or removed rate applies within the
-          // cache's second, not when the old rate's token is due.
+          // Out of tokens with work waiting: not until the bell (a submission brings no token) and not for
+          // rateWaitMs (the time to ONE token: waking for each token leased one task per call, ~rate calls a
+          // second per worker). One call per queue on this gateway, its rate's leader, sleeps until the bucket
+          // is full again (sleeping longer gathers nothing, a bucket holds at most its burst, and loses rate:
+          // 2/s with burst 1 leased 1.6 a second in 200 ms steps); the others sleep POLL_MS. Every waiting
+          // call waking whenever the bucket was full took ~10 token looks per token for 10 polls (20 polls at
+          // 100/s: ~2,000 a second); now about one per token plus five a second per waiting call, as before.
+          // Whoever sleeps next leads: the leader's own client, polling again, within its round trip.
+          // The queue is still re-read every POLL_MS, so a raised or removed rate applies within the cache's
+          // second, not when the old rate's token is due.
           // Asleep without its tenant's slot (limits/tenant-operations.ts): it holds one only while it looks.
-          await outsideSlot(() => sleepUnlessAborted(Math.min(left, POLL_MS, untilBucketFullMs(rateWaitMs, queue?.rate)), wake));
+          const leads = !this.rateLeaders.has(queueId);
+          if (leads) this.rateLeaders.add(queueId);
+          try {
+            await outsideSlot(() => sleepUnlessAborted(Math.min(left, POLL_MS, leads ? untilBucketFullMs(rateWaitMs, queue?.rate) : POLL_MS), wake));
+          } finally {
+            if (leads) this.rateLeaders.delete(queueId);
+          }
           continue;
         }
         await this.waitForWork(bell, queueId, left, onceDueWithinMs ?? args.startAheadMs, wake);
