@@ -118,7 +118,7 @@ describe("PUSH dispatch during a Redis outage", () => {
 
     // Health probes answer 503 and send nothing to a connection that is not there.
     const readyz = new URL("/readyz", gateway.url).toString();
-    for (let probe = 0; probe < 5; probe++) expect((await fetch(readyz)).status).toBe(503);
+    expect((await Promise.all(Array.from({ length: 5 }, () => fetch(readyz)))).map((r) => r.status)).toEqual([503, 503, 503, 503, 503]);
 
     // Nothing of theirs waits in the offline queue (before the fix: a dispatch script call per submission,
     // each holding its jobs, and whatever else waits there does not grow with the submissions), nor a probe's PING.

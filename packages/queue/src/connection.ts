@@ -136,13 +136,26 @@ export function connectionLost(client: RedisClient): boolean {
 }
 
 /**
- * A health probe's PING, not sent while the connection is lost: it would wait
- * in the offline queue for the whole outage (maxRetriesPerRequest null), one
- * more per probe, every one replayed when Redis is back. Rejects at once then.
+ * A health probe's PING, sent only once the connection is ready: while it is
+ * not, a command waits in the offline queue for as long as Redis is away
+ * (maxRetriesPerRequest null), one more per probe, every one replayed when
+ * Redis is back. It waits up to `waitMs` for the connection to be ready (a
+ * first connection's ready check takes a round trip), queueing nothing, and
+ * rejects if it is not.
  */
-export function pingIfConnected(client: RedisClient): Promise<unknown> {
-  if (connectionLost(client)) return Promise.reject(new Error(`redis is ${client.status}`));
-  return client.ping();
+export function pingIfConnected(client: RedisClient, waitMs = 1_000): Promise<unknown> {
+  if (client.status === "ready") return client.ping();
+  return new Promise((resolve, reject) => {
+    const ready = () => {
+      clearTimeout(timer);
+      client.ping().then(resolve, reject);
+    };
+    const timer = setTimeout(() => {
+      client.off("ready", ready);
+      reject(new Error(`redis is ${client.status}`));
+    }, waitMs);
+    client.once("ready", ready);
+  });
 }
 
 function connect(target: string | RedisTarget, name: string, extra: RedisOptions): RedisClient {
