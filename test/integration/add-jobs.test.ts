@@ -10,7 +10,7 @@ import { Priority } from "@tasklane/core";
 import type { DispatchIntent } from "@tasklane/db";
 import { createKeySpace, createRedis, createTaskDispatcher, JobTaker, jobIdFor, parseDoorbell } from "@tasklane/queue";
 import { Queue } from "bullmq";
-import { afterAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
 describe("task dispatcher (add-jobs.lua)", () => {
   const redis = createRedis("redis://127.0.0.1:6379/0", "add-jobs-test");
@@ -32,6 +32,11 @@ describe("task dispatcher (add-jobs.lua)", () => {
     opts: { jobId: jobIdFor(i.taskId, 1), priority: rank[i.priority], delay: Math.max(0, i.runAt.getTime() - now), removeOnComplete: true, removeOnFail: true, attempts: 1 },
   });
   const zset = (queue: string, set: string) => redis.zrange(`${keys.prefix}:${queue}:${set}`, 0, -1, "WITHSCORES");
+
+  // The dispatcher refuses a connection that is not ready yet (its tasks are the outbox's then): wait for it.
+  beforeAll(async () => {
+    await redis.ping();
+  });
 
   afterAll(async () => {
     for (const q of [bull, oursViaBull]) {
