@@ -42,6 +42,29 @@ describe("security: GraphQL abuse", () => {
     expect(await platform.snapshot()).toEqual(before);
   });
 
+  it("refuses a task's payload or result aliased within one task, or selected past 16 times, over HTTP and WebSocket", async () => {
+    refusedBeforeExecution(
+      await platform.post({ query: `{ tasks(first: 500) { nodes { ${aliases(150, "payload")} } } }` }, key()),
+      /Task.payload is selected under more than one name/,
+    );
+    refusedBeforeExecution(
+      await platform.post({ query: `{ ${aliases(100, 'task(id: "task_x") { payload result }')} }` }, key()),
+      /selects a task's payload or result 200 times; the limit is 16/,
+    );
+    // Eight single tasks, each body once: at the limit (tasks nobody has: the answers carry no canary).
+    const fine = await platform.post({ query: `{ ${aliases(8, 'task(id: "task_x") { payload result }')} }` }, key());
+    expect(Array.isArray(fine.json) ? undefined : fine.json?.errors).toBeUndefined();
+    const sub = openSubscription(httpToWs(platform.url), `Bearer ${key()}`, `subscription { taskUpdated { task { ${aliases(20, "result")} } } }`);
+    try {
+      const deadline = Date.now() + 10_000;
+      while (sub.errors.length === 0 && sub.closeEvent === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(sub.errors[0]?.extensions?.code).toBe("BAD_USER_INPUT");
+      expect(sub.errors[0]?.message).toMatch(/Task.result is selected under more than one name/);
+    } finally {
+      await sub.close();
+    }
+  });
+
   it("refuses a batch of 500 operations whole, and runs none of them", async () => {
     const before = await platform.snapshot();
     const res = await platform.post(Array.from({ length: 500 }, () => ({ query: `mutation { ${SUBMIT} }` })), key());

@@ -1,13 +1,15 @@
 /**
  * Refuses, before execution, an operation whose static cost is over budget or
- * that asks for a page above MAX_PAGE_SIZE (validation/query-cost.ts), with
- * BAD_USER_INPUT. Runs after variables are known, so `first: $n` counts as n.
+ * that asks for a page above MAX_PAGE_SIZE (validation/query-cost.ts), or
+ * that selects tasks' payloads and results too often (validation/body-selections.ts),
+ * with BAD_USER_INPUT. Runs after variables are known, so `first: $n` counts as n.
  */
 import type { ApolloServerPlugin } from "@apollo/server";
 import { BadUserInputError, MAX_PAGE_SIZE } from "@tasklane/core";
 import type { DocumentNode, GraphQLSchema, OperationDefinitionNode } from "graphql";
 import type { GatewayContext } from "../context.js";
 import { toGraphQLError } from "../errors.js";
+import { MAX_BODY_SELECTIONS, bodySelections } from "../validation/body-selections.js";
 import { MAX_QUERY_COST, operationCost } from "../validation/query-cost.js";
 
 /** The refusal for an operation that may not run, or null when it may. */
@@ -24,6 +26,15 @@ export function costRefusal(
   }
   if (cost > MAX_QUERY_COST) {
     return new BadUserInputError(`Query cost ${cost} exceeds the budget of ${MAX_QUERY_COST}; ask for smaller pages or fewer fields`);
+  }
+  const bodies = bodySelections(schema, document, operation);
+  if (bodies.repeated !== null) {
+    return new BadUserInputError(`Task.${bodies.repeated} is selected under more than one name in one selection set; select it once`);
+  }
+  if (bodies.count > MAX_BODY_SELECTIONS) {
+    return new BadUserInputError(
+      `The operation selects a task's payload or result ${bodies.count} times; the limit is ${MAX_BODY_SELECTIONS}: read the other tasks in further requests, or through a page (tasks)`,
+    );
   }
   return null;
 }
