@@ -6,6 +6,7 @@ import { PastTheEnd } from "@/components/tasks/PastTheEnd";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { ErrorState } from "@/components/ui/ErrorState";
 import { PageHeader } from "@/components/ui/PageHeader";
+import { SelectFilter } from "@/components/ui/SelectFilter";
 import { listQueueNames } from "@/lib/api/queues";
 import { listDeadLetters } from "@/lib/api/tasks";
 import { param, query, type SearchParams } from "@/lib/search-params";
@@ -27,24 +28,15 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
         description="Tasks that ran out of attempts or failed permanently. Fix the cause, then redrive them, or discard what is no longer wanted."
         actions={<LiveRefresh {...(queue ? { queue } : {})} />}
       />
-      <form method="get" className="card filters" role="search" aria-label="Filter dead letters">
-        <div className="field">
-          <label htmlFor="dl-queue">Queue</label>
-          <select id="dl-queue" name="queue" defaultValue={queue ?? ""}>
-            <option value="">Every queue</option>
-            {(queues.ok ? queues.data : []).map((name) => (
-              <option key={name} value={name}>
-                {name}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="actions">
-          <button type="submit" className="button">
-            Show
-          </button>
-        </div>
-      </form>
+      <SelectFilter
+        formLabel="Filter dead letters"
+        id="dl-queue"
+        label="Queue"
+        name="queue"
+        value={queue}
+        anyLabel="Every queue"
+        options={queues.ok ? queues.data : []}
+      />
       {!page.ok ? (
         <ErrorState error={page.error} what="Dead letters" />
       ) : page.data.nodes.length === 0 && after && page.data.totalCount > 0 ? (
