@@ -215,4 +215,16 @@ describe("SDK Worker: outcomes the gateway could not store", () => {
     expect(wrong).toEqual([{ taskId: d, accepted: false, code: "CONFLICT", message: expect.any(String) }]);
     await expect(client.leases.fail(a, lease(a).leaseToken, "late", true, { resend: true })).rejects.toMatchObject({ code: "CONFLICT" });
   });
+
+  it("client.leases: a completeMany of 12 whose answer was lost answers every task as recorded, within the gateway's bound on bodies per operation", async () => {
+    const { apiKey } = await createTenant(platform.gateway);
+    const losing = losingFirstOutcomeAnswers();
+    const client = new TasklaneClient({ url: platform.gateway.url, apiKey, fetch: losing.fetch });
+    for (let i = 0; i < 12; i++) await client.tasks.submit({ type: `many-${i}`, maxAttempts: 1 });
+    const leases = await client.leases.lease({ queue: "default", workerId: "many", max: 12, waitSeconds: 0 });
+    expect(leases).toHaveLength(12);
+    const many = await client.leases.completeMany(leases.map((l) => ({ taskId: l.task.id, leaseToken: l.leaseToken, result: l.task.type })));
+    expect(losing.lost).toHaveLength(12);
+    expect(many.map((o) => [o.accepted, o.task?.status, o.task?.result])).toEqual(leases.map((l) => [true, "SUCCEEDED", l.task.type]));
+  });
 });

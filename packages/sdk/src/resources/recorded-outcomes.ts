@@ -24,6 +24,11 @@ export interface LeaseRef {
 
 /** Tasks per read: each is an alias, and the gateway allows 200 aliases an operation. */
 const READ_CHUNK = 100;
+/**
+ * Tasks per read with their fields: each selects payload and result, and the
+ * gateway allows 16 such selections an operation (its validation/body-selections.ts).
+ */
+const READ_CHUNK_WITH_TASKS = 8;
 
 interface AttemptsOfTask {
   attemptHistory: Array<{ leaseToken: string | null; outcome: string | null }>;
@@ -41,8 +46,9 @@ export async function recordedOutcomes(
   call: CallOptions = {},
 ): Promise<Map<string, Task | null>> {
   const recorded = new Map<string, Task | null>();
-  for (let i = 0; i < leases.length; i += READ_CHUNK) {
-    const chunk = leases.slice(i, i + READ_CHUNK);
+  const size = withTask ? READ_CHUNK_WITH_TASKS : READ_CHUNK;
+  for (let i = 0; i < leases.length; i += size) {
+    const chunk = leases.slice(i, i + size);
     const fields = withTask ? "...TaskFields attemptHistory { leaseToken outcome }" : "attemptHistory { leaseToken outcome }";
     const document = `query RecordedOutcomes(${chunk.map((_, j) => `$t${j}: ID!`).join(", ")}) {
   ${chunk.map((_, j) => `t${j}: task(id: $t${j}) { ${fields} }`).join("\n  ")}
