@@ -94,21 +94,8 @@ export class LeasesResource {
    */
   async complete(taskId: string, leaseToken: string, result?: unknown, opts: OutcomeCallOptions = {}): Promise<Task> {
     checkResult("completeTask", result);
-    const { resend, ...call } = opts;
-    const log: RetryLog = { ambiguous: resend === true };
-    try {
-      const data = await this.#transport.execute<{ completeTask: Task }>(
-        { operation: "completeTask", document: COMPLETE, idempotent: true },
-        { taskId, leaseToken, result: result === undefined ? null : result },
-        call,
-        log,
-      );
-      return data.completeTask;
-    } catch (error: unknown) {
-      const recorded = await this.#recordedTask(error, log, { taskId, leaseToken }, "SUCCEEDED", call);
-      if (recorded === null) throw error;
-      return recorded;
-    }
+    const variables = { taskId, leaseToken, result: result === undefined ? null : result };
+    return this.#outcomeCall("completeTask", COMPLETE, variables, { taskId, leaseToken }, "SUCCEEDED", opts);
   }
 
   /**
@@ -165,30 +152,33 @@ export class LeasesResource {
    * store must not cost the outcome itself.
    */
   async fail(taskId: string, leaseToken: string, error: string, retryable?: boolean, opts: OutcomeCallOptions = {}): Promise<Task> {
-    const { resend, ...call } = opts;
-    const log: RetryLog = { ambiguous: resend === true };
-    try {
-      const data = await this.#transport.execute<{ failTask: Task }>(
-        { operation: "failTask", document: FAIL, idempotent: true },
-        { taskId, leaseToken, error: storableText(cutText(error, MAX_ERROR_LENGTH)), retryable },
-        call,
-        log,
-      );
-      return data.failTask;
-    } catch (thrown: unknown) {
-      const recorded = await this.#recordedTask(thrown, log, { taskId, leaseToken }, "FAILED", call);
-      if (recorded === null) throw thrown;
-      return recorded;
-    }
+    const variables = { taskId, leaseToken, error: storableText(cutText(error, MAX_ERROR_LENGTH)), retryable };
+    return this.#outcomeCall("failTask", FAIL, variables, { taskId, leaseToken }, "FAILED", opts);
   }
 
   /**
-   * For a completeTask / failTask that failed with `error`: the task, when that error is a
-   * CONFLICT after a lost answer and the lease's attempt ended with this very outcome (the
-   * call succeeded after all); else null, and the error stands.
+   * One completeTask / failTask call, answering its task. When it fails with a CONFLICT after a
+   * lost answer and the lease's attempt ended with this very `outcome`, the call succeeded after
+   * all: the task is read and answered; any other error stands.
    */
-  async #recordedTask(error: unknown, log: RetryLog, lease: LeaseRef, outcome: RecordedOutcome, call: CallOptions): Promise<Task | null> {
-    if (!log.ambiguous || !isTasklaneError(error, ErrorCode.CONFLICT)) return null;
-    return (await recordedOutcomes(this.#transport, [lease], outcome, true, call)).get(lease.taskId) ?? null;
+  async #outcomeCall(
+    operation: "completeTask" | "failTask",
+    document: string,
+    variables: Record<string, unknown>,
+    lease: LeaseRef,
+    outcome: RecordedOutcome,
+    opts: OutcomeCallOptions,
+  ): Promise<Task> {
+    const { resend, ...call } = opts;
+    const log: RetryLog = { ambiguous: resend === true };
+    try {
+      const data = await this.#transport.execute<Record<string, Task>>({ operation, document, idempotent: true }, variables, call, log);
+      return data[operation] as Task;
+    } catch (error: unknown) {
+      if (!log.ambiguous || !isTasklaneError(error, ErrorCode.CONFLICT)) throw error;
+      const recorded = (await recordedOutcomes(this.#transport, [lease], outcome, true, call)).get(lease.taskId);
+      if (recorded == null) throw error;
+      return recorded;
+    }
   }
 }
