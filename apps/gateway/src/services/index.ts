@@ -80,8 +80,12 @@ export function createServices(deps: ServiceDeps): { services: GatewayServices; 
       onTakeError: (error, queueId, failures) => deps.log.warn({ err: error, queueId, failures }, "could not take start tokens; the rate-limited queue leases nothing until Redis answers"),
       onRefundError: (error, queueId, dropped) => deps.log.warn({ err: error, queueId, dropped }, "could not give unused start tokens back; the queue starts slower until its bucket refills"),
     }),
-    schedules: new ScheduleService(deps.db, dispatch, deps.horizonMs, (taskId) =>
-      announceCancel(taskId).catch((error: unknown) => deps.log.warn({ err: error, taskId }, "could not announce cancellation")),
+    schedules: new ScheduleService(
+      deps.db,
+      dispatch,
+      deps.horizonMs,
+      (taskId) => announceCancel(taskId).catch((error: unknown) => deps.log.warn({ err: error, taskId }, "could not announce cancellation")),
+      deps.backlog,
     ),
     workflows: new WorkflowService({
       db: deps.db,

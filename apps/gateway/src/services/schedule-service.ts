@@ -52,6 +52,8 @@ export class ScheduleService {
      * Best effort after the commit: bounded, and it never rejects (services/index.ts logs a failure), so the change is answered.
      */
     private readonly announceCancel: (taskId: string) => Promise<void>,
+    /** Platform protection, as for submitTask: a triggered run joins the same backlog (limits/backlog-guard.ts). */
+    private readonly backlog?: { assertAccepting(tenantId: string, newTasks: number): void },
   ) {}
 
   /**
@@ -120,6 +122,8 @@ export class ScheduleService {
 
   /** `traceParent`: the caller's own W3C traceparent, which the run's trace then joins. */
   async trigger(tenantId: string, id: string, actor: string, traceParent: string | null = null): Promise<TaskRecord> {
+    // A run now is a submission like any other: it went past GLOBAL_MAX_PENDING_TASKS, which refused submitTask.
+    this.backlog?.assertAccepting(tenantId, 1);
     const newTraceParent = () => newTaskTrace("task.submit", traceParent, { [TaskAttr.tenantId]: tenantId });
     const { task, dispatch } = await triggerSchedule(this.db, tenantId, id, this.horizonMs, { actor, newTraceParent });
     await this.dispatch(dispatch);
