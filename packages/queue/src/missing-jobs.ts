@@ -9,10 +9,12 @@ export interface MissingJobs {
   gone: number[];
   /** Jobs taken the old way (BullMQ's moveToActive) whose lock has expired: their taker is gone. */
   orphaned: number[];
+  /** Jobs whose hash is there but in no list a worker takes from (their set was lost): nobody would ever take them. */
+  stranded: number[];
 }
 
 interface FindCommand {
-  tasklaneFindMissingJobs(numberOfKeys: number, ...jobKeys: string[]): Promise<[number[], number[]]>;
+  tasklaneFindMissingJobs(numberOfKeys: number, ...keysThenPrefix: string[]): Promise<[number[], number[], number[]]>;
 }
 
 /**
@@ -36,19 +38,28 @@ export class MissingJobFinder {
   }
 
   async find(bullQueueName: string, jobIds: string[]): Promise<MissingJobs> {
-    if (jobIds.length === 0) return { gone: [], orphaned: [] };
+    if (jobIds.length === 0) return { gone: [], orphaned: [], stranded: [] };
     // A check of up to a page of keys would wait in ioredis's offline queue for the outage's length
     // (connectionLost); the caller tries again later (the reconciler's next tick, a resumed queue's: the sweep).
     if (connectionLost(this.redis)) throw new Error(`Redis is ${this.redis.status}; missing jobs cannot be checked now`);
-    const [gone, orphaned] = await this.redis.tasklaneFindMissingJobs(jobIds.length, ...jobIds.map((id) => this.keys.jobKey(bullQueueName, id)));
+    const base = `${this.keys.prefix}:${bullQueueName}`;
+    const [gone, orphaned, stranded] = await this.redis.tasklaneFindMissingJobs(
+      3 + jobIds.length,
+      `${base}:wait`,
+      `${base}:prioritized`,
+      `${base}:delayed`,
+      ...jobIds.map((id) => this.keys.jobKey(bullQueueName, id)),
+      `${base}:`,
+    );
     // Lua counts from 1.
-    return { gone: gone.map((i) => i - 1), orphaned: orphaned.map((i) => i - 1) };
+    const positions = (list: number[]) => list.map((i) => i - 1);
+    return { gone: positions(gone), orphaned: positions(orphaned), stranded: positions(stranded) };
   }
 
   /**
    * The tasks among `intents` whose jobs are not in Redis at all, one script
-   * call per BullMQ queue. Orphaned jobs are left to the reconciler, which
-   * removes them before re-adding.
+   * call per BullMQ queue. Orphaned and stranded jobs are left to the
+   * reconciler, which removes them before re-adding.
    */
   async goneOf<T extends { tenantId: string; queueId: string; taskId: string; dispatchGeneration: number }>(intents: readonly T[]): Promise<T[]> {
     const gone = await Promise.all(

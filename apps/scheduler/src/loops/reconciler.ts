@@ -14,7 +14,8 @@ const REBUILD_IN_FLIGHT = 3;
  *   re-add every task that belongs in Redis, page by page;
  * - otherwise, a rolling sweep finds individual jobs that went missing
  *   (eviction, a crash between claim and enqueue) with a script call per queue,
- *   and jobs a dead worker left active without a lock. It checks one page per
+ *   jobs a dead worker left active without a lock, and jobs whose hash
+ *   outlived their entry in the queue's sets. It checks one page per
  *   tick and starts a new pass at most every RECONCILE_INTERVAL_SECONDS, so
  *   a deep backlog costs a steady trickle of checks rather than a burst of
  *   hundreds of thousands that stalls every other process on the machine.
@@ -83,8 +84,16 @@ export function createReconciler(ctx: SchedulerContext) {
         const found = await finder.find(name, intents.map((i) => jobIdFor(i.taskId, i.dispatchGeneration)));
         const at = (positions: number[]) => positions.map((k) => intents[k] as DispatchIntent);
         const orphaned = at(found.orphaned);
-        if (orphaned.length > 0) await dropOrphans(name, orphaned);
-        return [...at(found.gone), ...orphaned];
+        const stranded = at(found.stranded);
+        if (orphaned.length > 0) {
+          await dropJobs(name, orphaned);
+          ctx.log.warn({ queue: name, jobs: orphaned.length }, "removed jobs left active by a worker that died while taking them");
+        }
+        if (stranded.length > 0) {
+          await dropJobs(name, stranded);
+          ctx.log.warn({ queue: name, jobs: stranded.length }, "re-adding jobs Redis kept without their place in the queue (a wait, prioritized or delayed set was lost)");
+        }
+        return [...at(found.gone), ...orphaned, ...stranded];
       }),
     );
     return missing.flat();
@@ -98,16 +107,19 @@ export function createReconciler(ctx: SchedulerContext) {
    * a job that "exists" (found by the chaos suite: SIGKILLed workers). Such
    * jobs can still be in Redis after an upgrade, so the sweep keeps clearing
    * them: taken (processedOn set) and unlocked means the taker is gone.
+   * Stranded jobs (a hash with no entry in the wait, prioritized or delayed
+   * set: the set was lost, by a restart that dropped its last writes or an
+   * eviction) go the same way: add-jobs.lua leaves an existing hash alone,
+   * so a job is only put back once its hash is gone.
    */
-  async function dropOrphans(name: string, orphaned: DispatchIntent[]): Promise<void> {
+  async function dropJobs(name: string, jobs: DispatchIntent[]): Promise<void> {
     const active = `${ctx.keys.prefix}:${name}:active`;
     const pipeline = ctx.redis.pipeline();
-    for (const i of orphaned) {
+    for (const i of jobs) {
       const jobId = jobIdFor(i.taskId, i.dispatchGeneration);
       pipeline.lrem(active, 0, jobId).del(ctx.keys.jobKey(name, jobId));
     }
     await pipeline.exec();
-    ctx.log.warn({ queue: name, jobs: orphaned.length }, "removed jobs left active by a worker that died while taking them");
   }
 
   /** One page of the current sweep pass: the number of jobs put back. */
