@@ -173,9 +173,11 @@ function parentResults(alias: string): string {
  * Written as "not finished" (with the cancelled case in the same OR) it walked
  * the key's whole finished history for every waiting task of the key the lane
  * scan met: a lease of 50 behind 200 waiting tasks of a key with 50,000
- * finished took 6.5-9 s, 9-10 ms this way. The cancelled look, which still
- * walks the key, comes after it and so runs only for a task nothing
- * unfinished blocks (AND is evaluated left to right), one per key.
+ * finished took 6.5-9 s, 9-10 ms this way. The cancelled look comes after
+ * it, so it runs only for a task nothing unfinished blocks (AND is evaluated
+ * left to right), one per key, and reads tasks_ordering_cancelled_running_idx,
+ * which holds only ordered tasks cancelled while they ran: through the key's
+ * index it read the key's whole finished history on every start.
  */
 const dueAndUnblocked = (dueBy: string) => `t.status IN ('QUEUED', 'SCHEDULED', 'RETRYING') AND t.run_at <= ${dueBy}
   AND (t.ordering_key IS NULL OR (NOT EXISTS (
