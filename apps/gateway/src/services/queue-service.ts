@@ -83,14 +83,29 @@ function upsertChanges(input: UpsertQueueInput, before: BeforeUpsert | null) {
  * behind a deep backlog). The switch hands the soonest of them back to
  * promotion, which takes them on time; past FAR_TASKS_IN_SWITCH (so the
  * mutation stays short) the rest are still the sweep's.
+ *
+ * The soonest are chosen unlocked, then locked in id order, the order every
+ * transition that waits for task locks takes them (a PUSH start,
+ * startAttemptsByIds; cancelWorkflow; purgeQueue). Locked in run_at order, as
+ * they were, a switch holding a sooner task with a smaller-id one still to
+ * lock deadlocked against a start holding the smaller id and waiting for the
+ * sooner one: Postgres aborted one of them after deadlock_timeout
+ * (queue-mode-switch.test.ts). The lock's own look re-checks each row, so a
+ * task that changed after it was chosen is left alone.
  */
 const HAND_FAR_TASKS_TO_PROMOTION = `
   UPDATE tasks t SET dispatch_generation = t.dispatch_generation + 1
-  FROM (SELECT id FROM tasks
-        WHERE tenant_id = $1 AND queue_id = $2 AND status IN ('SCHEDULED', 'RETRYING')
-          AND run_at > now() + $3::float8 * interval '1 millisecond' AND enqueued_generation = dispatch_generation
-        ORDER BY run_at LIMIT $4 FOR UPDATE) far
-  WHERE t.id = far.id`;
+  FROM (SELECT l.id FROM tasks l
+        WHERE l.id = ANY(ARRAY(
+                SELECT s.id FROM tasks s
+                WHERE s.tenant_id = $1 AND s.queue_id = $2 AND s.status IN ('SCHEDULED', 'RETRYING')
+                  AND s.run_at > now() + $3::float8 * interval '1 millisecond' AND s.enqueued_generation = s.dispatch_generation
+                ORDER BY s.run_at LIMIT $4))
+          AND l.queue_id = $2 AND l.status IN ('SCHEDULED', 'RETRYING') AND l.enqueued_generation = l.dispatch_generation
+          AND l.run_at > now() + $3::float8 * interval '1 millisecond'
+        ORDER BY l.id FOR UPDATE OF l) far
+  -- = ANY(ARRAY[...]): one primary-key probe per locked row, never a hash join over the table (db sql-fragments.ts sameId).
+  WHERE t.id = ANY(ARRAY[far.id])`;
 const FAR_TASKS_IN_SWITCH = 10_000;
 
 export class QueueService {
