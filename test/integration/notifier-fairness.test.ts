@@ -118,6 +118,27 @@ describe("notifier fairness between tenants", () => {
     expect(peak).toBe(4);
   });
 
+  it("delivers B's webhook at once while ten other tenants' slow receivers hold every slot", async () => {
+    // Ten tenants, five deliveries due each to the slow receiver: 4 in flight per tenant and origin
+    // would be 40, so the notifier's 32 slots are all held (3 or 4 a tenant) until the requests time out.
+    for (let i = 0; i < 10; i++) {
+      const a = await seedNotifierTenant(tdb.db);
+      const hook = await addWebhook(tdb.db, a.tenantId, `${slow.url}/crowd${i}`, ["*"]);
+      await tdb.db.pool.query(
+        `INSERT INTO webhook_deliveries (id, tenant_id, webhook_id, url, event, body, next_attempt_at)
+         SELECT 'dlv_crowd' || $4 || '_' || g, $1, $2, $3, 'task.succeeded', '{}', now() - interval '1 minute'
+         FROM generate_series(1, 5) g`,
+        [a.tenantId, hook.id, `${slow.url}/crowd${i}`, i],
+      );
+    }
+    await waitFor("every slot held by the slow receiver", () => holding >= 32, 10_000);
+    // Until its first request ends (the 10 s timeout) no slot is free: B must start on one lent to it.
+    const ms = await quietTenantLatency("/after-crowd");
+    expect(ms).toBeLessThan(FAIR_MS);
+    // The crowd's tenants, each at or past its owed share (32 / 11 = 2), were lent nothing.
+    expect(peak).toBe(32);
+  });
+
   it("delivers B's webhook at once while A's 100 callbacks differ only by query string", async () => {
     const a = await seedNotifierTenant(tdb.db);
     for (let i = 0; i < 100; i++) await finishTask(tdb.db, a, "succeed", `${slow.url}/cb?i=${i}`);

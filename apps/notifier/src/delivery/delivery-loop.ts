@@ -31,6 +31,21 @@ export const PER_ORIGIN_CONCURRENCY = 4;
 export function tenantShare(concurrency: number): number {
   return Math.max(1, Math.ceil(concurrency / 2));
 }
+/**
+ * What a tenant is owed while every slot is held: an equal part of the
+ * slots among the tenants holding some and one more (the newcomer the claim
+ * may find), at least one. A request cannot be taken back once sent, so
+ * sharing only the free slots left a tenant whose first delivery came after
+ * other tenants' slow receivers had taken every slot waiting for those
+ * requests to time out (QA: ten tenants' hanging receivers held all 32
+ * slots; another tenant's webhook left 8.8 s late). Up to this, a tenant
+ * starts on a slot lent past NOTIFIER_CONCURRENCY (at most as many again),
+ * as the worker fleet lends slots to a tenant under its share.
+ */
+export function owedShare(concurrency: number, tenantsHolding: number): number {
+  return Math.max(1, Math.floor(concurrency / (tenantsHolding + 1)));
+}
+
 /** Most deliveries claimed per query. */
 const CLAIM_BATCH = 200;
 /**
@@ -55,6 +70,7 @@ export interface DeliveryLoopDeps {
   inFlight: InFlight;
   allowPrivate: boolean;
   retrySchedule: readonly number[];
+  /** NOTIFIER_CONCURRENCY: slots shared between tenants; up to as many again lent to tenants under their owed share. */
   concurrency: number;
   /** Called when a slot frees up, to claim again without waiting out the poll interval. */
   onSlotFreed: () => void;
@@ -63,7 +79,8 @@ export interface DeliveryLoopDeps {
 }
 
 /**
- * One tick of the delivery loop: claim what fits in the free slots, start each
+ * One tick of the delivery loop: claim what fits in the free slots (with none
+ * free, what tenants under their owed share may start), start each
  * delivery without waiting for it, and report whether to claim again at once:
  * the claim came back full (more is probably due), or found nothing among
  * the tenants it walked and more are left (up to WALK_ON walks in a row).
@@ -71,14 +88,19 @@ export interface DeliveryLoopDeps {
 export function createDeliveryTick(deps: DeliveryLoopDeps, walkLimit = TENANT_WALK): () => Promise<boolean> {
   const walk = new TenantWalk(WALK_ON);
   return async () => {
-    const want = Math.min(deps.concurrency - deps.inFlight.size, CLAIM_BATCH);
+    const free = deps.concurrency - deps.inFlight.size;
+    // Every slot held: only tenants under their owed share start, on lent slots (owedShare).
+    const lending = free <= 0;
+    const want = Math.min(lending ? 2 * deps.concurrency - deps.inFlight.size : free, CLAIM_BATCH);
     if (want <= 0) return false;
+    const inFlight = deps.inFlight.counts();
     const { deliveries: claimed, walkedTo, truncated } = await claimDueDeliveries(deps.db, {
       limit: want,
       lockMs: REQUEST_TIMEOUT_MS + LOCK_MARGIN_MS,
       perOriginLimit: PER_ORIGIN_CONCURRENCY,
-      tenantShare: tenantShare(deps.concurrency),
-      inFlight: deps.inFlight.counts(),
+      tenantShare: lending ? owedShare(deps.concurrency, inFlight.byTenant.size) : tenantShare(deps.concurrency),
+      shareAlone: lending,
+      inFlight,
       afterTenant: walk.after,
       walkLimit,
     });

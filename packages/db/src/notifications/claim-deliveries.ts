@@ -41,6 +41,13 @@ export interface ClaimOptions {
    * use every slot.
    */
   tenantShare: number;
+  /**
+   * `tenantShare` holds even for a tenant alone with due work. The delivery
+   * loop sets it when every slot is held and only tenants under the share
+   * they are owed may start (on slots lent past NOTIFIER_CONCURRENCY).
+   * @defaultValue false
+   */
+  shareAlone?: boolean;
   /** What this process already has in flight, per tenant and origin and per tenant; those count against the caps. */
   inFlight: InFlightCounts;
   /**
@@ -135,7 +142,8 @@ type Row = {
  *   process (callbacks included), so URLs differing by path or query string
  *   share one cap;
  * - while two or more tenants have work this claim could start, none goes
- *   past `tenantShare` in flight; alone, a tenant may take every free slot;
+ *   past `tenantShare` in flight; alone, a tenant may take every free slot
+ *   (unless `shareAlone`);
  * - the free slots go round-robin, least loaded tenant first: a tenant's
  *   n-th row ranks by its in-flight count + n, then by due time.
  */
@@ -189,7 +197,7 @@ export async function claimDueDeliveries(db: Database, options: ClaimOptions): P
      ),
      cand AS (
        SELECT f.id FROM fit f LEFT JOIN busy_tenant bt ON bt.tenant_id = f.tenant_id
-       WHERE (SELECT count(DISTINCT tenant_id) FROM fit) < 2 OR f.tenant_rn <= $9 - COALESCE(bt.n, 0)
+       WHERE (NOT $12::boolean AND (SELECT count(DISTINCT tenant_id) FROM fit) < 2) OR f.tenant_rn <= $9 - COALESCE(bt.n, 0)
        ORDER BY COALESCE(bt.n, 0) + f.tenant_rn, f.next_attempt_at, f.id LIMIT $1
      ),
      locked AS (
@@ -223,6 +231,7 @@ export async function claimDueDeliveries(db: Database, options: ClaimOptions): P
         options.tenantShare,
         options.afterTenant,
         options.walkLimit,
+        options.shareAlone ?? false,
       ],
     ),
   );
