@@ -87,14 +87,31 @@ async function previousRunUnfinished(client: pg.PoolClient, scheduleId: string):
   return (res.rowCount ?? 0) > 0;
 }
 
-async function insertRuns(client: pg.PoolClient, s: ScheduleRecord, inserts: TaskInsert[], options: MaterialiseOptions, tally: MaterialiseTally): Promise<void> {
-  if (inserts.length === 0) return;
+/** The later of two instants, either possibly absent. */
+const later = (a: Date | null, b: Date | null): Date | null => (a === null || (b !== null && b > a) ? b : a);
+
+/** Inserts the runs; returns the instant of the latest that will run (not SKIPPED by a policy or a quota), or null. */
+async function insertRuns(
+  client: pg.PoolClient,
+  s: ScheduleRecord,
+  inserts: TaskInsert[],
+  options: MaterialiseOptions,
+  tally: MaterialiseTally,
+): Promise<Date | null> {
+  if (inserts.length === 0) return null;
   const { tasks, dispatch } = await insertTaskRefs(client, s.tenantId, inserts, runOptions(options));
   tally.dispatch.push(...dispatch);
-  // A run to start that came back SKIPPED was held back by a quota.
-  const overQuota = inserts.filter((spec, i) => spec.initialStatus == null && tasks[i]?.status === "SKIPPED").length;
+  let latestRun: Date | null = null;
+  let overQuota = 0;
+  for (const [i, spec] of inserts.entries()) {
+    if (spec.initialStatus != null) continue;
+    // A run to start that came back SKIPPED was held back by a quota.
+    if (tasks[i]?.status === "SKIPPED") overQuota += 1;
+    else latestRun = later(latestRun, spec.runAt);
+  }
   tally.overQuota += overQuota;
   tally.fired -= overQuota;
+  return latestRun;
 }
 
 /** CANCEL_RUNNING: cancels the schedule's unfinished runs (none: nothing happens). */
@@ -106,7 +123,8 @@ async function cancelPrevious(client: pg.PoolClient, s: ScheduleRecord, options:
 
 /**
  * A window's runs: `skipped` (the misfire policy's), then the occurrences to
- * fire, oldest first, each as the overlap policy says given the runs before it
+ * fire, oldest first (returns the instant of the latest that will run, as
+ * insertRuns), each as the overlap policy says given the runs before it
  * (decideOverlap), in as few statements as that allows. Deciding occurrence by
  * occurrence took a query and an insert each: a CATCH_UP recovery of 1,000
  * missed occurrences of a few per-second QUEUE schedules kept the batch's
@@ -130,31 +148,37 @@ async function fireOccurrences(
   fire: readonly Date[],
   options: MaterialiseOptions,
   tally: MaterialiseTally,
-): Promise<void> {
+): Promise<Date | null> {
   const runs = (ats: readonly Date[], extra: Partial<TaskInsert> = {}) => ats.map((at) => runInsert(s, at, extra));
   const policy = s.overlapPolicy;
   switch (policy) {
     case OverlapPolicy.ALLOW:
     case OverlapPolicy.QUEUE:
       return insertRuns(client, s, [...skipped, ...runs(fire)], options, tally);
-    case OverlapPolicy.SKIP:
+    case OverlapPolicy.SKIP: {
       await insertRuns(client, s, skipped, options, tally);
+      let latestRun: Date | null = null;
       for (let i = 0; i < fire.length; i++) {
         if (decideOverlap(policy, await previousRunUnfinished(client, s.id)) === OverlapDecision.SKIP) {
-          return insertRuns(client, s, runs(fire.slice(i), { initialStatus: "SKIPPED" }), options, tally);
+          await insertRuns(client, s, runs(fire.slice(i), { initialStatus: "SKIPPED" }), options, tally);
+          return latestRun;
         }
-        await insertRuns(client, s, runs(fire.slice(i, i + 1)), options, tally);
+        latestRun = later(latestRun, await insertRuns(client, s, runs(fire.slice(i, i + 1)), options, tally));
       }
-      return;
-    case OverlapPolicy.CANCEL_RUNNING:
+      return latestRun;
+    }
+    case OverlapPolicy.CANCEL_RUNNING: {
       await insertRuns(client, s, skipped, options, tally);
-      if (fire.length === 0) return;
+      if (fire.length === 0) return null;
       await cancelPrevious(client, s, options, tally);
+      let cancelled: Date | null = null;
       if (fire.length > 1) {
-        await insertRuns(client, s, runs(fire.slice(0, -1)), options, tally);
+        cancelled = await insertRuns(client, s, runs(fire.slice(0, -1)), options, tally);
         await cancelPrevious(client, s, options, tally);
       }
-      return insertRuns(client, s, runs(fire.slice(-1)), options, tally);
+      // The runs cancelled at once did start, as far as the schedule goes: the last one is later in any case.
+      return later(cancelled, await insertRuns(client, s, runs(fire.slice(-1)), options, tally));
+    }
     default:
       return assertNever(policy);
   }
@@ -180,7 +204,9 @@ export async function materialiseWindow(
   const more = occurrences.length >= MISFIRE_WINDOW;
   const decision = decideMisfireWindow({ policy: s.misfirePolicy, occurrences, more, now, graceMs: options.graceMs ?? MISFIRE_GRACE_MS });
   const skipped = decision.skip.map((at) => runInsert(s, at, { initialStatus: "SKIPPED" }));
-  await fireOccurrences(client, s, skipped, decision.fire, options, tally);
+  // last_run_at is the latest occurrence that runs: one SKIPPED by the overlap policy or a quota did
+  // not, and lastRunAt showed it (then, for ALLOW, the last real run while the next was materialised ahead).
+  const latestRun = await fireOccurrences(client, s, skipped, decision.fire, options, tally);
   tally.fired += decision.fire.length;
   tally.skipped += decision.skip.length;
   const last = occurrences[decision.decided - 1] as Date;
@@ -189,7 +215,7 @@ export async function materialiseWindow(
   await client.query(
     `UPDATE schedules SET next_run_at = $3, last_run_at = COALESCE($4, last_run_at), updated_at = now()
      WHERE id = $1 AND next_run_at = $2`,
-    [s.id, first, next, decision.fire.at(-1) ?? null],
+    [s.id, first, next, latestRun],
   );
   return next;
 }

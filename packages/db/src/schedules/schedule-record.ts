@@ -24,7 +24,7 @@ export interface ScheduleRecord {
   template: ScheduleTemplate;
   /** Stored: where the scheduler materialises next. Read for the API (SCHEDULE_VIEW_COLUMNS): the next occurrence not started yet. */
   nextRunAt: Date | null;
-  /** Stored: the last occurrence fired. Read for the API (SCHEDULE_VIEW_COLUMNS): the last one fired whose instant has passed. */
+  /** Stored: the last occurrence that ran (materialised a run, not SKIPPED). Read for the API (SCHEDULE_VIEW_COLUMNS): the last one fired whose instant has passed. */
   lastRunAt: Date | null;
   createdAt: Date;
 }
