@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_BACKOFF, type OverlapPolicy } from "@tasklane/core";
-import { createSchedule, fireDueSchedules, getSchedule, type ScheduleRecord } from "@tasklane/db";
+import { createSchedule, fireDueSchedules, getSchedule, updateSchedule, type ScheduleRecord } from "@tasklane/db";
 import { seedTenant } from "../helpers/seed.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
 
@@ -10,6 +10,7 @@ import { createTestDatabase, type TestDatabase } from "../helpers/test-database.
  * the latest occurrence fired, skipped or not, so a schedule over its tenant's
  * daily quota showed a new lastRunAt every occurrence, and an ALLOW one
  * flipped back to its last real run whenever the next was materialised ahead.
+ * Runs materialised ahead and SKIPPED by a change did not run either.
  */
 let tdb: TestDatabase;
 const template = { type: "tick", queue: "default", payload: null, priority: "NORMAL" as const, maxAttempts: 1, backoff: { ...DEFAULT_BACKOFF }, timeoutSeconds: 60 };
@@ -53,5 +54,20 @@ describe("Schedule.lastRunAt", () => {
     expect(q.length).toBeGreaterThanOrEqual(5);
     expect(q.map((r) => r.status)).toEqual(["QUEUED", "QUEUED", ...q.slice(2).map(() => "SKIPPED")]);
     expect((await getSchedule(tdb.db, quota.tenantId, overQuota.id))?.lastRunAt).toEqual(q[1]!.run_at);
+  });
+
+  it("goes back to the latest run left when a change SKIPs the runs materialised ahead", async () => {
+    const { tenantId } = await seedTenant(tdb.db);
+    const s = await behind(tenantId, "ahead", "ALLOW");
+    // Materialised up to 3 s ahead, as the scheduler does ALLOW runs (2 s there).
+    await fireDueSchedules(tdb.db, { lookaheadMs: 3_000, horizonMs: 60_000, limit: 100, graceMs: 60_000 });
+    expect((await runsOf(s)).some((r) => r.status === "SCHEDULED")).toBe(true);
+    await updateSchedule(tdb.db, tenantId, s.id, { enabled: false }, { actor: "test", horizonMs: 60_000 });
+    const runs = await runsOf(s);
+    const ran = runs.filter((r) => r.status !== "SKIPPED");
+    expect(runs.filter((r) => r.status === "SKIPPED").length).toBeGreaterThanOrEqual(2);
+    // Once the skipped runs' instants have passed, lastRunAt is still the latest that ran.
+    await new Promise((r) => setTimeout(r, 3_500));
+    expect((await getSchedule(tdb.db, tenantId, s.id))?.lastRunAt).toEqual(ran.at(-1)!.run_at);
   });
 });

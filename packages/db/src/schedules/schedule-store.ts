@@ -141,6 +141,23 @@ async function firstFreeOccurrence(
 }
 
 /**
+ * The latest occurrence of schedule `s` that has a run not SKIPPED, at or
+ * before its last_run_at (null when none). Runs materialised ahead that a
+ * change SKIPs (skipPendingRuns) were the latest that ran, so last_run_at
+ * goes back to this: it named them, and once their instants passed lastRunAt
+ * showed an occurrence that never ran (QA: an every-5-seconds schedule disabled at
+ * 07:12:29 read lastRunAt 07:12:30, that run SKIPPED "schedule disabled").
+ * The runs above the one found are the few skipped ahead, and ones a quota
+ * or the overlap policy SKIPPED in between (as schedule-record.ts's view
+ * walks them).
+ */
+const LATEST_RUN_UP_TO_LAST_RUN_AT = `SELECT substr(t.occurrence_key, length(s.id) + 2)::timestamptz FROM tasks t
+  WHERE t.occurrence_key > s.id || ':'
+    AND t.occurrence_key <= s.id || ':' || to_char(s.last_run_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+    AND t.status <> 'SKIPPED'
+  ORDER BY t.occurrence_key DESC LIMIT 1`;
+
+/**
  * Every change makes a new version. Before it, in the same transaction and
  * under the row lock the scheduler also takes, the occurrences already due
  * are materialised under the old version (misfire and overlap policies as the
@@ -177,10 +194,11 @@ export async function updateSchedule(
     const skipped = await skipPendingRuns(client, id, editor.actor, reason, editor.horizonMs);
     const next = merged.enabled ? await firstFreeOccurrence(client, { ...current, ...merged }, now) : null;
     await client.query(
-      `UPDATE schedules SET cron = $3, timezone = $4, template = $5, misfire_policy = $6, overlap_policy = $7, enabled = $8,
-         next_run_at = $9, version = $10, updated_at = now()
-       WHERE id = $1 AND tenant_id = $2`,
-      [id, tenantId, merged.cron, merged.timezone, JSON.stringify(merged.template), merged.misfirePolicy, merged.overlapPolicy, merged.enabled, next, version],
+      `UPDATE schedules s SET cron = $3, timezone = $4, template = $5, misfire_policy = $6, overlap_policy = $7, enabled = $8,
+         next_run_at = $9, version = $10, updated_at = now(),
+         last_run_at = CASE WHEN $11 THEN (${LATEST_RUN_UP_TO_LAST_RUN_AT}) ELSE s.last_run_at END
+       WHERE s.id = $1 AND s.tenant_id = $2`,
+      [id, tenantId, merged.cron, merged.timezone, JSON.stringify(merged.template), merged.misfirePolicy, merged.overlapPolicy, merged.enabled, next, version, skipped.skipped.length > 0],
     );
     return { schedule: await viewSchedule(client, id), dispatch: [...due.dispatch, ...skipped.dispatch], cancelledRunning: due.cancelledRunning };
   });
