@@ -109,6 +109,7 @@ export function toWebhook(r: Prisma.WebhookModel): Webhook {
     enabled: r.enabled && r.deletedAt === null,
     disabledReason: r.disabledReason,
     failureStreak: r.failureStreak,
+    previousSecretExpiresAt: r.previousSecretExpiresAt !== null && r.previousSecretExpiresAt > new Date() ? r.previousSecretExpiresAt : null,
     createdAt: r.createdAt,
   };
 }

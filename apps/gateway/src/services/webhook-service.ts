@@ -82,7 +82,26 @@ const UPDATE_WEBHOOK = `
     UPDATE webhook_deliveries d SET url = w.url FROM w
     WHERE $3::text IS NOT NULL AND d.webhook_id = w.id AND d.status = 'PENDING' AND d.url <> w.url
   )
-  SELECT id, tenant_id, url, events, secret, enabled, disabled_reason, failure_streak, deleted_at, created_at FROM w`;
+  SELECT id, tenant_id, url, events, secret, previous_secret, previous_secret_expires_at, enabled, disabled_reason, failure_streak, deleted_at, created_at FROM w`;
+
+/**
+ * How long the secret a rotation replaced keeps signing beside the new one,
+ * as the tenant's signing secret (Stripe lets an old endpoint secret live up
+ * to 24 h, Svix 24 h): long enough to deploy the new one to every receiver.
+ */
+export const PREVIOUS_WEBHOOK_SECRET_GRACE_SECONDS = 24 * 60 * 60;
+
+/**
+ * One statement: the current secret becomes the previous one (an older
+ * previous one, from a rotation less than 24 h ago, ends at once: rotating
+ * twice withdraws a leaked secret), the new one signs from the next attempt.
+ */
+const ROTATE_WEBHOOK_SECRET = `
+  UPDATE webhooks SET previous_secret = secret,
+    previous_secret_expires_at = now() + make_interval(secs => $4),
+    secret = $3
+  WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL
+  RETURNING id, tenant_id, url, events, secret, previous_secret, previous_secret_expires_at, enabled, disabled_reason, failure_streak, deleted_at, created_at`;
 
 interface WebhookSqlRow {
   id: string;
@@ -90,11 +109,30 @@ interface WebhookSqlRow {
   url: string;
   events: string[];
   secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
   enabled: boolean;
   disabled_reason: string | null;
   failure_streak: number;
   deleted_at: Date | null;
   created_at: Date;
+}
+
+function fromSqlRow(row: WebhookSqlRow): WebhookRow {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    url: row.url,
+    events: row.events,
+    secret: row.secret,
+    previousSecret: row.previous_secret,
+    previousSecretExpiresAt: row.previous_secret_expires_at,
+    enabled: row.enabled,
+    disabledReason: row.disabled_reason,
+    failureStreak: row.failure_streak,
+    deletedAt: row.deleted_at,
+    createdAt: row.created_at,
+  };
 }
 
 export class WebhookService {
@@ -145,24 +183,28 @@ export class WebhookService {
     ]);
     const row = rows[0];
     if (row === undefined) throw new NotFoundError("Webhook", id);
-    return {
-      id: row.id,
-      tenantId: row.tenant_id,
-      url: row.url,
-      events: row.events,
-      secret: row.secret,
-      enabled: row.enabled,
-      disabledReason: row.disabled_reason,
-      failureStreak: row.failure_streak,
-      deletedAt: row.deleted_at,
-      createdAt: row.created_at,
-    };
+    return fromSqlRow(row);
+  }
+
+  /**
+   * A new secret for the endpoint, returned here and never again; the one it
+   * replaces signs too (a second v1 signature in webhook-signature) for
+   * PREVIOUS_WEBHOOK_SECRET_GRACE_SECONDS. Absent, another tenant's and
+   * deleted are the same NOT_FOUND.
+   */
+  async rotateSecret(tenantId: string, id: string): Promise<{ row: WebhookRow; secret: string }> {
+    if (!isWellFormedId(IdPrefix.webhook, id)) throw new NotFoundError("Webhook", id);
+    const secret = generateSigningSecret();
+    const { rows } = await this.db.pool.query<WebhookSqlRow>(ROTATE_WEBHOOK_SECRET, [id, tenantId, secret, PREVIOUS_WEBHOOK_SECRET_GRACE_SECONDS]);
+    const row = rows[0];
+    if (row === undefined) throw new NotFoundError("Webhook", id);
+    return { row: fromSqlRow(row), secret };
   }
 
   /**
    * Soft delete: the row stays for the delivery log (until retention prunes
    * it, pruneCredentials), fan-out skips it, and deliveries already queued
-   * for it are abandoned by the notifier. Its secret goes at once: nothing
+   * for it are abandoned by the notifier. Its secrets (and a rotated-out one) go at once: nothing
    * signs with a deleted endpoint's secret, and it is never shown again.
    * Absent, another tenant's and already deleted are the same NOT_FOUND.
    */
@@ -170,7 +212,7 @@ export class WebhookService {
     if (!isWellFormedId(IdPrefix.webhook, id)) throw new NotFoundError("Webhook", id);
     const { count } = await this.db.prisma.webhook.updateMany({
       where: { id, tenantId, deletedAt: null },
-      data: { deletedAt: new Date(), enabled: false, secret: DELETED_WEBHOOK_SECRET },
+      data: { deletedAt: new Date(), enabled: false, secret: DELETED_WEBHOOK_SECRET, previousSecret: null, previousSecretExpiresAt: null },
     });
     if (count === 0) throw new NotFoundError("Webhook", id);
     return true;

@@ -20,7 +20,7 @@ export interface ClaimedDelivery {
   roundAttempts: number;
   /** The fence: every outcome update names it, so a claim that expired and was retaken elsewhere cannot be overwritten. */
   lockedUntil: Date;
-  /** Signing secrets, current first: the webhook's own, or the tenant's (plus the previous one during a rotation's grace period). */
+  /** Signing secrets, current first: the webhook's own or the tenant's, each plus the one it replaced during a rotation's grace period. */
   secrets: string[];
   /** Why this delivery must not be sent at all (its webhook was disabled or deleted since fan-out), else null. */
   blockedReason: string | null;
@@ -114,6 +114,7 @@ type Row = {
   round_attempts: number;
   locked_until: Date;
   webhook_secret: string | null;
+  webhook_previous_secret: string | null;
   webhook_enabled: boolean | null;
   webhook_deleted: boolean | null;
   disabled_reason: string | null;
@@ -211,7 +212,9 @@ export async function claimDueDeliveries(db: Database, options: ClaimOptions): P
        WHERE d.id = l.id
        RETURNING d.id, d.tenant_id, d.webhook_id, d.task_id, d.url, ${ORIGIN_SQL} AS origin, d.event, d.body, d.attempts,
          d.attempts - d.round_start_attempts AS round_attempts, d.locked_until,
-         w.secret AS webhook_secret, w.enabled AS webhook_enabled, (w.deleted_at IS NOT NULL) AS webhook_deleted,
+         w.secret AS webhook_secret,
+         CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END AS webhook_previous_secret,
+         w.enabled AS webhook_enabled, (w.deleted_at IS NOT NULL) AS webhook_deleted,
          w.disabled_reason, t.signing_secret,
          CASE WHEN t.previous_secret_expires_at > now() THEN t.previous_signing_secret END AS previous_secret,
          (SELECT tk.trace_parent FROM tasks tk WHERE tk.id = d.task_id) AS trace_parent
@@ -246,7 +249,7 @@ export async function claimDueDeliveries(db: Database, options: ClaimOptions): P
 function mapClaimed(r: Row & { id: string }): ClaimedDelivery {
   const isWebhook = r.webhook_id !== null;
   const secrets = isWebhook
-    ? r.webhook_secret === null ? [] : [r.webhook_secret]
+    ? r.webhook_secret === null ? [] : r.webhook_previous_secret === null ? [r.webhook_secret] : [r.webhook_secret, r.webhook_previous_secret]
     : r.previous_secret === null ? [r.signing_secret] : [r.signing_secret, r.previous_secret];
   return {
     id: r.id,

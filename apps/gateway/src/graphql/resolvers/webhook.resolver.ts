@@ -88,6 +88,17 @@ export class WebhookResolver {
     return toWebhook(row);
   }
 
+  @Mutation(() => WebhookWithSecret, {
+    description:
+      "a new signing secret for the endpoint, shown once; the one it replaces also signs deliveries for 24 h (a second v1 signature in webhook-signature), so receivers verify with either while they switch. A second rotation within the 24 h ends the older one at once (how a leaked secret is withdrawn). Unknown, another tenant's or deleted: NOT_FOUND",
+  })
+  async rotateWebhookSecret(@Arg("id", () => ID) id: string, @Ctx() ctx: GatewayContext): Promise<WebhookWithSecret> {
+    const caller = requireTenant(ctx.principal, Permission.MANAGE);
+    const { row, secret } = await ctx.services.webhooks.rotateSecret(caller.tenantId, parseArg(idArgSchema, "id", id));
+    ctx.log.info({ tenantId: caller.tenantId, webhookId: row.id }, "webhook secret rotated");
+    return { webhook: toWebhook(row), secret };
+  }
+
   @Mutation(() => Boolean, { description: "stops deliveries at once, including retries already queued" })
   async deleteWebhook(@Arg("id", () => ID) id: string, @Ctx() ctx: GatewayContext): Promise<boolean> {
     const caller = requireTenant(ctx.principal, Permission.MANAGE);

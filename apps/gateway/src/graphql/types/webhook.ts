@@ -66,6 +66,9 @@ export class Webhook {
   @Field(() => Int, { description: "consecutive failed delivery attempts; reset by a success" })
   failureStreak!: number;
 
+  @Field(() => DateTimeScalar, { nullable: true, description: "until when the secret the last rotateWebhookSecret replaced still signs deliveries beside the current one; null when none does" })
+  previousSecretExpiresAt!: Date | null;
+
   @Field(() => DateTimeScalar)
   createdAt!: Date;
 }
