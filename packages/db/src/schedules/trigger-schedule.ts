@@ -1,11 +1,19 @@
-import { IdPrefix, NotFoundError, isWellFormedId } from "@tasklane/core";
+import { IdPrefix, NotFoundError, OverlapPolicy, isWellFormedId } from "@tasklane/core";
 import { withTransaction, type Database } from "../database.js";
 import type { DispatchIntent } from "../outbox/dispatch-intent.js";
 import { insertTasks, type SubmitOptions } from "../tasks/submit-tasks.js";
 import type { TaskRecord } from "../tasks/task-record.js";
+import { scheduleOrderingKey } from "./materialise-occurrences.js";
 import { SCHEDULE_COLUMNS, mapScheduleRow } from "./schedule-record.js";
 
-/** A run now, outside the cron: a task of the schedule without an occurrence key. */
+/**
+ * A run now, outside the cron: a task of the schedule without an occurrence
+ * key. It is one of the schedule's runs for its overlap policy: under QUEUE it
+ * takes its turn on the schedule's ordering key like the cron's runs (it
+ * started beside a cron run still going, and a cron run beside it), and SKIP
+ * and CANCEL_RUNNING see it as the previous run (they look at every
+ * unfinished run of the schedule).
+ */
 export async function triggerSchedule(
   db: Database,
   tenantId: string,
@@ -34,7 +42,7 @@ export async function triggerSchedule(
           backoff: t.backoff,
           timeoutSeconds: t.timeoutSeconds,
           idempotencyKey: null,
-          orderingKey: null,
+          orderingKey: s.overlapPolicy === OverlapPolicy.QUEUE ? scheduleOrderingKey(s.id) : null,
           callbackUrl: null,
           metadata: null,
           scheduleId: s.id,
