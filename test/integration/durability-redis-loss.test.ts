@@ -135,6 +135,19 @@ describe("durability: Redis loses what it held", () => {
     await expectEachSucceeded(ids, ["SUCCEEDED"]);
   }, 60_000);
 
+  it("delayed jobs of a queue whose entry in the active-queue set vanished still run, once, near their time", async () => {
+    const ids = await submit(Array.from({ length: 5 }, (_, i) => ({ type: `unlisted-${i}`, queue: "push", delaySeconds: 3 })));
+    await waitFor("the delayed set", async () => {
+      const keys = await queueKeys("delayed");
+      return keys.length > 0 && (await redis.zcard(keys[0]!)) === ids.length;
+    }, 10_000, 50);
+    // The set of queues workers look at loses this one (the SADD that followed the jobs was not kept).
+    expect(await redis.del(`${testRedis.prefix}:active-queues`)).toBe(1);
+    const tookMs = await waitAllSucceeded(ids, 20_000);
+    console.log(`5 delayed tasks whose queue left the active set: all SUCCEEDED ${tookMs} ms after the loss (due at 3 s)`);
+    await expectEachSucceeded(ids, ["SUCCEEDED"]);
+  }, 60_000);
+
   it("a wipe of every key with tasks RUNNING, due soon, due beyond the horizon, RETRYING, held by a queue's limit and in a paused queue: each runs once, paused stays paused", async () => {
     const paused = await api(`mutation { pauseQueue(name: "paused") { paused } }`);
     expect(paused.data).toEqual({ pauseQueue: { paused: true } });

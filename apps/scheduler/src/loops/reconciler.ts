@@ -15,7 +15,8 @@ const REBUILD_IN_FLIGHT = 3;
  * - otherwise, a rolling sweep finds individual jobs that went missing
  *   (eviction, a crash between claim and enqueue) with a script call per queue,
  *   jobs a dead worker left active without a lock, and jobs whose hash
- *   outlived their entry in the queue's sets. It checks one page per
+ *   outlived their entry in the queue's sets, and puts the page's queues
+ *   back in the active set workers fetch from. It checks one page per
  *   tick and starts a new pass at most every RECONCILE_INTERVAL_SECONDS, so
  *   a deep backlog costs a steady trickle of checks rather than a burst of
  *   hundreds of thousands that stalls every other process on the machine.
@@ -127,6 +128,10 @@ export function createReconciler(ctx: SchedulerContext) {
     const page = await listTasksThatBelongInRedis(ctx.db, ctx.horizonMs, after, PAGE, sweepUpTo);
     const missing = page.intents.length > 0 ? await jobsMissingFromRedis(page.intents) : [];
     if (missing.length > 0) await ctx.dispatcher.dispatch(missing);
+    // Workers look only at the queues in the active set: one whose entry was lost (a restart that did
+    // not keep the dispatcher's SADD, a DEL) kept its jobs and was never fetched again. Adding a queue
+    // already there is a no-op; one with nothing left is fetched once and retired by its worker.
+    if (page.intents.length > 0) await ctx.redis.sadd(ctx.keys.activeQueues, ...groupByBullQueue(ctx.keys, page.intents).keys());
     // Only a checked page moves the pass on: after a failure the same page is tried next tick.
     sweepAfter = page.next;
     return missing.length;
