@@ -33,3 +33,5 @@ export * from "./retention/prune-finished.js";
 export * from "./retention/prune-credentials.js";
 export * from "./transitions/return-leases.js";
 export * from "./store-unavailable.js";
+export * from "./transitions/purge-queue.js";
+export * from "./queues/delete-queue.js";

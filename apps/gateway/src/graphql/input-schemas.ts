@@ -2,7 +2,7 @@
  * zod schemas for arguments that core has no schema for (gateway-only
  * operations). Everything else is parsed with core's schemas.
  */
-import { DEFAULT_LEASE_SECONDS, MAX_PAGE_SIZE, MAX_LEASE_BATCH, MAX_LEASE_SECONDS, MAX_START_AHEAD_MS, MAX_WAIT_SECONDS, nonBlankString, queueNameSchema } from "@tasklane/core";
+import { DEFAULT_LEASE_SECONDS, DEFAULT_QUEUE_NAME, MAX_PAGE_SIZE, MAX_LEASE_BATCH, MAX_LEASE_SECONDS, MAX_START_AHEAD_MS, MAX_WAIT_SECONDS, nonBlankString, queueNameSchema } from "@tasklane/core";
 import { z } from "zod";
 import { API_KEY_SCOPES, ApiKeyScope } from "../auth/scopes.js";
 
@@ -10,6 +10,11 @@ import { API_KEY_SCOPES, ApiKeyScope } from "../auth/scopes.js";
 export const idArgSchema = z.string().min(1).max(200);
 
 export const queueNameArgSchema = queueNameSchema;
+
+/** deleteQueue: every tenant keeps its "default" queue (the SDK's and the README's queue when none is named). */
+export const deletableQueueNameArgSchema = queueNameSchema.refine((name) => name !== DEFAULT_QUEUE_NAME, {
+  message: `the ${DEFAULT_QUEUE_NAME} queue cannot be deleted (purgeQueue empties it)`,
+});
 
 export const createApiKeyArgsSchema = z.object({
   name: nonBlankString(200),

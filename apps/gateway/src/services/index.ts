@@ -9,6 +9,7 @@ import type { GatewayMetrics } from "../observability/metrics.js";
 import { ApiKeyService } from "./api-key-service.js";
 import type { HostResolver } from "./outbound-url.js";
 import { QueueService } from "./queue-service.js";
+import { DeletedQueueJobs } from "./deleted-queue-jobs.js";
 import { createTaskService, type TaskService, type TaskServiceDeps } from "./task-service.js";
 import { TenantService } from "./tenant-service.js";
 import { LeaseService } from "./lease-service.js";
@@ -111,6 +112,11 @@ export function createServices(deps: ServiceDeps): { services: GatewayServices; 
         onError: (error, queueId) => deps.log.warn({ err: error, queueId }, "could not put a resumed queue's tasks back in Redis; the reconciler will"),
         onBackgroundDone: (queueId, outcome) =>
           deps.log.info({ queueId, ...outcome }, outcome.complete ? "resumed queue's backlog checked" : "resumed queue's backlog partly checked; the reconciler's sweep takes the rest"),
+      },
+      lifecycle: {
+        dispatch,
+        jobs: new DeletedQueueJobs(deps.redis, keys),
+        onError: (error, queueId, what) => deps.log.warn({ err: error, queueId }, `could not ${what}`),
       },
       ...(deps.resolver ? { resolver: deps.resolver } : {}),
     }),

@@ -5,16 +5,20 @@
 import { BadUserInputError, NotFoundError, QueueLimit, QueueMode, defaultBurst, newId, type TaskStatus, type UpsertQueueInput } from "@tasklane/core";
 import {
   assertRoomFor,
+  deleteQueue,
   lockOwnedCreates,
   oldestQueuedAges,
   prismaRunner,
+  purgeQueue,
   queueStatusCounts,
   withTenantScopePrisma,
   type Database,
+  type DispatchIntent,
   type Prisma,
   type QueueStatusCount,
 } from "@tasklane/db";
 import { FastPathTimeout, withinFastPathWait } from "@tasklane/queue";
+import type { DeletedQueueJobs } from "./deleted-queue-jobs.js";
 import { assertOutboundUrl, type HostResolver } from "./outbound-url.js";
 import type { PullQueueCache } from "./pull-queue-cache.js";
 import { redispatchQueue, type RedispatchDeps } from "./queue-redispatch.js";
@@ -107,6 +111,8 @@ const HAND_FAR_TASKS_TO_PROMOTION = `
   -- = ANY(ARRAY[...]): one primary-key probe per locked row, never a hash join over the table (db sql-fragments.ts sameId).
   WHERE t.id = ANY(ARRAY[far.id])`;
 const FAR_TASKS_IN_SWITCH = 10_000;
+/** DISPATCH_HORIZON_SECONDS' default, for a service built without redispatch (tests). */
+const DEFAULT_HORIZON_MS = 300_000;
 
 export class QueueService {
   constructor(
@@ -120,6 +126,14 @@ export class QueueService {
         onError(error: unknown, queueId: string): void;
         /** The background walk of a backlog deeper than the request's pages ended. */
         onBackgroundDone?(queueId: string, outcome: { added: number; checked: number; complete: boolean }): void;
+      };
+      /** What purgeQueue and deleteQueue need beyond Postgres. */
+      lifecycle?: {
+        /** Post-commit dispatch of tasks a purge made startable (ordering keys' next tasks); the outbox delivers them otherwise. */
+        dispatch(intents: DispatchIntent[]): Promise<void>;
+        /** Clears a deleted queue out of Redis. */
+        jobs: DeletedQueueJobs;
+        onError(error: unknown, queueId: string, what: string): void;
       };
     },
   ) {}
@@ -151,7 +165,7 @@ export class QueueService {
         SELECT mode::text AS mode, paused, endpoint_url AS "endpointUrl" FROM queues WHERE tenant_id = ${tenantId} AND name = ${input.name} FOR UPDATE`;
       const before = locked[0] ?? null;
       if (before === null) {
-        // Queues are never deleted, so one seen is still there; the lock is taken here all the same if not.
+        // A queue seen above and deleted since (deleteQueue) is created again: the create's lock and cap apply.
         if (!creating) await lockOwnedCreates(prismaRunner(tx), tenantId, "queues");
         await assertRoomFor(prismaRunner(tx), tenantId, "queues");
       }
@@ -209,6 +223,40 @@ export class QueueService {
   /** Until the background walks started so far have ended (tests, shutdown). */
   async settled(): Promise<void> {
     await Promise.all([...this.walking.values()]);
+  }
+
+  /**
+   * purgeQueue: cancels the queue's waiting tasks (QUEUED, SCHEDULED, RETRYING) and its BLOCKED workflow
+   * tasks, a batch per transaction, leaving RUNNING ones alone (packages/db purge-queue.ts). Answers the
+   * queue as it is afterwards.
+   */
+  async purge(tenantId: string, name: string, actor: string): Promise<QueueRow> {
+    const queue = await this.find(tenantId, name);
+    if (queue === null) throw new NotFoundError("Queue", name);
+    const lifecycle = this.opts.lifecycle;
+    await purgeQueue(this.db, tenantId, queue.id, {
+      actor,
+      horizonMs: this.opts.redispatch?.horizonMs ?? DEFAULT_HORIZON_MS,
+      ...(lifecycle ? { onBatch: (b) => lifecycle.dispatch(b.dispatch) } : {}),
+    });
+    return (await this.find(tenantId, name)) ?? queue;
+  }
+
+  /**
+   * deleteQueue: refused (CONFLICT) while anything could still run in it or a schedule targets it; else
+   * deletes it with its finished tasks (packages/db delete-queue.ts) and clears it out of Redis.
+   * The default queue is refused at the edge (input-schemas.ts).
+   */
+  async delete(tenantId: string, name: string): Promise<boolean> {
+    const queue = await this.find(tenantId, name);
+    if (queue === null) throw new NotFoundError("Queue", name);
+    const deleted = await deleteQueue(this.db, tenantId, { id: queue.id, name: queue.name });
+    if (deleted === null) throw new NotFoundError("Queue", name);
+    this.opts.pullQueues.forget(tenantId, name);
+    const lifecycle = this.opts.lifecycle;
+    // Best effort: the queue is gone either way; what stays in Redis only costs workers a look now and then.
+    await lifecycle?.jobs.clear(tenantId, queue.id).catch((error: unknown) => lifecycle.onError(error, queue.id, "clear the deleted queue out of Redis"));
+    return true;
   }
 
   /** Reads run confined to the tenant by row-level security (defence in depth; packages/db tenant-scope.ts). */

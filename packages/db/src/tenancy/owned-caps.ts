@@ -22,7 +22,7 @@ export type OwnedKind = "queues" | "schedules" | "webhooks" | "apiKeys";
 
 interface OwnedCap {
   cap: number;
-  /** Live rows of the kind: queues are never deleted; schedules and webhooks are deleted softly. */
+  /** Live rows of the kind: a deleted queue's row is gone (deleteQueue); schedules and webhooks are deleted softly. */
   count: string;
   /** QuotaExceededError's extensions.quota. */
   quota: string;

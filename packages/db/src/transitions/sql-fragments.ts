@@ -120,7 +120,11 @@ export function enqueuedGenerationExpr(newGeneration: string, runAt: string, hor
  * waiting, not its finished history. Defines CTEs `rel` and `relob`; select
  * `released` via RELEASED_JOIN.
  */
-export function releaseNextInOrder(source: string, horizonParam: string): string {
+export function releaseNextInOrder(source: string, horizonParam: string, excluding?: string): string {
+  // `excluding`: a CTE of ids the same statement also writes (a purge's batch). Its rows still read as
+  // waiting in the statement's snapshot, and picking one made this update a no-op on a row already
+  // updated, leaving the key's real next task unreleased.
+  const notExcluded = excluding === undefined ? "" : ` AND NOT EXISTS (SELECT 1 FROM ${excluding} x WHERE x.id = o.id)`;
   return `rel AS (
       UPDATE tasks t SET dispatch_generation = t.dispatch_generation + 1,
         enqueued_generation = ${enqueuedGenerationExpr("t.dispatch_generation + 1", "t.run_at", horizonParam)}
@@ -128,7 +132,7 @@ export function releaseNextInOrder(source: string, horizonParam: string): string
         SELECT DISTINCT ON (o.tenant_id, o.ordering_key) o.id
         FROM ${source} s JOIN tasks o ON o.tenant_id = s.tenant_id AND o.ordering_key = s.ordering_key
         WHERE s.ordering_key IS NOT NULL AND s.status IN ('SUCCEEDED', 'DEAD', 'CANCELLED', 'SKIPPED')
-          AND o.status IN ('QUEUED', 'SCHEDULED', 'RETRYING')
+          AND o.status IN ('QUEUED', 'SCHEDULED', 'RETRYING')${notExcluded}
         ORDER BY o.tenant_id, o.ordering_key, o.id
       ) nx WHERE ${sameId("t", "nx")}
       RETURNING t.*

@@ -4,7 +4,7 @@ import { Arg, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from "type-g
 import { requireTenant } from "../../auth/guards.js";
 import { Permission } from "../../auth/scopes.js";
 import type { GatewayContext } from "../context.js";
-import { queueNameArgSchema } from "../input-schemas.js";
+import { deletableQueueNameArgSchema, queueNameArgSchema } from "../input-schemas.js";
 import { toQueue } from "../mappers.js";
 import { Queue, QueueStats, UpsertQueueInput } from "../types/queue.js";
 
@@ -41,6 +41,24 @@ export class QueueResolver {
   @Mutation(() => Queue, { description: "holds QUEUED tasks until resumeQueue" })
   pauseQueue(@Arg("name", () => String) name: string, @Ctx() ctx: GatewayContext): Promise<Queue> {
     return setPaused(ctx, name, true);
+  }
+
+  @Mutation(() => Queue, {
+    description:
+      "cancels the queue's tasks that are not running (QUEUED, SCHEDULED, RETRYING, and BLOCKED workflow tasks, whose dependants are SKIPPED) as cancelTask does, in batches; RUNNING tasks finish; a task submitted while it runs may stay; safe to repeat",
+  })
+  async purgeQueue(@Arg("name", () => String) name: string, @Ctx() ctx: GatewayContext): Promise<Queue> {
+    const caller = requireTenant(ctx.principal, Permission.MANAGE);
+    return toQueue(await ctx.services.queues.purge(caller.tenantId, parseArg(queueNameArgSchema, "name", name), `api-key:${caller.apiKeyId}`));
+  }
+
+  @Mutation(() => Boolean, {
+    description:
+      "deletes the queue and its finished tasks, freeing its name and its place under the queue cap; CONFLICT while it has unfinished tasks (purgeQueue first), a live schedule targets it or a running workflow has tasks in it; the default queue is BAD_USER_INPUT",
+  })
+  async deleteQueue(@Arg("name", () => String) name: string, @Ctx() ctx: GatewayContext): Promise<boolean> {
+    const caller = requireTenant(ctx.principal, Permission.MANAGE);
+    return ctx.services.queues.delete(caller.tenantId, parseArg(deletableQueueNameArgSchema, "name", name));
   }
 
   @Mutation(() => Queue)

@@ -1,0 +1,165 @@
+/**
+ * purgeQueue: cancels a queue's waiting tasks, a batch per transaction, so a
+ * backlog of 100,000 is never one giant transaction nor holds its locks for
+ * long. Each batch is the cancel transition (cancelCtes: conditional update,
+ * audit event, NOTIFY outbox row for task.cancelled) on the tasks it finds
+ * still waiting, locked in id order like every transition that waits for task
+ * locks; counters follow from the tasks' triggers.
+ *
+ * What it takes:
+ * - QUEUED, SCHEDULED and RETRYING tasks (the queue's lane index, highest lane
+ *   first, a batch at a time, then locked by id);
+ * - BLOCKED workflow tasks of the queue: they are its backlog too, and left
+ *   alone they would enter the queue once their parents elsewhere succeed,
+ *   right after it was purged. Each is cancelled as cancelTask cancels it:
+ *   under its workflow's lock (lock order, workflow-progress.ts), its
+ *   dependants SKIPPED, the workflow ending CANCELLED once nothing of it runs.
+ * Never RUNNING tasks: their attempts finish (cancelTask stops one).
+ *
+ * Only tasks created before the purge started (created_at, Postgres's clock):
+ * a submission racing the purge may survive it, and a steady stream of them
+ * cannot keep it going forever. Repeating a purge is harmless: what is
+ * already CANCELLED is no longer a candidate.
+ *
+ * Redis: a cancelled PUSH task's job stays where it is and is dropped when a
+ * worker takes it (the start statement finds the task no longer runnable), as
+ * for any cancelled task; a PULL task has none.
+ */
+import type pg from "pg";
+import { withTransaction, type Database } from "../database.js";
+import { mapReleased, type DispatchIntent } from "../outbox/dispatch-intent.js";
+import { RELEASED_JOIN, cancelCtes, releaseNextInOrder } from "./sql-fragments.js";
+import { advanceWorkflows, lockWorkflows, noProgress, type WorkflowProgress } from "./workflow-progress.js";
+
+/** Tasks cancelled per transaction. @defaultValue 1000 */
+export const PURGE_BATCH = 1000;
+
+export interface PurgeOptions {
+  actor: string;
+  /** The dispatch horizon (ms): ordering keys' released tasks within it get an outbox row. */
+  horizonMs: number;
+  /** Tasks per transaction. @defaultValue PURGE_BATCH */
+  batch?: number;
+  /** After each committed batch: what it released, for the caller's post-commit dispatch. */
+  onBatch?(batch: PurgeBatch): Promise<void>;
+}
+
+export interface PurgeBatch {
+  cancelled: number;
+  /** Ordering keys' next tasks now startable (PUSH, within the horizon): dispatch after commit. */
+  dispatch: DispatchIntent[];
+  workflows: WorkflowProgress;
+}
+
+export interface PurgeResult {
+  cancelled: number;
+  /** Of which BLOCKED workflow tasks. */
+  blocked: number;
+  /** Workflows the purge ended (CANCELLED, or FAILED when a task of theirs had died). */
+  finishedWorkflows: number;
+}
+
+const WAITING = `('QUEUED', 'SCHEDULED', 'RETRYING')`;
+
+/**
+ * $1 tenant, $2 queue, $3 actor, $4 horizon (ms), $5 batch, $6 purge start.
+ * The batch is picked unlocked from the queue's waiting lanes
+ * (tasks_runnable_lane_idx: only this queue's waiting tasks, cancelled ones
+ * leave it), then locked in id order with every condition checked again on
+ * the locked row, so a task started or cancelled meanwhile is left as it is.
+ */
+const PURGE_WAITING_SQL = `${cancelCtes(
+  `t.id = ANY(ARRAY(
+      SELECT w.id FROM tasks w WHERE w.queue_id = $2 AND w.status IN ${WAITING}
+      ORDER BY w.queue_id, w.priority, w.run_at, w.id LIMIT $5))
+    AND t.tenant_id = $1 AND t.queue_id = $2 AND t.status IN ${WAITING} AND t.created_at <= $6`,
+  "$3",
+  "'queue purged'",
+  "ORDER BY t.id",
+)},
+  ${releaseNextInOrder("upd", "$4::float8", "upd")}
+  SELECT upd.id, upd.workflow_id, released_rows.released FROM upd ${RELEASED_JOIN}`;
+
+/**
+ * $1 tenant, $2 queue, $3 actor, $4 workflows (locked by the caller), $5 purge start.
+ * Every BLOCKED task of the queue in those workflows. No ordering key to
+ * release: a workflow's tasks have none.
+ */
+const PURGE_BLOCKED_SQL = `${cancelCtes(
+  `t.workflow_id = ANY($4::text[]) AND t.tenant_id = $1 AND t.queue_id = $2 AND t.status = 'BLOCKED' AND t.created_at <= $5`,
+  "$3",
+  "'queue purged'",
+  "ORDER BY t.id",
+)}
+  SELECT upd.id, upd.workflow_id FROM upd`;
+
+/**
+ * The workflows of up to $4 BLOCKED tasks of the queue, read unlocked (the
+ * tenant's BLOCKED tasks by (tenant_id, status, id): no index leads with queue_id).
+ */
+const BLOCKED_WORKFLOWS_SQL = `SELECT DISTINCT b.workflow_id FROM (
+    SELECT t.workflow_id FROM tasks t
+    WHERE t.tenant_id = $1 AND t.status = 'BLOCKED' AND t.queue_id = $2 AND t.created_at <= $3
+    ORDER BY t.id DESC LIMIT $4) b`;
+
+type CancelledRow = { id: string; workflow_id: string | null };
+
+const asWorkflowRows = (rows: CancelledRow[]) => rows.map((r) => ({ id: r.id, workflowId: r.workflow_id }));
+
+/** Cancels the queue's waiting and BLOCKED tasks (see the file's comment), a batch per transaction. */
+export async function purgeQueue(db: Database, tenantId: string, queueId: string, options: PurgeOptions): Promise<PurgeResult> {
+  const batch = options.batch ?? PURGE_BATCH;
+  const started = (await db.pool.query<{ now: Date }>("SELECT now() AS now")).rows[0]?.now as Date;
+  const result: PurgeResult = { cancelled: 0, blocked: 0, finishedWorkflows: 0 };
+  const done = async (b: PurgeBatch) => {
+    result.cancelled += b.cancelled;
+    result.finishedWorkflows += b.workflows.finished.length;
+    await options.onBatch?.(b);
+  };
+  const purgeWaiting = async () => {
+    for (;;) {
+      const b = await withTransaction(db.pool, (client) => purgeWaitingBatch(client, tenantId, queueId, options, batch, started));
+      await done(b);
+      if (b.cancelled < batch) return;
+    }
+  };
+  await purgeWaiting();
+  for (;;) {
+    const { found, ...b } = await withTransaction(db.pool, (client) => purgeBlockedBatch(client, tenantId, queueId, options, batch, started));
+    result.blocked += b.cancelled;
+    await done(b);
+    // Each round takes every BLOCKED task of the workflows it found (or sees them released), so one that found none ends the walk.
+    if (found === 0) break;
+  }
+  // BLOCKED tasks whose parents elsewhere succeeded while the purge ran are waiting now.
+  if (result.blocked > 0) await purgeWaiting();
+  return result;
+}
+
+async function purgeWaitingBatch(client: pg.PoolClient, tenantId: string, queueId: string, o: PurgeOptions, batch: number, started: Date): Promise<PurgeBatch> {
+  const res = await client.query(PURGE_WAITING_SQL, [tenantId, queueId, o.actor, o.horizonMs, batch, started]);
+  const rows = res.rows as (CancelledRow & { released: unknown })[];
+  // A cancelled workflow task's dependants are SKIPPED (lock order: these rows, then their workflows, then BLOCKED ones).
+  const workflows = await advanceWorkflows(client, asWorkflowRows(rows), o.actor, o.horizonMs);
+  return { cancelled: rows.length, dispatch: [...mapReleased(res.rows), ...workflows.dispatch], workflows };
+}
+
+async function purgeBlockedBatch(
+  client: pg.PoolClient,
+  tenantId: string,
+  queueId: string,
+  o: PurgeOptions,
+  batch: number,
+  started: Date,
+): Promise<PurgeBatch & { found: number }> {
+  // Bounded by tasks, not workflows: a batch's workflows hold at most `batch` of the queue's BLOCKED tasks found here,
+  // and a workflow holds at most MAX_WORKFLOW_TASKS.
+  const found = await client.query<{ workflow_id: string }>(BLOCKED_WORKFLOWS_SQL, [tenantId, queueId, started, batch]);
+  const workflowIds = found.rows.map((r) => r.workflow_id);
+  if (workflowIds.length === 0) return { found: 0, cancelled: 0, dispatch: [], workflows: noProgress() };
+  // A BLOCKED task is written only under its workflow's lock (workflow-progress.ts), taken first.
+  await lockWorkflows(client, workflowIds);
+  const res = await client.query<CancelledRow>(PURGE_BLOCKED_SQL, [tenantId, queueId, o.actor, workflowIds, started]);
+  const workflows = await advanceWorkflows(client, asWorkflowRows(res.rows), o.actor, o.horizonMs);
+  return { found: workflowIds.length, cancelled: res.rows.length, dispatch: workflows.dispatch, workflows };
+}

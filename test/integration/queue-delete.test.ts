@@ -1,0 +1,176 @@
+/**
+ * deleteQueue: refused (CONFLICT, nothing changed) while the queue has
+ * unfinished tasks, a live schedule targets it or a running workflow has tasks
+ * in it; the default queue is BAD_USER_INPUT; another tenant's name is
+ * NOT_FOUND like a missing one. Deleting takes its finished tasks along (with
+ * their attempts and events), frees the name and the cap slot, and clears the
+ * queue out of Redis.
+ */
+import { MAX_QUEUES_PER_TENANT } from "@tasklane/core";
+import { createKeySpace, createRedis, type RedisClient } from "@tasklane/queue";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { codeOf, createTenant, createTestDatabase, createTestRedis, gql, startGateway, type CreatedTenant, type StartedGateway, type TestDatabase, type TestRedis } from "../helpers/platform.js";
+
+let tdb: TestDatabase;
+let redis: TestRedis;
+let client: RedisClient;
+let gateway: StartedGateway;
+
+const as = (t: CreatedTenant) => async <T = Record<string, unknown>>(q: string, v?: Record<string, unknown>) => {
+  const res = await gql<T>(gateway.url, q, v, t.apiKey);
+  if (res.errors) throw new Error(JSON.stringify(res.errors));
+  return res.data as T;
+};
+
+const UPSERT = `mutation ($i: UpsertQueueInput!) { upsertQueue(input: $i) { name } }`;
+const DELETE = `mutation ($n: String!) { deleteQueue(name: $n) }`;
+const PURGE = `mutation ($n: String!) { purgeQueue(name: $n) { name } }`;
+
+async function submit(t: CreatedTenant, inputs: Record<string, unknown>[]): Promise<string[]> {
+  const data = await as(t)<{ submitTasks: { id: string }[] }>(`mutation ($i: [SubmitTaskInput!]!) { submitTasks(inputs: $i) { id } }`, { i: inputs });
+  return data.submitTasks.map((x) => x.id);
+}
+
+const queueIdOf = async (t: CreatedTenant, name: string) =>
+  (await tdb.db.pool.query<{ id: string }>("SELECT id FROM queues WHERE tenant_id = $1 AND name = $2", [t.tenantId, name])).rows[0]?.id;
+
+const deleteAs = (t: CreatedTenant, name: string) => gql<{ deleteQueue: boolean }>(gateway.url, DELETE, { n: name }, t.apiKey);
+
+async function leaseAndComplete(t: CreatedTenant, queue: string, n: number): Promise<void> {
+  const leased = await as(t)<{ leaseTasks: { task: { id: string }; leaseToken: string }[] }>(`mutation ($q: String!, $n: Int) { leaseTasks(queue: $q, workerId: "w", max: $n) { task { id } leaseToken } }`, { q: queue, n });
+  for (const l of leased.leaseTasks) await as(t)(`mutation ($id: ID!, $tok: String!) { completeTask(taskId: $id, leaseToken: $tok, result: 1) { status } }`, { id: l.task.id, tok: l.leaseToken });
+}
+
+beforeAll(async () => {
+  tdb = await createTestDatabase("qdelete");
+  redis = createTestRedis();
+  client = createRedis(redis.url);
+  gateway = await startGateway({ databaseUrl: tdb.url, redis, env: { ALLOW_PRIVATE_TARGETS: "1" } });
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  client?.disconnect();
+  await redis?.cleanup();
+  await tdb?.drop();
+});
+
+describe("deleteQueue", () => {
+  it("is refused with CONFLICT while the queue has unfinished tasks, changing nothing; after purgeQueue and its running task's end it deletes the queue and its history", async () => {
+    const t = await createTenant(gateway);
+    await as(t)(UPSERT, { i: { name: "d", mode: "PULL" } });
+    const done = await submit(t, Array.from({ length: 3 }, () => ({ type: "done", queue: "d", priority: "HIGH" })));
+    await leaseAndComplete(t, "d", 3);
+    const [running] = await submit(t, [{ type: "run", queue: "d", priority: "HIGH" }]);
+    const run = await as(t)<{ leaseTasks: { leaseToken: string }[] }>(`mutation { leaseTasks(queue: "d", workerId: "w", max: 1) { leaseToken } }`);
+    const waiting = await submit(t, Array.from({ length: 4 }, () => ({ type: "wait", queue: "d" })));
+    const queueId = await queueIdOf(t, "d");
+
+    const refused = await deleteAs(t, "d");
+    expect(codeOf(refused)).toBe("CONFLICT");
+    expect(refused.errors?.[0]?.message).toContain("purgeQueue");
+    expect(await queueIdOf(t, "d")).toBe(queueId);
+    const all = [...done, running!, ...waiting];
+    expect((await tdb.db.pool.query("SELECT id FROM tasks WHERE id = ANY($1)", [all])).rowCount).toBe(all.length);
+
+    await as(t)(PURGE, { n: "d" });
+    // The running task still counts.
+    expect(codeOf(await deleteAs(t, "d"))).toBe("CONFLICT");
+    await as(t)(`mutation ($id: ID!, $tok: String!) { completeTask(taskId: $id, leaseToken: $tok) { status } }`, { id: running, tok: run.leaseTasks[0]!.leaseToken });
+
+    const deleted = await deleteAs(t, "d");
+    expect(deleted.errors).toBeUndefined();
+    expect(deleted.data?.deleteQueue).toBe(true);
+    expect((await as(t)<{ queue: unknown }>(`{ queue(name: "d") { name } }`)).queue).toBeNull();
+    // Its finished tasks went with it, their attempts and audit events too, and its counters.
+    expect((await tdb.db.pool.query("SELECT 1 FROM tasks WHERE id = ANY($1)", [all])).rowCount).toBe(0);
+    expect((await tdb.db.pool.query("SELECT 1 FROM task_events WHERE task_id = ANY($1)", [all])).rowCount).toBe(0);
+    expect((await tdb.db.pool.query("SELECT 1 FROM task_attempts WHERE task_id = ANY($1)", [all])).rowCount).toBe(0);
+    expect((await tdb.db.pool.query("SELECT 1 FROM queue_counters WHERE queue_id = $1", [queueId])).rowCount).toBe(0);
+    const usage = await as(t)<{ tenant: { usage: { pendingTasks: number } } }>(`{ tenant { usage { pendingTasks } } }`);
+    expect(usage.tenant.usage.pendingTasks).toBe(0);
+    // The name is free: a queue of that name is a new one, empty.
+    await as(t)(UPSERT, { i: { name: "d", mode: "PULL" } });
+    expect(await queueIdOf(t, "d")).not.toBe(queueId);
+    const stats = await as(t)<{ queue: { stats: { succeeded: number; queued: number } } }>(`{ queue(name: "d") { stats { succeeded queued } } }`);
+    expect(stats.queue.stats).toEqual({ succeeded: 0, queued: 0 });
+    // A second delete of the old queue finds a new one of that name, empty: it goes too; then NOT_FOUND.
+    expect((await deleteAs(t, "d")).data?.deleteQueue).toBe(true);
+    expect(codeOf(await deleteAs(t, "d"))).toBe("NOT_FOUND");
+  });
+
+  it("refuses the default queue (BAD_USER_INPUT), another tenant's queue or a missing one (NOT_FOUND), and a key without the manage scope (FORBIDDEN)", async () => {
+    const a = await createTenant(gateway);
+    const b = await createTenant(gateway);
+    await as(a)(UPSERT, { i: { name: "only-a", mode: "PULL" } });
+    const def = await deleteAs(a, "default");
+    expect(codeOf(def)).toBe("BAD_USER_INPUT");
+    expect(await queueIdOf(a, "default")).toBeDefined();
+    for (const name of ["only-a", "missing"]) expect(codeOf(await deleteAs(b, name)), name).toBe("NOT_FOUND");
+    expect(await queueIdOf(a, "only-a")).toBeDefined();
+    expect(codeOf(await deleteAs(a, "bad name"))).toBe("BAD_USER_INPUT");
+    const key = await as(a)<{ createApiKey: { secret: string } }>(`mutation { createApiKey(name: "s", scopes: ["submit"]) { secret } }`);
+    expect(codeOf(await gql(gateway.url, DELETE, { n: "only-a" }, key.createApiKey.secret))).toBe("FORBIDDEN");
+    expect(await queueIdOf(a, "only-a")).toBeDefined();
+    // b's queue of the same name is its own: deleting a's leaves it.
+    await as(b)(UPSERT, { i: { name: "only-a", mode: "PULL" } });
+    expect((await deleteAs(a, "only-a")).data?.deleteQueue).toBe(true);
+    expect(await queueIdOf(b, "only-a")).toBeDefined();
+  });
+
+  it("frees a place under the queue cap", async () => {
+    const t = await createTenant(gateway);
+    // The cap's worth of queues (the default one included), written directly: 1,000 mutations would be slow.
+    await tdb.db.pool.query(
+      `INSERT INTO queues (id, tenant_id, name, mode) SELECT 'que_cap' || g || '_' || $1, $1, 'q' || g, 'PULL' FROM generate_series(1, $2::int) g`,
+      [t.tenantId, MAX_QUEUES_PER_TENANT - 1],
+    );
+    const over = await gql(gateway.url, UPSERT, { i: { name: "one-more", mode: "PULL" } }, t.apiKey);
+    expect(codeOf(over)).toBe("QUOTA_EXCEEDED");
+    expect((await deleteAs(t, "q7")).data?.deleteQueue).toBe(true);
+    const now = await gql(gateway.url, UPSERT, { i: { name: "one-more", mode: "PULL" } }, t.apiKey);
+    expect(now.errors).toBeUndefined();
+  });
+
+  it("is refused while a live schedule targets the queue, and allowed once the schedule is deleted", async () => {
+    const t = await createTenant(gateway);
+    await as(t)(UPSERT, { i: { name: "cron", mode: "PULL" } });
+    const s = await as(t)<{ createSchedule: { id: string } }>(
+      `mutation { createSchedule(input: { name: "nightly", cron: "0 3 * * *", task: { type: "n", queue: "cron" } }) { id } }`,
+    );
+    const refused = await deleteAs(t, "cron");
+    expect(codeOf(refused)).toBe("CONFLICT");
+    expect(refused.errors?.[0]?.message).toContain("nightly");
+    await as(t)(`mutation ($id: ID!) { deleteSchedule(id: $id) }`, { id: s.createSchedule.id });
+    expect((await deleteAs(t, "cron")).data?.deleteQueue).toBe(true);
+  });
+
+  it("is refused while a running workflow has a finished task in the queue (its result feeds the next tasks)", async () => {
+    const t = await createTenant(gateway);
+    await as(t)(UPSERT, { i: { name: "wfq", mode: "PULL" } });
+    await as(t)(`mutation ($i: SubmitWorkflowInput!) { submitWorkflow(input: $i) { id } }`, {
+      i: { name: "w", tasks: [{ key: "root", type: "r", queue: "wfq" }, { key: "next", type: "n", queue: "default", dependsOn: ["root"] }] },
+    });
+    await leaseAndComplete(t, "wfq", 1);
+    const refused = await deleteAs(t, "wfq");
+    expect(codeOf(refused)).toBe("CONFLICT");
+    expect(refused.errors?.[0]?.message).toContain("workflow");
+    expect(await queueIdOf(t, "wfq")).toBeDefined();
+  });
+
+  it("clears the queue out of Redis: its purged tasks' jobs, its keys and its place in the active set", async () => {
+    const t = await createTenant(gateway);
+    await as(t)(UPSERT, { i: { name: "pq", mode: "PUSH", endpointUrl: "http://127.0.0.1:9/pq", paused: true } });
+    await submit(t, Array.from({ length: 25 }, (_, i) => ({ type: "p", queue: "pq", delaySeconds: i % 2 === 0 ? 0 : 60 })));
+    const queueId = (await queueIdOf(t, "pq")) as string;
+    const keys = createKeySpace(redis.prefix);
+    const name = keys.bullQueueName(t.tenantId, queueId);
+    const keysOf = () => client.keys(`${keys.prefix}:${name}:*`);
+    expect((await keysOf()).length).toBeGreaterThan(25);
+    expect(await client.sismember(keys.activeQueues, name)).toBe(1);
+    await as(t)(PURGE, { n: "pq" });
+    expect((await deleteAs(t, "pq")).data?.deleteQueue).toBe(true);
+    expect(await keysOf()).toEqual([]);
+    expect(await client.sismember(keys.activeQueues, name)).toBe(0);
+  });
+});
