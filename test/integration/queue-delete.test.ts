@@ -8,6 +8,7 @@
  */
 import { MAX_QUEUES_PER_TENANT } from "@tasklane/core";
 import { createKeySpace, createRedis, type RedisClient } from "@tasklane/queue";
+import { TasklaneClient, TasklaneError } from "@tasklane/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { codeOf, createTenant, createTestDatabase, createTestRedis, gql, startGateway, type CreatedTenant, type StartedGateway, type TestDatabase, type TestRedis } from "../helpers/platform.js";
 
@@ -172,5 +173,22 @@ describe("deleteQueue", () => {
     expect((await deleteAs(t, "pq")).data?.deleteQueue).toBe(true);
     expect(await keysOf()).toEqual([]);
     expect(await client.sismember(keys.activeQueues, name)).toBe(0);
+  });
+
+  it("is what the SDK's queues.purge and queues.delete call, with the API's errors", async () => {
+    const t = await createTenant(gateway);
+    const sdk = new TasklaneClient({ url: gateway.url, apiKey: t.apiKey });
+    await sdk.queues.upsert({ name: "sdkq", mode: "PULL" });
+    await sdk.tasks.submitMany([{ type: "a", queue: "sdkq" }, { type: "b", queue: "sdkq", delaySeconds: 600 }]);
+    const conflict = await sdk.queues.delete("sdkq").catch((e: unknown) => e);
+    expect(conflict instanceof TasklaneError && conflict.code).toBe("CONFLICT");
+    const purged = await sdk.queues.purge("sdkq");
+    expect(purged).toMatchObject({ name: "sdkq", mode: "PULL" });
+    expect(await sdk.queues.delete("sdkq")).toBe(true);
+    expect(await sdk.queues.get("sdkq")).toBeNull();
+    const gone = await sdk.queues.purge("sdkq").catch((e: unknown) => e);
+    expect(gone instanceof TasklaneError && gone.code).toBe("NOT_FOUND");
+    const def = await sdk.queues.delete("default").catch((e: unknown) => e);
+    expect(def instanceof TasklaneError && def.code).toBe("BAD_USER_INPUT");
   });
 });

@@ -1,5 +1,6 @@
 /**
- * Queues (contract: upsertQueue, queue, queues, pauseQueue, resumeQueue).
+ * Queues (contract: upsertQueue, queue, queues, pauseQueue, resumeQueue; beyond it:
+ * purgeQueue, deleteQueue).
  */
 import { parseInput } from "@tasklane/core/schemas/parse";
 import { upsertQueueInputSchema } from "@tasklane/core/schemas/queue";
@@ -18,6 +19,9 @@ const PAUSE = `mutation PauseQueue($name: String!) { pauseQueue(name: $name) { .
 ${QUEUE_FIELDS}`;
 const RESUME = `mutation ResumeQueue($name: String!) { resumeQueue(name: $name) { ...QueueFields } }
 ${QUEUE_FIELDS}`;
+const PURGE = `mutation PurgeQueue($name: String!) { purgeQueue(name: $name) { ...QueueFields } }
+${QUEUE_FIELDS}`;
+const DELETE = `mutation DeleteQueue($name: String!) { deleteQueue(name: $name) }`;
 
 export class QueuesResource {
   readonly #transport: GraphQLTransport;
@@ -53,5 +57,26 @@ export class QueuesResource {
   async resume(name: string, opts?: CallOptions): Promise<Queue> {
     const data = await this.#transport.execute<{ resumeQueue: Queue }>({ operation: "resumeQueue", document: RESUME, idempotent: true }, { name }, opts);
     return data.resumeQueue;
+  }
+
+  /**
+   * Cancels the queue's tasks that are not running (QUEUED, SCHEDULED, RETRYING, and BLOCKED workflow
+   * tasks, whose dependants are SKIPPED), as cancelTask would; RUNNING tasks finish. A task submitted
+   * while the purge runs may stay. Safe to repeat.
+   */
+  async purge(name: string, opts?: CallOptions): Promise<Queue> {
+    const data = await this.#transport.execute<{ purgeQueue: Queue }>({ operation: "purgeQueue", document: PURGE, idempotent: true }, { name }, opts);
+    return data.purgeQueue;
+  }
+
+  /**
+   * Deletes the queue with its finished tasks, freeing its name and its place under the queue cap.
+   * CONFLICT while it has unfinished tasks (purge first; running tasks must end), a live schedule
+   * targets it or a running workflow has tasks in it; the default queue is BAD_USER_INPUT. A retry
+   * after an answer that was lost may find it gone: NOT_FOUND.
+   */
+  async delete(name: string, opts?: CallOptions): Promise<boolean> {
+    const data = await this.#transport.execute<{ deleteQueue: boolean }>({ operation: "deleteQueue", document: DELETE, idempotent: true }, { name }, opts);
+    return data.deleteQueue;
   }
 }
