@@ -36,6 +36,9 @@ describe("validateCron", () => {
     "0 0 29 2 *",
     " 0  0 * * * ",
     "59 59 23 31 12 *",
+    "0 0 * * WED",
+    "0 0 * * wed#2",
+    "0 0 31 2,3 *",
   ])("accepts %j", (expr) => {
     expect(() => validateCron(expr, "UTC")).not.toThrow();
   });
@@ -54,8 +57,12 @@ describe("validateCron", () => {
     ["5-1 * * * *", /not a valid cron expression/],
     ["1,,2 * * * *", /not a valid cron expression/],
     ["a b c d e", /not a valid cron expression/],
-    ["0 0 30 2 *", /not a valid cron expression/],
-    ["0 0 15W * *", /not a valid cron expression/],
+    ["0 0 30 2 *", /^never matches a date: no month in the month field has a day in the day-of-month field/],
+    ["0 0 31 4,6,9,11 *", /^never matches a date: no month/],
+    ["0 0 15W * *", /^must not use W \(nearest weekday\)/],
+    ["0 0 LW * *", /^must not use W \(nearest weekday\)/],
+    ["0 0 W * *", /^must not use W \(nearest weekday\)/],
+    ["0 0 L-2 * *", /^must not use L-n \(days before the last of the month\)/],
     ["H * * * *", /H \(hashed\)/],
     ["H/5 * * * *", /H \(hashed\)/],
     ["* * * * *; DROP TABLE", /may only contain/],

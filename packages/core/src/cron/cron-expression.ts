@@ -8,7 +8,9 @@
  * what cron-parser refuses: other field counts, `@daily`-style macros,
  * characters outside `[0-9*\/,\-?LW#A-Za-z ]`, more than MAX_CRON_LENGTH
  * characters, `H` hash fields (their meaning depends on a seed we do not
- * store), expressions that never fire.
+ * store), expressions that never fire. `W` and `L-n` (Quartz's nearest
+ * weekday and days before the last) are refused by name: cron-parser 5 does
+ * not read them.
  *
  * Time zone semantics. The expression matches local wall-clock times in the
  * schedule's IANA zone; each matching wall time becomes a UTC instant:
@@ -79,11 +81,24 @@ function parseSyntax(expression: string): Parsed {
   }
   // THU is the only name with an H; any other H is cron-parser's hash syntax.
   if (fields.some((f) => /H/i.test(f.replace(/THU/gi, "")))) return fail("must not use H (hashed) values");
+  // cron-parser refuses these too, in words that do not say what is wrong ("Invalid characters, got
+  // value: 15W", "got range NaN-2"). WED is the only name with a W.
+  if (fields.some((f) => /W/i.test(f.replace(/WED/gi, "")))) return fail("must not use W (nearest weekday): list the days instead");
+  if (fields.some((f) => /L-/i.test(f))) return fail("must not use L-n (days before the last of the month): L alone is the last day");
   try {
     return { ok: true, expression: parseFloating(expression, PROBE_START) };
   } catch (e: unknown) {
-    return fail(`is not a valid cron expression: ${messageOf(e)}`);
+    return fail(cronParserProblem(messageOf(e)));
   }
+}
+
+/** cron-parser's refusal in the API's words where its own do not say what is wrong. */
+function cronParserProblem(message: string): string {
+  // Its check that some month of the month field has the day-of-month field's days (0 0 30 2 *).
+  if (message === "Invalid explicit day of month definition") {
+    return "never matches a date: no month in the month field has a day in the day-of-month field (February has at most 29 days; April, June, September and November 30)";
+  }
+  return `is not a valid cron expression: ${message}`;
 }
 
 /** What is wrong with the cron expression (syntax, or it never fires), or null when it is valid. */
