@@ -59,6 +59,19 @@ describe("claimDueDeliveries", () => {
     expect(claimed.map((c) => [c.tenantId, c.origin])).toEqual([[b.tenantId, "https://b.example"]]);
   });
 
+  it("passes over a tenant's rows to an origin at its cap to reach the tenant's other origins", async () => {
+    const a = await seedNotifierTenant(tdb.db);
+    await due(a.tenantId, Array.from({ length: 1_500 }, (_, i) => `http://slow.example:8080/a?i=${i}`), 3_600_000);
+    await due(a.tenantId, ["https://healthy.example/hook", "https://healthy.example/hook"], 10);
+    const busy: InFlightCounts = { byOrigin: new Map([[originKey(a.tenantId, "http://slow.example:8080"), 4]]), byTenant: new Map([[a.tenantId, 4]]) };
+    const claimed = await claim({ limit: 28, inFlight: busy });
+    expect(claimed.map((c) => c.origin)).toEqual(["https://healthy.example", "https://healthy.example"]);
+    // Below its cap the origin is not passed over: its oldest rows come first, up to the cap.
+    const partly: InFlightCounts = { byOrigin: new Map([[originKey(a.tenantId, "http://slow.example:8080"), 3]]), byTenant: new Map([[a.tenantId, 3]]) };
+    await tdb.db.pool.query("UPDATE webhook_deliveries SET locked_until = NULL");
+    expect((await claim({ limit: 28, inFlight: partly })).map((c) => c.origin)).toEqual(["http://slow.example:8080"]);
+  });
+
   it("caps a tenant's deliveries per origin, whatever the path, query, case, user info or spelt-out default port", async () => {
     const a = await seedNotifierTenant(tdb.db);
     await due(a.tenantId, [

@@ -139,6 +139,27 @@ describe("notifier fairness between tenants", () => {
     expect(peak).toBe(32);
   });
 
+  it("delivers a tenant's healthy webhook at once while its other webhook's 300-deep backlog waits on a slow receiver", async () => {
+    const a = await seedNotifierTenant(tdb.db);
+    const stuck = await addWebhook(tdb.db, a.tenantId, `${slow.url}/own-stuck`, ["task.dead"]);
+    await addWebhook(tdb.db, a.tenantId, `${fast.url}/own-healthy`, ["task.succeeded"]);
+    // Older than the healthy webhook's delivery: the tenant's 64 oldest due rows are all the stuck one's.
+    await tdb.db.pool.query(
+      `INSERT INTO webhook_deliveries (id, tenant_id, webhook_id, url, event, body, next_attempt_at)
+       SELECT 'dlv_stuck' || g, $1, $2, $3, 'task.dead', '{}', now() - interval '1 hour' + g * interval '1 ms'
+       FROM generate_series(1, 300) g`,
+      [a.tenantId, stuck.id, `${slow.url}/own-stuck`],
+    );
+    await waitFor("the stuck webhook's deliveries held by the slow receiver", () => holding >= 4, 10_000);
+    const started = Date.now();
+    const taskId = await finishTask(tdb.db, a, "succeed");
+    const arrived = await waitFor("the healthy webhook's delivery", () => fast.requests.find((r) => r.path === "/own-healthy") ?? null, FAIR_MS + 5_000, 10).catch(() => null);
+    expect(arrived, `the healthy webhook's delivery did not arrive within ${FAIR_MS + 5_000} ms`).not.toBeNull();
+    expect((arrived?.at ?? Date.now()) - started).toBeLessThan(FAIR_MS);
+    expect((await deliveriesOf(tdb.db, taskId)).map((d) => d.url)).toEqual([`${fast.url}/own-healthy`]);
+    expect(peak).toBe(4);
+  });
+
   it("delivers B's webhook at once while A's 100 callbacks differ only by query string", async () => {
     const a = await seedNotifierTenant(tdb.db);
     for (let i = 0; i < 100; i++) await finishTask(tdb.db, a, "succeed", `${slow.url}/cb?i=${i}`);
