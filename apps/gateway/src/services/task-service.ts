@@ -5,13 +5,15 @@
  * produced dispatch intents it runs the post-commit fast path, whose failure
  * is only logged because the outbox row delivers the task anyway.
  */
-import type { TaskSpec } from "@tasklane/core";
+import { OverloadedError, type TaskSpec } from "@tasklane/core";
+import type { DeadLetterBatchArgs } from "@tasklane/core/schemas/dead-letter-batch";
 import {
   cancelTask,
   getTask,
   listAttempts,
   listTaskAuditEvents,
   listTasks,
+  redriveDeadTasks,
   redriveTask,
   submitTaskRefs,
   submitTasks,
@@ -19,6 +21,7 @@ import {
   type AttemptRecord,
   type AuditPage,
   type Database,
+  type DeadLetterBatchResult,
   type DispatchIntent,
   type Page,
   type SubmitResult,
@@ -58,6 +61,12 @@ export interface TaskService {
   events(tenantId: string, taskIds: string[], page: AuditPage): Promise<Map<string, TaskAuditEventRecord[]>>;
   cancel(tenantId: string, id: string, actor: string): Promise<TaskRecord>;
   redrive(tenantId: string, id: string, actor: string): Promise<TaskRecord>;
+  /**
+   * redrive for up to `args.max` dead tasks outside workflows, a statement at a time, each
+   * dispatched after its commit. Platform backlog work: refused OVERLOADED when the backlog guard
+   * refuses the first statement; a later refusal ends the call there (hasMore true).
+   */
+  redriveDeadLetters(tenantId: string, args: DeadLetterBatchArgs, actor: string): Promise<DeadLetterBatchResult>;
 }
 
 export interface TaskServiceDeps {
@@ -166,5 +175,32 @@ export function createTaskService({ db, dispatcher, log, announceCancel, horizon
       if (intents.length === 0) await ringPullQueues([task.queueId]).catch(() => undefined);
       return task;
     },
+    redriveDeadLetters: (tenantId, args, actor) =>
+      redriveDeadTasks(db, tenantId, {
+        queue: args.queue,
+        max: args.max,
+        actor,
+        horizonMs,
+        // Tasks coming back to pending are platform backlog like submissions (quotas never refuse them:
+        // submit-quotas.ts). The first statement's refusal is the call's; after that the work done is
+        // answered and the next call meets the refusal.
+        beforeBatch(size, done) {
+          if (done === 0) {
+            backlog?.assertAccepting(tenantId, size);
+            return true;
+          }
+          try {
+            backlog?.assertAccepting(tenantId, size);
+            return true;
+          } catch (error: unknown) {
+            if (error instanceof OverloadedError) return false;
+            throw error;
+          }
+        },
+        async afterBatch(batch) {
+          await dispatch(batch.dispatch);
+          if (batch.pullQueueIds.length > 0) await ringPullQueues(batch.pullQueueIds).catch((error: unknown) => log.warn({ err: error }, "could not ring pull workers"));
+        },
+      }),
   };
 }

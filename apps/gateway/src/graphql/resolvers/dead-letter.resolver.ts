@@ -1,11 +1,17 @@
-/** discardTask: the dead-letter queue's counterpart of redriveTask. Not in the contract: an addition. */
-import { parseArg } from "@tasklane/core";
-import { Arg, Ctx, ID, Mutation, Resolver } from "type-graphql";
+/**
+ * discardTask: the dead-letter queue's counterpart of redriveTask; and the
+ * bulk redriveDeadLetterTasks / discardDeadLetterTasks (SQS's redrive all,
+ * BullMQ's retryJobs). Not in the contract: additions.
+ */
+import { parseArg, parseInput } from "@tasklane/core";
+import { deadLetterBatchArgsSchema } from "@tasklane/core/schemas/dead-letter-batch";
+import { Arg, Ctx, ID, Int, Mutation, Resolver } from "type-graphql";
 import { requireTenant } from "../../auth/guards.js";
 import { Permission } from "../../auth/scopes.js";
 import type { GatewayContext } from "../context.js";
 import { idArgSchema } from "../input-schemas.js";
 import { toTask } from "../mappers.js";
+import { DeadLetterBatch } from "../types/dead-letter.js";
 import { Task } from "../types/task.js";
 
 @Resolver(() => Task)
@@ -16,5 +22,37 @@ export class DeadLetterResolver {
     const task = await ctx.services.deadLetters.discard(caller.tenantId, parseArg(idArgSchema, "id", id), `api-key:${caller.apiKeyId}`);
     ctx.log.info({ tenantId: caller.tenantId, taskId: task.id }, "dead task discarded");
     return toTask(task);
+  }
+
+  @Mutation(() => DeadLetterBatch, {
+    description:
+      "redriveTask for up to max (default 1000, at most 10000) of the DEAD tasks outside workflows (of queue, or every queue), the one that died first first; call again while hasMore",
+  })
+  async redriveDeadLetterTasks(
+    @Arg("queue", () => String, { nullable: true }) queue: string | null | undefined,
+    @Arg("max", () => Int, { nullable: true }) max: number | null | undefined,
+    @Ctx() ctx: GatewayContext,
+  ): Promise<DeadLetterBatch> {
+    const caller = requireTenant(ctx.principal, Permission.SUBMIT);
+    const args = parseInput(deadLetterBatchArgsSchema, { queue, max });
+    const done = await ctx.services.tasks.redriveDeadLetters(caller.tenantId, args, `api-key:${caller.apiKeyId}`);
+    ctx.log.info({ tenantId: caller.tenantId, queue: args.queue, ...done }, "dead tasks redriven");
+    return done;
+  }
+
+  @Mutation(() => DeadLetterBatch, {
+    description:
+      "discardTask for up to max (default 1000, at most 10000) of the DEAD tasks (of queue, or every queue), the one that died first first; call again while hasMore",
+  })
+  async discardDeadLetterTasks(
+    @Arg("queue", () => String, { nullable: true }) queue: string | null | undefined,
+    @Arg("max", () => Int, { nullable: true }) max: number | null | undefined,
+    @Ctx() ctx: GatewayContext,
+  ): Promise<DeadLetterBatch> {
+    const caller = requireTenant(ctx.principal, Permission.SUBMIT);
+    const args = parseInput(deadLetterBatchArgsSchema, { queue, max });
+    const done = await ctx.services.deadLetters.discardMany(caller.tenantId, args, `api-key:${caller.apiKeyId}`);
+    ctx.log.info({ tenantId: caller.tenantId, queue: args.queue, ...done }, "dead tasks discarded");
+    return done;
   }
 }
