@@ -126,5 +126,6 @@ export function toWebhookDelivery(r: WebhookDeliveryView): WebhookDelivery {
     lastError: r.lastError,
     createdAt: r.createdAt,
     deliveredAt: r.deliveredAt,
+    nextAttemptAt: r.status === "PENDING" ? r.nextAttemptAt : null,
   };
 }

@@ -47,6 +47,7 @@ const DELIVERY_VIEW = {
   lastError: true,
   createdAt: true,
   deliveredAt: true,
+  nextAttemptAt: true,
 } as const satisfies Prisma.WebhookDeliverySelect;
 
 export type WebhookDeliveryView = Pick<WebhookDeliveryRow, keyof typeof DELIVERY_VIEW>;

@@ -113,4 +113,10 @@ export class WebhookDelivery {
 
   @Field(() => DateTimeScalar, { nullable: true })
   deliveredAt!: Date | null;
+
+  @Field(() => DateTimeScalar, {
+    nullable: true,
+    description: "PENDING: when its next attempt is due (WEBHOOK_RETRY_SCHEDULE, or later for a Retry-After); past while it is being sent or waits for a free slot. Null once DELIVERED or FAILED",
+  })
+  nextAttemptAt!: Date | null;
 }
