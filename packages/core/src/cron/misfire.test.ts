@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MisfirePolicy } from "../statuses.js";
-import { MAX_CATCH_UP_RUNS, MISFIRE_GRACE_MS, MISFIRE_WINDOW, decideMisfire, decideMisfireWindow } from "./misfire.js";
+import { MAX_CATCH_UP_RUNS, MISFIRE_GRACE_MS, MISFIRE_WINDOW, decideMisfire, decideMisfireWindow, missedSummaryReason, type MissedSummary } from "./misfire.js";
 
 const NOW = Date.parse("2026-01-01T12:00:00Z");
 const ago = (ms: number) => new Date(NOW - ms);
@@ -108,6 +108,7 @@ describe("decideMisfireWindow", () => {
     const fired: number[] = [];
     const skipped: number[] = [];
     const coalesced: number[] = [];
+    const summaries: MissedSummary[] = [];
     for (let pass = 0; ; pass++) {
       expect(pass).toBeLessThan(100);
       const due = Math.floor((now - next) / SECOND) + 1;
@@ -118,22 +119,45 @@ describe("decideMisfireWindow", () => {
       fired.push(...d.fire.map((x) => x.getTime()));
       skipped.push(...d.skip.map((x) => x.getTime()));
       coalesced.push(...d.coalesced.map((x) => x.getTime()));
+      if (d.summary) summaries.push(d.summary);
       next += d.decided * SECOND;
       if (d.decided === due) break;
       now += passS * SECOND;
     }
     // With no grace only the occurrence at the last pass's `now` is on time.
-    return { missedFired: fired.filter((x) => now - x > graceMs), fired, skipped, coalesced, end: now };
+    return { missedFired: fired.filter((x) => now - x > graceMs), fired, skipped, coalesced, summaries, end: now };
   }
 
   it("CATCH_UP: a 50-minute outage of a per-second schedule fires the newest MAX_CATCH_UP_RUNS in all and records the rest SKIPPED", () => {
-    const { missedFired, fired, skipped, end } = recover(MisfirePolicy.CATCH_UP, 3000, 0);
+    const { missedFired, fired, skipped, coalesced, end } = recover(MisfirePolicy.CATCH_UP, 3000, 0);
     expect(missedFired).toHaveLength(MAX_CATCH_UP_RUNS);
     expect(fired).toEqual([...missedFired, end]);
-    expect(skipped).toHaveLength(3000 - MAX_CATCH_UP_RUNS);
-    expect(Math.max(...skipped)).toBeLessThan(Math.min(...fired));
+    expect(skipped.length + coalesced.length).toBe(3000 - MAX_CATCH_UP_RUNS);
+    expect(Math.max(...skipped, ...coalesced)).toBeLessThan(Math.min(...fired));
     expect(Math.max(...missedFired)).toBe(end - SECOND);
   });
+
+  it.each([MisfirePolicy.SKIP, MisfirePolicy.CATCH_UP])(
+    "%s: a day's outage of a per-second schedule records each of the newest missed, and one SKIPPED run for each older window",
+    (policy) => {
+      const outageS = 86_400;
+      const { skipped, coalesced, summaries, fired, end } = recover(policy, outageS, 0);
+      // Every missed occurrence accounted for once: fired, recorded, or stood for by a summary.
+      const missed = [...fired.filter((x) => x !== end), ...skipped, ...coalesced].sort((a, b) => a - b);
+      expect(missed).toEqual(Array.from({ length: outageS }, (_, i) => end - (outageS - i) * SECOND));
+      // Recorded: at most a window one by one, and one run per MAX_CATCH_UP_RUNS older ones (864,000 rows per ten schedules before).
+      expect(skipped.length).toBeLessThanOrEqual(MISFIRE_WINDOW + Math.ceil(outageS / MAX_CATCH_UP_RUNS));
+      // Each summary is a recorded occurrence, the latest of those it stands for, and they add up to what was not recorded.
+      expect(summaries.reduce((n, x) => n + x.earlier, 0)).toBe(coalesced.length);
+      for (const x of summaries) {
+        expect(skipped).toContain(x.occurrence.getTime());
+        expect(x.since.getTime()).toBe(x.occurrence.getTime() - x.earlier * SECOND);
+      }
+      expect(missedSummaryReason(summaries[0]!)).toBe(
+        `missed, with the 999 missed occurrences before it since ${new Date(end - outageS * SECOND).toISOString()}, which are not recorded one by one`,
+      );
+    },
+  );
 
   it("CATCH_UP: the cap holds for the recovery while new occurrences turn late between passes", () => {
     for (const outageS of [1500, 2500, 3000, 5000]) {
@@ -157,10 +181,11 @@ describe("decideMisfireWindow", () => {
     expect(coalesced).toHaveLength(4499);
   });
 
-  it("SKIP: every missed occurrence recorded, none fired", () => {
-    const { fired, skipped, end } = recover(MisfirePolicy.SKIP, 4500, 0, 0);
+  it("SKIP: every missed occurrence recorded, none fired, while they fit a window", () => {
+    const { fired, skipped, summaries, end } = recover(MisfirePolicy.SKIP, MISFIRE_WINDOW - 1, 0, 0);
     expect(fired).toEqual([end]);
-    expect(skipped).toHaveLength(4500);
+    expect(skipped).toHaveLength(MISFIRE_WINDOW - 1);
+    expect(summaries).toEqual([]);
   });
 
   it("refuses a window cut short that is too small to see past the cap", () => {

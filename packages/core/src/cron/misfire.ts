@@ -6,7 +6,8 @@
  * occurrences always fire, whatever the policy. Older ones are missed
  * (every scheduler down, a long stall; not a schedule disabled and enabled
  * again, which has no occurrences meanwhile and starts at its next one):
- * - SKIP: every missed occurrence goes to `skip` (recorded as a SKIPPED run).
+ * - SKIP: every missed occurrence goes to `skip` (recorded as a SKIPPED run;
+ *   a long backlog's older ones summarised, below).
  * - FIRE_ONCE: the latest missed occurrence fires and stands in for the
  *   others, which go to `coalesced`: they are not runs of their own, so
  *   nothing is recorded for them ("one run on recovery for all missed
@@ -15,12 +16,20 @@
  * - CATCH_UP: every missed occurrence fires, oldest first, at most
  *   MAX_CATCH_UP_RUNS of them in one recovery; when there are more, the most
  *   recent ones fire and the older rest go to `skip` (recorded as SKIPPED, so
- *   the gap is visible rather than silent).
+ *   the gap is visible rather than silent; a long backlog's older ones
+ *   summarised, below).
  * Every due occurrence lands in exactly one of fire / skip / coalesced, so the
  * caller can advance next_run_at past all of them.
  *
  * A long outage is decided a window at a time (decideMisfireWindow), and the
- * cap holds for the whole recovery, not per window.
+ * cap holds for the whole recovery, not per window. So does a bound on what
+ * is recorded: the windows decided before the newest MAX_CATCH_UP_RUNS missed
+ * occurrences are in view (SKIP and CATCH_UP skip them whole) record one
+ * SKIPPED run each, which stands for the rest of the window (MissedSummary):
+ * a recovery records at most MISFIRE_WINDOW occurrences one by one, and one
+ * run per MAX_CATCH_UP_RUNS older ones. Recorded one by one, a day's outage of
+ * ten per-second schedules wrote 864,000 SKIPPED runs and as many events
+ * (QA: two minutes of the scheduler); a tenant may have 1,000 schedules.
  */
 import { assertNever } from "../assert-never.js";
 import { MisfirePolicy } from "../statuses.js";
@@ -61,13 +70,30 @@ export interface MisfireInput {
   missedAfter?: number;
 }
 
+/** A SKIPPED run that stands for older missed occurrences not recorded one by one. */
+export interface MissedSummary {
+  /** The recorded occurrence (one of `skip`). */
+  occurrence: Date;
+  /** How many missed occurrences before it it stands for (they are in `coalesced`). */
+  earlier: number;
+  /** The oldest of them. */
+  since: Date;
+}
+
 export interface MisfireDecision {
   /** Occurrences to materialise as runs, oldest first. */
   fire: Date[];
   /** Occurrences to record as SKIPPED runs, oldest first. */
   skip: Date[];
-  /** FIRE_ONCE only: missed occurrences covered by the one run that fires; record nothing for them. */
+  /** Missed occurrences not recorded: FIRE_ONCE's, covered by the one run that fires, and those a `summary` stands for. */
   coalesced: Date[];
+  /** decideMisfireWindow only: the one of `skip` that stands for older missed occurrences in `coalesced`. */
+  summary?: MissedSummary;
+}
+
+/** The lastError (and event reason) of the SKIPPED run a MissedSummary records. */
+export function missedSummaryReason(summary: MissedSummary): string {
+  return `missed, with the ${summary.earlier.toLocaleString("en-US")} missed occurrences before it since ${summary.since.toISOString()}, which are not recorded one by one`;
 }
 
 /** "Within grace" includes an occurrence slightly in the future (clock skew between callers): it is not late. */
@@ -111,11 +137,30 @@ export interface MisfireWindowDecision extends MisfireDecision {
 }
 
 /**
+ * A decision over missed occurrences all older than the newest
+ * MAX_CATCH_UP_RUNS (nothing fires): its latest skipped occurrence is
+ * recorded and stands for the others, which join `coalesced`.
+ */
+function summariseSkipped(d: MisfireDecision): MisfireDecision {
+  const recorded = d.skip.at(-1);
+  const [since] = d.skip;
+  if (recorded === undefined || since === undefined || d.skip.length === 1) return d;
+  const earlier = d.skip.slice(0, -1);
+  return {
+    fire: d.fire,
+    skip: [recorded],
+    coalesced: [...d.coalesced, ...earlier].sort((a, b) => a.getTime() - b.getTime()),
+    summary: { occurrence: recorded, earlier: earlier.length, since },
+  };
+}
+
+/**
  * Decides a long backlog a window at a time without ever firing more than
  * MAX_CATCH_UP_RUNS missed occurrences for it. While the window is missed
  * throughout and more follow, only its part older than its last
  * MAX_CATCH_UP_RUNS is decided: at least that many newer missed occurrences
- * exist, so CATCH_UP skips it whole (and FIRE_ONCE coalesces it). Once the
+ * exist, so CATCH_UP and SKIP skip it whole, recording one SKIPPED run for it
+ * (summariseSkipped), and FIRE_ONCE coalesces it. Once the
  * window reaches past the missed range, all of it is decided at once, so the
  * newest missed occurrences are counted against one budget at one `now`
  * (deciding them over two passes would let occurrences that turned late in
@@ -126,7 +171,7 @@ export function decideMisfireWindow({ occurrences, more, ...input }: MisfireWind
   if (more && last !== undefined && isMissed(last, input.now, input.graceMs)) {
     if (occurrences.length <= MAX_CATCH_UP_RUNS) throw new RangeError(`a window cut short must hold more than ${MAX_CATCH_UP_RUNS} occurrences, got ${occurrences.length}`);
     const decided = occurrences.slice(0, occurrences.length - MAX_CATCH_UP_RUNS);
-    return { ...decideMisfire({ ...input, dueOccurrences: decided, missedAfter: MAX_CATCH_UP_RUNS }), decided: decided.length };
+    return { ...summariseSkipped(decideMisfire({ ...input, dueOccurrences: decided, missedAfter: MAX_CATCH_UP_RUNS })), decided: decided.length };
   }
   return { ...decideMisfire({ ...input, dueOccurrences: occurrences }), decided: occurrences.length };
 }

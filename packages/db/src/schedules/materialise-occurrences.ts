@@ -6,6 +6,7 @@ import {
   assertNever,
   decideMisfireWindow,
   decideOverlap,
+  missedSummaryReason,
   nextOccurrence,
   occurrenceKey,
   occurrencesBetween,
@@ -203,7 +204,10 @@ export async function materialiseWindow(
   const occurrences = [first, ...occurrencesBetween(s.cron, s.timezone, first, until, MISFIRE_WINDOW - 1)];
   const more = occurrences.length >= MISFIRE_WINDOW;
   const decision = decideMisfireWindow({ policy: s.misfirePolicy, occurrences, more, now, graceMs: options.graceMs ?? MISFIRE_GRACE_MS });
-  const skipped = decision.skip.map((at) => runInsert(s, at, { initialStatus: "SKIPPED" }));
+  const summary = decision.summary;
+  const skipped = decision.skip.map((at) =>
+    runInsert(s, at, { initialStatus: "SKIPPED", ...(summary?.occurrence === at ? { lastError: missedSummaryReason(summary) } : {}) }),
+  );
   // last_run_at is the latest occurrence that runs: one SKIPPED by the overlap policy or a quota did
   // not, and lastRunAt showed it (then, for ALLOW, the last real run while the next was materialised ahead).
   const latestRun = await fireOccurrences(client, s, skipped, decision.fire, options, tally);
