@@ -148,5 +148,12 @@ describe("a webhook delivery's retries", () => {
     // Nothing is sent meanwhile (the schedule's own 2 s step has long passed).
     await new Promise((r) => setTimeout(r, 4_000));
     expect(hits("/retry-after")).toHaveLength(1);
+
+    // Deleting the webhook ends the wait: the log says FAILED at once, not PENDING for the 36 s left.
+    const deleted = await gql(gateway.url, `mutation ($id: ID!) { deleteWebhook(id: $id) }`, { id: hook.id }, tenant.apiKey);
+    expect(deleted.errors).toBeUndefined();
+    expect(await deliveryOf(hook.id)).toMatchObject({ status: "FAILED", attempts: 1, lastResponseCode: 429, nextAttemptAt: null });
+    const row = await tdb.db.pool.query("SELECT last_error FROM webhook_deliveries WHERE webhook_id = $1", [hook.id]);
+    expect(row.rows).toEqual([{ last_error: "webhook was deleted" }]);
   }, 40_000);
 });

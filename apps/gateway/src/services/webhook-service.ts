@@ -55,6 +55,27 @@ export type WebhookDeliveryView = Pick<WebhookDeliveryRow, keyof typeof DELIVERY
 /** A deleted webhook's secret column (NOT NULL): its secret is dropped at deletion. */
 export const DELETED_WEBHOOK_SECRET = "";
 
+/** lastError of the deliveries a deletion abandons: what the notifier says of one it finds deleted at its claim. */
+export const DELETED_WEBHOOK_ERROR = "webhook was deleted";
+
+/**
+ * One statement: the webhook is deleted and its PENDING deliveries not in
+ * flight are FAILED, so the log does not show them waiting for a retry
+ * (up to WEBHOOK_RETRY_SCHEDULE's longest step, or a day for a Retry-After)
+ * that will never be sent. A claimed one (locked_until ahead) is left to
+ * record its outcome under its claim.
+ */
+const DELETE_WEBHOOK = `
+  WITH w AS (
+    UPDATE webhooks SET deleted_at = now(), enabled = false, secret = $3, previous_secret = NULL, previous_secret_expires_at = NULL
+    WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL
+    RETURNING id
+  ), abandoned AS (
+    UPDATE webhook_deliveries d SET status = 'FAILED', last_error = $4 FROM w
+    WHERE d.webhook_id = w.id AND d.status = 'PENDING' AND (d.locked_until IS NULL OR d.locked_until < now())
+  )
+  SELECT id FROM w`;
+
 /** What a webhook the tenant disabled itself says in disabledReason. */
 export const DISABLED_BY_TENANT = "disabled by the tenant";
 
@@ -204,18 +225,16 @@ export class WebhookService {
 
   /**
    * Soft delete: the row stays for the delivery log (until retention prunes
-   * it, pruneCredentials), fan-out skips it, and deliveries already queued
-   * for it are abandoned by the notifier. Its secrets (and a rotated-out one) go at once: nothing
+   * it, pruneCredentials), fan-out skips it, and its deliveries waiting for
+   * an attempt are FAILED at once (DELETE_WEBHOOK); one in flight records
+   * its outcome and, if that is a retry, is abandoned by the notifier. Its secrets (and a rotated-out one) go at once: nothing
    * signs with a deleted endpoint's secret, and it is never shown again.
    * Absent, another tenant's and already deleted are the same NOT_FOUND.
    */
   async delete(tenantId: string, id: string): Promise<boolean> {
     if (!isWellFormedId(IdPrefix.webhook, id)) throw new NotFoundError("Webhook", id);
-    const { count } = await this.db.prisma.webhook.updateMany({
-      where: { id, tenantId, deletedAt: null },
-      data: { deletedAt: new Date(), enabled: false, secret: DELETED_WEBHOOK_SECRET, previousSecret: null, previousSecretExpiresAt: null },
-    });
-    if (count === 0) throw new NotFoundError("Webhook", id);
+    const { rowCount } = await this.db.pool.query(DELETE_WEBHOOK, [id, tenantId, DELETED_WEBHOOK_SECRET, DELETED_WEBHOOK_ERROR]);
+    if (rowCount !== 1) throw new NotFoundError("Webhook", id);
     return true;
   }
 
