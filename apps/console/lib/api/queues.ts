@@ -53,3 +53,15 @@ export async function setQueuePaused(name: string, paused: boolean): Promise<Api
   const result = await gql<Record<string, { name: string; paused: boolean }>>(`mutation ConsoleQueuePause($name: String!) { ${op}(name: $name) { name paused } }`, { name });
   return result.ok ? { ok: true, data: result.data[op] as { name: string; paused: boolean } } : result;
 }
+
+/** purgeQueue: cancels every task of the queue that is not running; answers the queue's counts afterwards. */
+export async function purgeQueue(name: string): Promise<ApiResult<Queue>> {
+  const result = await gql<{ purgeQueue: Queue }>(`mutation ConsolePurgeQueue($name: String!) { purgeQueue(name: $name) { ${QUEUE} } }`, { name });
+  return result.ok ? { ok: true, data: result.data.purgeQueue } : result;
+}
+
+/** deleteQueue: CONFLICT (with the reason in its message) while the queue has unfinished tasks, a schedule or a running workflow. */
+export async function deleteQueue(name: string): Promise<ApiResult<boolean>> {
+  const result = await gql<{ deleteQueue: boolean }>(`mutation ConsoleDeleteQueue($name: String!) { deleteQueue(name: $name) }`, { name });
+  return result.ok ? { ok: true, data: result.data.deleteQueue } : result;
+}

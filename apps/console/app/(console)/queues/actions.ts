@@ -3,7 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
 import { errorState, type ActionState } from "@/lib/action-state";
-import { getQueue, setQueuePaused, upsertQueue } from "@/lib/api/queues";
+import { deleteQueue, getQueue, purgeQueue, setQueuePaused, upsertQueue } from "@/lib/api/queues";
 import { checked, float, int, text } from "@/lib/form-data";
 
 const FIELDS = {
@@ -61,4 +61,26 @@ export async function pauseQueueAction(_state: ActionState, form: FormData): Pro
   revalidatePath(`/queues/${encodeURIComponent(name)}`);
   if (!result.ok) return errorState(result.error);
   return { status: "success", message: pause ? "Paused." : "Resumed." };
+}
+
+export async function purgeQueueAction(_state: ActionState, form: FormData): Promise<ActionState> {
+  const name = text(form, "name");
+  if (!name) return { status: "error", message: "No queue given." };
+  const result = await purgeQueue(name);
+  revalidatePath("/queues");
+  revalidatePath(`/queues/${encodeURIComponent(name)}`);
+  revalidatePath("/");
+  if (!result.ok) return errorState(result.error);
+  const running = result.data.stats.running;
+  return { status: "success", message: `Purged: nothing is waiting in ${name}${running > 0 ? `; ${running} running task${running === 1 ? "" : "s"} will finish` : ""}.` };
+}
+
+export async function deleteQueueAction(_state: ActionState, form: FormData): Promise<ActionState> {
+  const name = text(form, "name");
+  if (!name) return { status: "error", message: "No queue given." };
+  const result = await deleteQueue(name);
+  if (!result.ok) return errorState(result.error);
+  revalidatePath("/queues");
+  revalidatePath("/");
+  redirect(`/queues?deleted=${encodeURIComponent(name)}`);
 }

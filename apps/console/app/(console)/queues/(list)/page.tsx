@@ -10,7 +10,9 @@ import { param, type SearchParams } from "@/lib/search-params";
 export const metadata: Metadata = { title: "Queues" };
 
 export default async function QueuesPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
-  const created = param(await searchParams, "created");
+  const params = await searchParams;
+  const created = param(params, "created");
+  const deleted = param(params, "deleted");
   const result = await listQueues();
   const create = (
     <Link className="button button-primary" href="/queues/new">
@@ -23,6 +25,11 @@ export default async function QueuesPage({ searchParams }: { searchParams: Promi
       {created ? (
         <div className="notice notice-success" role="status" style={{ marginBottom: "1rem" }}>
           Queue <strong>{created}</strong> created.
+        </div>
+      ) : null}
+      {deleted ? (
+        <div className="notice notice-success" role="status" style={{ marginBottom: "1rem" }}>
+          Queue <strong>{deleted}</strong> deleted.
         </div>
       ) : null}
       {!result.ok ? (

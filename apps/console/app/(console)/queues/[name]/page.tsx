@@ -3,6 +3,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { QueueStatsList } from "@/components/overview/QueueStatsList";
 import { PauseButton } from "@/components/queues/PauseButton";
+import { QueueLifecycleButtons } from "@/components/queues/QueueLifecycleButtons";
 import { QueueForm } from "@/components/queues/QueueForm";
 import { ErrorState } from "@/components/ui/ErrorState";
 import { PageHeader } from "@/components/ui/PageHeader";
@@ -42,6 +43,7 @@ export default async function QueuePage({ params }: { params: Promise<{ name: st
               Tasks
             </Link>
             <PauseButton name={queue.name} paused={queue.paused} />
+            <QueueLifecycleButtons queue={queue} />
           </>
         }
       />
