@@ -22,7 +22,7 @@ const log = createLogger("scheduler", env.LOG_LEVEL);
 const signals = listenForStopSignals(log, SHUTDOWN_DEADLINE_MS.scheduler);
 const tracing = await startTracing({ enabled: tracingRequested(), serviceName: "tasklane-scheduler" });
 await prepareDatabaseOrExit(env.DATABASE_URL, "tasklane-scheduler");
-const db = createDatabase({ url: env.DATABASE_URL, max: 6, applicationName: "tasklane-scheduler" });
+const db = createDatabase({ url: env.DATABASE_URL, max: 6, applicationName: "tasklane-scheduler", queryTimeoutMs: env.DATABASE_QUERY_TIMEOUT_SECONDS * 1000 });
 const redis = createRedis(redisTargetOf(env), "tasklane-scheduler", { log });
 const keys = createKeySpace(env.REDIS_KEY_PREFIX);
 const ctx: SchedulerContext = {

@@ -28,7 +28,7 @@ const SHUTDOWN_TIMEOUT_MS = workerShutdownDeadlineMs(GRACE_MS);
 const signals = listenForStopSignals(log, SHUTDOWN_TIMEOUT_MS);
 const tracing = await startTracing({ enabled: tracingRequested(), serviceName: "tasklane-worker" });
 await prepareDatabaseOrExit(env.DATABASE_URL, "tasklane-worker");
-const db = createDatabase({ url: env.DATABASE_URL, max: 10, applicationName: "tasklane-worker" });
+const db = createDatabase({ url: env.DATABASE_URL, max: 10, applicationName: "tasklane-worker", queryTimeoutMs: env.DATABASE_QUERY_TIMEOUT_SECONDS * 1000 });
 const redis = createRedis(redisTargetOf(env), "tasklane-worker", { log });
 const subscriber = createRedis(redisTargetOf(env), "tasklane-worker-sub", { log });
 const keys = createKeySpace(env.REDIS_KEY_PREFIX);

@@ -177,7 +177,20 @@ const metricsHost = z
   .regex(/^[A-Za-z0-9.:%_-]+$/, { error: "expected an IP address or a host name" })
   .optional();
 
+/**
+ * A Postgres statement not answered within this long fails and its connection
+ * is dropped (the pool makes a new one). A connection the network lost without
+ * a reset (a failover, a NAT or firewall forgetting it) otherwise holds its
+ * statement until TCP gives up (~15 minutes of retransmissions on Linux, for
+ * ever to a peer that acknowledges), and each such statement keeps a pool
+ * connection: the scheduler's loops and the worker's starts and completions
+ * stopped for that long. Far above any statement of theirs (batches of
+ * milliseconds; a row lock held by a frozen session ends within 10 s).
+ */
+const databaseQueryTimeout = numberVar({ min: 1, max: 3_600 }).default(30);
+
 export const schedulerEnvSchema = baseEnvSchema.extend({
+  DATABASE_QUERY_TIMEOUT_SECONDS: databaseQueryTimeout,
   RECONCILE_INTERVAL_SECONDS: numberVar({ positive: true }).default(15),
   /** How late a cron occurrence may fire and still count as on time rather than missed. */
   SCHEDULE_MISFIRE_GRACE_SECONDS: numberVar({ min: 0 }).default(30),
@@ -195,6 +208,7 @@ export const schedulerEnvSchema = baseEnvSchema.extend({
 });
 
 export const workerEnvSchema = baseEnvSchema.extend({
+  DATABASE_QUERY_TIMEOUT_SECONDS: databaseQueryTimeout,
   WORKER_CONCURRENCY: numberVar({ integer: true, positive: true, max: 10_000 }).default(100),
   /**
    * Delayed and retrying tasks are started this many ms before their runAt and

@@ -24,6 +24,13 @@ export interface DatabaseOptions {
   /** Pool size; the default suits a 2-core box with several processes. */
   max?: number;
   applicationName?: string;
+  /**
+   * A statement not answered within this long fails (pg's query_timeout) and
+   * its connection is dropped rather than reused: one a silent network holds
+   * would otherwise keep its statement, and its pool slot, until TCP gives up.
+   * @defaultValue no limit
+   */
+  queryTimeoutMs?: number;
 }
 
 /**
@@ -69,6 +76,7 @@ export function createDatabase(options: DatabaseOptions): Database {
     // A lost Postgres must surface as an error quickly, not as a hung request.
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
+    ...(options.queryTimeoutMs === undefined ? {} : { query_timeout: options.queryTimeoutMs }),
     // Our raw SQL's parsers (Prisma's adapter brings its own per query).
     types: poolTypeParsers(),
   });
@@ -134,15 +142,21 @@ export async function withTransactionIfAny<T>(
 /** Runs fn in one transaction on one client; rolls back on any throw. */
 export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  let result: T;
   try {
     await client.query("BEGIN");
-    const result = await fn(client);
+    result = await fn(client);
     await client.query("COMMIT");
-    return result;
   } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
+    // A client whose ROLLBACK fails is dropped, not reused: after a query timeout its connection still
+    // waits for the unanswered statement, and every later query on it would wait behind that.
+    const rolledBack = await client.query("ROLLBACK").then(
+      () => true,
+      () => false,
+    );
+    client.release(!rolledBack);
     throw error;
-  } finally {
-    client.release();
   }
+  client.release();
+  return result;
 }
