@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MisfirePolicy } from "../statuses.js";
-import { MAX_CATCH_UP_RUNS, MISFIRE_GRACE_MS, MISFIRE_WINDOW, decideMisfire, decideMisfireWindow, missedSummaryReason, type MissedSummary } from "./misfire.js";
+import { MAX_CATCH_UP_RUNS, MISFIRE_GRACE_MS, MISFIRE_WINDOW, decideMisfire, decideMisfireWindow, missedReason, missedSummaryReason, type MissedSummary } from "./misfire.js";
 
 const NOW = Date.parse("2026-01-01T12:00:00Z");
 const ago = (ms: number) => new Date(NOW - ms);
@@ -91,6 +91,12 @@ describe("decideMisfire", () => {
 
   it("refuses a negative grace", () => {
     expect(() => decide(MisfirePolicy.SKIP, [], -1)).toThrow(RangeError);
+  });
+});
+
+describe("missedReason", () => {
+  it.each(Object.values(MisfirePolicy))("%s: says the occurrence was missed", (policy) => {
+    expect(missedReason(policy)).toMatch(/^missed: /);
   });
 });
 

@@ -91,6 +91,24 @@ export interface MisfireDecision {
   summary?: MissedSummary;
 }
 
+/**
+ * The lastError (and event reason) of a run the misfire policy SKIPPED: a
+ * SKIPPED run said nothing of why, so a missed occurrence looked like one
+ * the overlap policy or a change skipped.
+ */
+export function missedReason(policy: MisfirePolicy): string {
+  switch (policy) {
+    case MisfirePolicy.SKIP:
+      return "missed: not fired within the misfire grace (misfirePolicy SKIP)";
+    case MisfirePolicy.CATCH_UP:
+      return `missed: older than the newest ${MAX_CATCH_UP_RUNS.toLocaleString("en-US")} missed occurrences, which CATCH_UP runs`;
+    case MisfirePolicy.FIRE_ONCE:
+      return "missed: not fired within the misfire grace";
+    default:
+      return assertNever(policy);
+  }
+}
+
 /** The lastError (and event reason) of the SKIPPED run a MissedSummary records. */
 export function missedSummaryReason(summary: MissedSummary): string {
   return `missed, with the ${summary.earlier.toLocaleString("en-US")} missed occurrences before it since ${summary.since.toISOString()}, which are not recorded one by one`;

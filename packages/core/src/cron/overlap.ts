@@ -32,3 +32,6 @@ export function decideOverlap(policy: OverlapPolicy, previousRunUnfinished: bool
       return assertNever(policy);
   }
 }
+
+/** The lastError (and event reason) of a run the overlap policy SKIPPED. */
+export const OVERLAP_SKIP_REASON = "the schedule's previous run was unfinished (overlapPolicy SKIP)";

@@ -28,7 +28,8 @@ export async function cancelUnfinishedRuns(
 /**
  * A schedule that is changed, disabled or deleted has its future runs
  * (materialised ahead of their occurrence, SCHEDULED) SKIPPED in the same
- * transaction, with `reason` on their event: they would otherwise run as the
+ * transaction, with `reason` on their event and as their lastError (as every
+ * SKIPPED run says why): they would otherwise run as the
  * schedule no longer says. Their occurrence keys are released (set to null;
  * run_at still tells the instant), so the scheduler can materialise the changed
  * schedule's runs for the same instants from its new next_run_at. Runs already
@@ -49,7 +50,7 @@ export async function skipPendingRuns(
        ORDER BY t.id FOR UPDATE OF t
      ),
      upd AS (
-       UPDATE tasks t SET status = 'SKIPPED', completed_at = now(), updated_at = now(), occurrence_key = NULL
+       UPDATE tasks t SET status = 'SKIPPED', completed_at = now(), updated_at = now(), occurrence_key = NULL, last_error = $3
        FROM cand WHERE ${sameId("t", "cand")}
        RETURNING ${RETURNING_FOR_CTES}, cand.from_status
      ),

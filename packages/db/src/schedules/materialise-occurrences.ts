@@ -1,11 +1,13 @@
 import {
   MISFIRE_GRACE_MS,
   MISFIRE_WINDOW,
+  OVERLAP_SKIP_REASON,
   OverlapDecision,
   OverlapPolicy,
   assertNever,
   decideMisfireWindow,
   decideOverlap,
+  missedReason,
   missedSummaryReason,
   nextOccurrence,
   occurrenceKey,
@@ -161,7 +163,7 @@ async function fireOccurrences(
       let latestRun: Date | null = null;
       for (let i = 0; i < fire.length; i++) {
         if (decideOverlap(policy, await previousRunUnfinished(client, s.id)) === OverlapDecision.SKIP) {
-          await insertRuns(client, s, runs(fire.slice(i), { initialStatus: "SKIPPED" }), options, tally);
+          await insertRuns(client, s, runs(fire.slice(i), { initialStatus: "SKIPPED", lastError: OVERLAP_SKIP_REASON }), options, tally);
           return latestRun;
         }
         latestRun = later(latestRun, await insertRuns(client, s, runs(fire.slice(i, i + 1)), options, tally));
@@ -206,7 +208,7 @@ export async function materialiseWindow(
   const decision = decideMisfireWindow({ policy: s.misfirePolicy, occurrences, more, now, graceMs: options.graceMs ?? MISFIRE_GRACE_MS });
   const summary = decision.summary;
   const skipped = decision.skip.map((at) =>
-    runInsert(s, at, { initialStatus: "SKIPPED", ...(summary?.occurrence === at ? { lastError: missedSummaryReason(summary) } : {}) }),
+    runInsert(s, at, { initialStatus: "SKIPPED", lastError: summary?.occurrence === at ? missedSummaryReason(summary) : missedReason(s.misfirePolicy) }),
   );
   // last_run_at is the latest occurrence that runs: one SKIPPED by the overlap policy or a quota did
   // not, and lastRunAt showed it (then, for ALLOW, the last real run while the next was materialised ahead).
