@@ -19,7 +19,7 @@ export {
 } from "./errors.js";
 export { GraphQLTransport, SDK_VERSION, type CallOptions, type FetchLike, type OperationSpec, type TransportOptions } from "./transport.js";
 export { DEFAULT_RETRY, type RetryOptions, type RetryPolicy } from "./retry.js";
-export { TasksResource, type DeadLetterOptions, type WaitForOptions } from "./resources/tasks.js";
+export { TasksResource, type AllDeadLettersOptions, type DeadLetterBatch, type DeadLetterBatchOptions, type DeadLetterOptions, type WaitForOptions } from "./resources/tasks.js";
 export { QueuesResource } from "./resources/queues.js";
 export { LeasesResource, type OutcomeCallOptions } from "./resources/leases.js";
 export { SchedulesResource } from "./resources/schedules.js";

@@ -1,7 +1,9 @@
 /**
  * Tasks (contract: submitTask, submitTasks, task, tasks, cancelTask,
- * redriveTask, discardTask, deadLetterTasks).
+ * redriveTask, deadLetterTasks; additions: discardTask, redriveDeadLetterTasks,
+ * discardDeadLetterTasks).
  */
+import { deadLetterBatchArgsSchema } from "@tasklane/core/schemas/dead-letter-batch";
 import { parseInput } from "@tasklane/core/schemas/parse";
 import { submitTaskInputSchema, submitTasksInputSchema } from "@tasklane/core/schemas/task";
 import { isTerminalStatus } from "@tasklane/core/statuses";
@@ -35,6 +37,32 @@ const REDRIVE = `mutation RedriveTask($id: ID!) { redriveTask(id: $id) { ...Task
 ${TASK_FIELDS}`;
 const DISCARD = `mutation DiscardTask($id: ID!) { discardTask(id: $id) { ...TaskFields } }
 ${TASK_FIELDS}`;
+const REDRIVE_DEAD_LETTERS = `mutation RedriveDeadLetterTasks($queue: String, $max: Int) { redriveDeadLetterTasks(queue: $queue, max: $max) { count hasMore } }`;
+const DISCARD_DEAD_LETTERS = `mutation DiscardDeadLetterTasks($queue: String, $max: Int) { discardDeadLetterTasks(queue: $queue, max: $max) { count hasMore } }`;
+
+/** What one redriveDeadLetters / discardDeadLetters call did. */
+export interface DeadLetterBatch {
+  /** Tasks redriven (or discarded) by the call. */
+  count: number;
+  /** Whether such dead tasks remain: call again until false. */
+  hasMore: boolean;
+}
+
+export interface DeadLetterBatchOptions {
+  /** Only this queue's dead tasks (an unknown name is NOT_FOUND); left out: every queue. */
+  queue?: string | null;
+  /** At most this many tasks, 1 to 10,000. @defaultValue 1000 */
+  max?: number | null;
+}
+
+export interface AllDeadLettersOptions {
+  /** Only this queue's dead tasks; left out: every queue. */
+  queue?: string | null;
+  /** Tasks per call, 1 to 10,000. @defaultValue 1000 */
+  batchSize?: number;
+  /** After each call, with the total so far. */
+  onProgress?(progress: { done: number; batch: DeadLetterBatch }): void;
+}
 
 export interface DeadLetterOptions extends PageOptions {
   /** Only this queue's dead letters. */
@@ -169,6 +197,61 @@ export class TasksResource {
       const task = await this.get(id, opts);
       if (task?.status !== "CANCELLED") throw error;
       return task;
+    }
+  }
+
+  /**
+   * redrive for up to `max` (default 1,000) DEAD tasks outside workflows, of one queue or every
+   * queue, the one that died first first; a workflow's dead tasks are left (redrive refuses them).
+   */
+  async redriveDeadLetters(options: DeadLetterBatchOptions = {}, opts?: CallOptions): Promise<DeadLetterBatch> {
+    return this.#deadLetterBatch("redriveDeadLetterTasks", REDRIVE_DEAD_LETTERS, options, opts);
+  }
+
+  /** discard for up to `max` (default 1,000) DEAD tasks, of one queue or every queue, the one that died first first; workflow tasks included. */
+  async discardDeadLetters(options: DeadLetterBatchOptions = {}, opts?: CallOptions): Promise<DeadLetterBatch> {
+    return this.#deadLetterBatch("discardDeadLetterTasks", DISCARD_DEAD_LETTERS, options, opts);
+  }
+
+  /**
+   * Redrives the dead-letter queue (of one queue, or all) a call at a time until none remain;
+   * returns how many were redriven. Stops once a call redrives none, so it ends even while
+   * redriven tasks keep dying; a task redriven here that dies again may be taken by a later call.
+   * A failed call rejects (what earlier calls did stands; calling again goes on from there).
+   */
+  async redriveAllDeadLetters(options: AllDeadLettersOptions = {}, opts?: CallOptions): Promise<number> {
+    return this.#drain((batch) => this.redriveDeadLetters(batch, opts), options);
+  }
+
+  /** discardDeadLetters a call at a time until none remain; returns how many were discarded. */
+  async discardAllDeadLetters(options: AllDeadLettersOptions = {}, opts?: CallOptions): Promise<number> {
+    return this.#drain((batch) => this.discardDeadLetters(batch, opts), options);
+  }
+
+  async #deadLetterBatch(
+    operation: "redriveDeadLetterTasks" | "discardDeadLetterTasks",
+    document: string,
+    options: DeadLetterBatchOptions,
+    opts?: CallOptions,
+  ): Promise<DeadLetterBatch> {
+    checkLocally(operation, () => parseInput(deadLetterBatchArgsSchema, options));
+    // Not idempotent: a repeat after a lost answer would take up to `max` more tasks (for redrive,
+    // ones it had just redriven that died again), so a lost answer is the caller's to judge.
+    const data = await this.#transport.execute<Record<string, DeadLetterBatch>>(
+      { operation, document, idempotent: false },
+      { queue: options.queue ?? null, max: options.max ?? null },
+      opts,
+    );
+    return data[operation] as DeadLetterBatch;
+  }
+
+  async #drain(call: (batch: DeadLetterBatchOptions) => Promise<DeadLetterBatch>, options: AllDeadLettersOptions): Promise<number> {
+    let done = 0;
+    for (;;) {
+      const batch = await call({ queue: options.queue ?? null, max: options.batchSize ?? null });
+      done += batch.count;
+      options.onProgress?.({ done, batch });
+      if (!batch.hasMore || batch.count === 0) return done;
     }
   }
 

@@ -1,0 +1,98 @@
+/**
+ * The SDK's bulk dead-letter calls against the real gateway:
+ * tasks.redriveDeadLetters / discardDeadLetters (one call) and
+ * redriveAllDeadLetters / discardAllDeadLetters (calls until none remain).
+ */
+import { TasklaneClient, TasklaneError, type FetchLike } from "@tasklane/sdk";
+import { IdPrefix, newId } from "@tasklane/core";
+import { describe, expect, it } from "vitest";
+import { useGateway } from "../helpers/gateway-fixture.js";
+import { createTenant } from "../helpers/platform.js";
+
+describe("SDK: dead letters in bulk", () => {
+  const platform = useGateway();
+  const pool = () => platform.database.db.pool;
+
+  async function deadTasks(tenantId: string, n: number): Promise<string[]> {
+    const queue = await pool().query<{ id: string }>("SELECT id FROM queues WHERE tenant_id = $1 AND name = 'default'", [tenantId]);
+    const ids = Array.from({ length: n }, () => newId(IdPrefix.task));
+    await pool().query(
+      `INSERT INTO tasks (id, tenant_id, queue_id, type, status, run_at, created_at, completed_at, attempts, max_attempts,
+                          backoff_strategy, backoff_delay_seconds, backoff_jitter, timeout_seconds)
+       SELECT id, $2, $3, 'dead', 'DEAD', now(), now(), now() - interval '1 hour' + ord * interval '1 millisecond', 1, 1, 'EXPONENTIAL', 1, true, 60
+         FROM unnest($1::text[]) WITH ORDINALITY AS u(id, ord)`,
+      [ids, tenantId, queue.rows[0]!.id],
+    );
+    return ids;
+  }
+
+  const statusesOf = async (ids: string[]) =>
+    (await pool().query<{ status: string; n: number }>("SELECT status, count(*)::int AS n FROM tasks WHERE id = ANY($1) GROUP BY status", [ids])).rows;
+
+  async function rejection(promise: Promise<unknown>): Promise<TasklaneError> {
+    const error = await promise.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    if (!(error instanceof TasklaneError)) throw new Error(`expected a TasklaneError, got ${String(error)}`);
+    return error;
+  }
+
+  it("redriveAllDeadLetters calls until none remain, reporting progress; discardAllDeadLetters likewise", async () => {
+    const { apiKey, tenantId } = await createTenant(platform.gateway);
+    const client = new TasklaneClient({ url: platform.gateway.url, apiKey });
+    const ids = await deadTasks(tenantId, 2_500);
+    const progress: number[] = [];
+    expect(await client.tasks.redriveAllDeadLetters({ onProgress: ({ done }) => progress.push(done) })).toBe(2_500);
+    expect(progress).toEqual([1_000, 2_000, 2_500]);
+    expect(await statusesOf(ids)).toEqual([{ status: "QUEUED", n: 2_500 }]);
+
+    const more = await deadTasks(tenantId, 30);
+    expect(await client.tasks.discardDeadLetters({ queue: "default", max: 10 })).toEqual({ count: 10, hasMore: true });
+    expect(await client.tasks.discardAllDeadLetters({ batchSize: 15 })).toBe(20);
+    expect(await statusesOf(more)).toEqual([{ status: "CANCELLED", n: 30 }]);
+    expect(await client.tasks.redriveDeadLetters()).toEqual({ count: 0, hasMore: false });
+  });
+
+  it("refuses a bad max locally and an unknown queue with NOT_FOUND", async () => {
+    const { apiKey } = await createTenant(platform.gateway);
+    let sent = 0;
+    const counting: FetchLike = (input, init) => {
+      sent += 1;
+      return fetch(input, init);
+    };
+    const client = new TasklaneClient({ url: platform.gateway.url, apiKey, fetch: counting });
+    expect((await rejection(client.tasks.redriveDeadLetters({ max: 0 }))).code).toBe("BAD_USER_INPUT");
+    expect((await rejection(client.tasks.discardDeadLetters({ max: 10_001 }))).code).toBe("BAD_USER_INPUT");
+    expect(sent).toBe(0);
+    expect((await rejection(client.tasks.redriveDeadLetters({ queue: "nope" }))).code).toBe("NOT_FOUND");
+    expect((await rejection(client.tasks.redriveAllDeadLetters({ queue: "nope" }))).code).toBe("NOT_FOUND");
+  });
+
+  it("never sends a call again whose answer was lost (it would take more tasks), and stops when a call redrives none", async () => {
+    const { apiKey, tenantId } = await createTenant(platform.gateway);
+    const ids = await deadTasks(tenantId, 5);
+    let calls = 0;
+    const losing: FetchLike = async (input, init) => {
+      calls += 1;
+      const res = await fetch(input, init);
+      await res.text();
+      throw new TypeError("fetch failed", { cause: Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }) });
+    };
+    const client = new TasklaneClient({ url: platform.gateway.url, apiKey, fetch: losing });
+    await rejection(client.tasks.redriveDeadLetters({ max: 2 }));
+    expect(calls).toBe(1);
+    // The gateway did redrive them: only the answer was lost.
+    expect(await statusesOf(ids)).toEqual(expect.arrayContaining([{ status: "QUEUED", n: 2 }, { status: "DEAD", n: 3 }]));
+
+    // A platform that says more remain while taking none (they are locked elsewhere): one call, not a spin.
+    let asked = 0;
+    const stuck: FetchLike = async () => {
+      asked += 1;
+      return new Response(JSON.stringify({ data: { redriveDeadLetterTasks: { count: 0, hasMore: true } } }), { headers: { "content-type": "application/json" } });
+    };
+    const stuckClient = new TasklaneClient({ url: platform.gateway.url, apiKey, fetch: stuck });
+    expect(await stuckClient.tasks.redriveAllDeadLetters()).toBe(0);
+    expect(asked).toBe(1);
+  });
+});
