@@ -78,7 +78,7 @@ beforeAll(async () => {
   // Each path's first request fails as the path says; every later one answers 204.
   receiver = await startReceiver((req, res) => {
     if (hits(req.path).length > 1) return void res.writeHead(204).end();
-    if (req.path === "/retry-after") return void res.writeHead(429, { "retry-after": "40" }).end("slow down");
+    if (req.path.startsWith("/retry-after")) return void res.writeHead(429, { "retry-after": "40" }).end("slow down");
     res.writeHead(500).end("down");
   });
   gateway = await startGateway({ databaseUrl: tdb.url, redis, env: { ALLOW_PRIVATE_TARGETS: "1" } });
@@ -155,5 +155,30 @@ describe("a webhook delivery's retries", () => {
     expect(await deliveryOf(hook.id)).toMatchObject({ status: "FAILED", attempts: 1, lastResponseCode: 429, nextAttemptAt: null });
     const row = await tdb.db.pool.query("SELECT last_error FROM webhook_deliveries WHERE webhook_id = $1", [hook.id]);
     expect(row.rows).toEqual([{ last_error: "webhook was deleted" }]);
+  }, 40_000);
+
+  it("disabling the webhook stops a delivery waiting for its retry; enabled again it stays stopped until redelivered", async () => {
+    const hook = await webhookAt("/retry-after-disable");
+    await runPullTask(gateway.url, tenant.apiKey, { type: "hook.schedule", workerId: "schedule-test" });
+    await waitFor("the 429 recorded", async () => ((await deliveryOf(hook.id))?.attempts === 1 ? true : null), 20_000);
+    const since = new Date(Date.now() - 60_000).toISOString();
+    const update = (enabled: boolean) =>
+      gql(gateway.url, `mutation ($id: ID!, $e: Boolean) { updateWebhook(id: $id, input: { enabled: $e }) { enabled } }`, { id: hook.id, e: enabled }, tenant.apiKey);
+    expect((await update(false)).errors).toBeUndefined();
+    expect(await deliveryOf(hook.id)).toMatchObject({ status: "FAILED", attempts: 1, nextAttemptAt: null });
+    const row = await tdb.db.pool.query("SELECT last_error FROM webhook_deliveries WHERE webhook_id = $1", [hook.id]);
+    expect(row.rows).toEqual([{ last_error: "webhook is disabled: disabled by the tenant" }]);
+    // Enabled again, nothing resumes on its own: the tenant redelivers what it wants.
+    expect((await update(true)).errors).toBeUndefined();
+    expect((await deliveryOf(hook.id))?.status).toBe("FAILED");
+    const recovered = await gql<{ redeliverWebhookDeliveries: number }>(
+      gateway.url,
+      `mutation ($w: ID!, $s: DateTime!) { redeliverWebhookDeliveries(webhookId: $w, since: $s) }`,
+      { w: hook.id, s: since },
+      tenant.apiKey,
+    );
+    expect(recovered.data?.redeliverWebhookDeliveries).toBe(1);
+    await waitFor("DELIVERED after the redelivery", async () => ((await deliveryOf(hook.id))?.status === "DELIVERED" ? true : null), 20_000);
+    expect(hits("/retry-after-disable")).toHaveLength(2);
   }, 40_000);
 });

@@ -88,7 +88,13 @@ export const DISABLED_BY_TENANT = "disabled by the tenant";
  * tenant did it (an endpoint already disabled keeps the first reason).
  * A new URL also re-addresses the endpoint's PENDING deliveries, so their
  * retries go where the tenant now receives, rather than failing at the old
- * address and disabling the endpoint again.
+ * address and disabling the endpoint again. enabled: false stops the
+ * deliveries waiting for an attempt at once (FAILED, as the notifier would
+ * abandon them at their next claim; redeliverWebhookDeliveries brings them
+ * back once it is enabled again), so re-enabling within a retry's wait does
+ * not quietly resume them; one in flight records its outcome (stopped rows
+ * and re-addressed ones are disjoint: two updates of one row in a statement
+ * would keep only one).
  */
 const UPDATE_WEBHOOK = `
   WITH w AS (
@@ -100,9 +106,13 @@ const UPDATE_WEBHOOK = `
       failure_streak = CASE WHEN $5::boolean AND NOT enabled THEN 0 ELSE failure_streak END
     WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL
     RETURNING *
+  ), stopped AS (
+    UPDATE webhook_deliveries d SET status = 'FAILED', last_error = 'webhook is disabled: ' || COALESCE(w.disabled_reason, $6::text), url = w.url FROM w
+    WHERE $5::boolean IS FALSE AND d.webhook_id = w.id AND d.status = 'PENDING' AND (d.locked_until IS NULL OR d.locked_until < now())
   ), readdressed AS (
     UPDATE webhook_deliveries d SET url = w.url FROM w
     WHERE $3::text IS NOT NULL AND d.webhook_id = w.id AND d.status = 'PENDING' AND d.url <> w.url
+      AND NOT ($5::boolean IS FALSE AND (d.locked_until IS NULL OR d.locked_until < now()))
   )
   SELECT id, tenant_id, url, events, secret, previous_secret, previous_secret_expires_at, enabled, disabled_reason, failure_streak, deleted_at, created_at FROM w`;
 
