@@ -5,8 +5,9 @@
  * recorded, then the worker is killed. Each of those tasks must run again,
  * but only once its lease (timeout + 15 s) has expired, and be recorded
  * once: outcomes LEASE_EXPIRED then SUCCEEDED, two requests, the second after
- * the first lease's end. Real scheduler (straight to Postgres, it expires
- * the leases) and worker processes.
+ * the first lease's end. A workflow's root among them releases its two
+ * children once, after its second attempt. Real scheduler (straight to
+ * Postgres, it expires the leases) and worker processes.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor, type AppProcess } from "../helpers/app-process.js";
@@ -27,8 +28,9 @@ let gateway: StartedGateway;
 let tenant: CreatedTenant;
 let receiver: HttpReceiver;
 const apps: AppProcess[] = [];
-/** First attempts' answers, held until the test lets them go; later attempts are answered at once. */
+/** First attempts' answers, held until the test lets them go (while holdFirst); later attempts are answered at once. */
 let holding: Array<() => void> = [];
+let holdFirst = true;
 
 const env = (databaseUrl: string) => ({
   DATABASE_URL: databaseUrl,
@@ -46,7 +48,7 @@ beforeAll(async () => {
   receiver = await startReceiver((req, res) => {
     const { taskId, attempt } = req.json as { taskId: string; attempt: number };
     const answer = () => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ran: taskId, attempt }));
-    if (attempt === 1) holding.push(answer);
+    if (attempt === 1 && holdFirst) holding.push(answer);
     else answer();
   });
   gateway = await startGateway({ databaseUrl: tdb.url, redis: testRedis, env: { ALLOW_PRIVATE_TARGETS: "1" } });
@@ -83,7 +85,24 @@ describe("durability: a worker killed with its completions unwritten", () => {
     const inputs = Array.from({ length: TASKS }, (_, i) => ({ type: `t${i}`, queue: "push", timeoutSeconds: TIMEOUT_SECONDS, maxAttempts: 3 }));
     const submitted = await gql<{ submitTasks: { id: string }[] }>(gateway.url, `mutation ($i: [SubmitTaskInput!]!) { submitTasks(inputs: $i) { id } }`, { i: inputs }, tenant.apiKey);
     const ids = submitted.data!.submitTasks.map((t) => t.id);
-    await waitFor("every first attempt at the endpoint", () => holding.length === TASKS, 20_000, 20);
+    const wf = await gql<{ submitWorkflow: { tasks: { key: string; task: { id: string } }[] } }>(
+      gateway.url,
+      `mutation ($i: SubmitWorkflowInput!) { submitWorkflow(input: $i) { tasks { key task { id } } } }`,
+      {
+        i: {
+          name: "release-after-kill",
+          tasks: [
+            { key: "root", type: "root", queue: "push", timeoutSeconds: TIMEOUT_SECONDS, maxAttempts: 3 },
+            { key: "left", type: "left", queue: "push", dependsOn: ["root"] },
+            { key: "right", type: "right", queue: "push", dependsOn: ["root"] },
+          ],
+        },
+      },
+      tenant.apiKey,
+    );
+    expect(wf.errors).toBeUndefined();
+    const wfIds = new Map(wf.data!.submitWorkflow.tasks.map((t) => [t.key, t.task.id]));
+    await waitFor("every first attempt at the endpoint", () => holding.length === TASKS + 1, 20_000, 20);
     // The worker's Postgres goes; the answers come in: every success waits in its completion batch.
     await proxy.cut();
     const answers = holding;
@@ -93,6 +112,7 @@ describe("durability: a worker killed with its completions unwritten", () => {
     worker.kill("SIGKILL");
     await worker.exited;
     const killedAt = Date.now();
+    holdFirst = false;
     await proxy.restore();
     const running = await tdb.db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM tasks WHERE id = ANY($1) AND status = 'RUNNING' AND attempts = 1", [ids]);
     expect(running.rows[0]!.n).toBe(TASKS);
@@ -105,6 +125,22 @@ describe("durability: a worker killed with its completions unwritten", () => {
       100,
     );
     const recoveredMs = Date.now() - killedAt;
+    // The workflow: its root like the others, then each child once, after the root's success.
+    const children = [wfIds.get("left")!, wfIds.get("right")!];
+    await waitFor(
+      "the children SUCCEEDED",
+      async () => (await tdb.db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM tasks WHERE id = ANY($1) AND status = 'SUCCEEDED'", [children])).rows[0]!.n === 2,
+      20_000,
+      50,
+    );
+    const rootAttempts = await tdb.db.pool.query<{ outcome: string; finished_at: Date }>("SELECT outcome::text, finished_at FROM task_attempts WHERE task_id = $1 ORDER BY number", [wfIds.get("root")]);
+    expect(rootAttempts.rows.map((a) => a.outcome)).toEqual(["LEASE_EXPIRED", "SUCCEEDED"]);
+    for (const child of children) {
+      const attempts = await tdb.db.pool.query<{ outcome: string; started_at: Date }>("SELECT outcome::text, started_at FROM task_attempts WHERE task_id = $1", [child]);
+      expect(attempts.rows.map((a) => a.outcome)).toEqual(["SUCCEEDED"]);
+      expect(attempts.rows[0]!.started_at.getTime()).toBeGreaterThanOrEqual(rootAttempts.rows[1]!.finished_at.getTime());
+      expect(receiver.requests.filter((r) => (r.json as { taskId: string }).taskId === child)).toHaveLength(1);
+    }
     const { rows } = await tdb.db.pool.query<AttemptRow>("SELECT task_id, number, outcome::text, started_at, finished_at FROM task_attempts WHERE task_id = ANY($1) ORDER BY task_id, number", [ids]);
     const tasks = await tdb.db.pool.query<{ id: string; attempts: number; result: { attempt: number } }>("SELECT id, attempts, result FROM tasks WHERE id = ANY($1)", [ids]);
     for (const task of tasks.rows) {
