@@ -133,10 +133,17 @@ describe("notifier delivery", () => {
     expect(streak.rows[0].failure_streak).toBe(0);
   });
 
-  it("a 410 fails the delivery at once and disables the webhook", async () => {
+  it("a 410 fails the delivery at once and disables the webhook, failing its deliveries waiting for a retry", async () => {
     const t = await seedNotifierTenant(tdb.db);
     const hook = await addWebhook(tdb.db, t.tenantId, `${receiver.url}/gone`, ["*"]);
     routes.set("/gone", (_req, res) => res.writeHead(410).end());
+    // Another event's delivery waiting for its retry, and one in flight on another notifier's claim.
+    await tdb.db.pool.query(
+      `INSERT INTO webhook_deliveries (id, tenant_id, webhook_id, url, event, body, attempts, next_attempt_at, locked_until)
+       VALUES ('dlv_gone_waiting', $1, $2, $3, 'task.succeeded', '{}', 1, now() + interval '1 hour', NULL),
+              ('dlv_gone_inflight', $1, $2, $3, 'task.succeeded', '{}', 0, now() - interval '1 second', now() + interval '1 minute')`,
+      [t.tenantId, hook.id, `${receiver.url}/gone`],
+    );
     const taskId = await finishTask(tdb.db, t, "dead");
 
     const [row] = await waitFor("FAILED", async () => {
@@ -146,6 +153,11 @@ describe("notifier delivery", () => {
     expect(row).toMatchObject({ event: "task.dead", attempts: 1, last_response_code: 410 });
     const w = await tdb.db.pool.query("SELECT enabled, disabled_reason FROM webhooks WHERE id = $1", [hook.id]);
     expect(w.rows[0]).toEqual({ enabled: false, disabled_reason: "endpoint answered 410 Gone" });
+    const others = await tdb.db.pool.query("SELECT id, status, last_error FROM webhook_deliveries WHERE id LIKE 'dlv_gone_%' ORDER BY id");
+    expect(others.rows).toEqual([
+      { id: "dlv_gone_inflight", status: "PENDING", last_error: null },
+      { id: "dlv_gone_waiting", status: "FAILED", last_error: "webhook is disabled: endpoint answered 410 Gone" },
+    ]);
     await new Promise((r) => setTimeout(r, 1500));
     expect(hits("/gone")).toHaveLength(1);
   });

@@ -55,9 +55,22 @@ const STREAK_UPDATE = `UPDATE webhooks w SET failure_streak = w.failure_streak +
     enabled = w.enabled AND w.failure_streak + 1 < p.disable_after,
     disabled_reason = CASE WHEN w.enabled AND w.failure_streak + 1 >= p.disable_after THEN p.streak_reason
                       ELSE w.disabled_reason END
-  FROM upd, p WHERE w.id = upd.webhook_id`;
+  FROM upd, p WHERE w.id = upd.webhook_id
+  RETURNING w.id, w.enabled, w.disabled_reason`;
 
-function statementFor(outcome: DeliveryOutcome): { upd: string; webhook: string | null } {
+/**
+ * The webhook's other deliveries waiting for an attempt, once it is disabled
+ * (410, the failure threshold): FAILED now, in the words the claim would
+ * abandon them with at their next attempt, rather than PENDING in the log
+ * until then (up to the schedule's longest step) and each claimed only to be
+ * abandoned. Ones in flight elsewhere keep their claims; the recorded one is
+ * upd's.
+ */
+const STOP_WAITING = `UPDATE webhook_deliveries d SET status = 'FAILED', last_error = 'webhook is disabled: ' || wh.disabled_reason
+  FROM wh, p WHERE NOT wh.enabled AND d.webhook_id = wh.id AND d.id <> p.delivery_id AND d.status = 'PENDING'
+    AND (d.locked_until IS NULL OR d.locked_until < now())`;
+
+function statementFor(outcome: DeliveryOutcome): { upd: string; webhook: string | null; stop?: boolean } {
   switch (outcome.kind) {
     case "delivered":
       return {
@@ -75,13 +88,16 @@ function statementFor(outcome: DeliveryOutcome): { upd: string; webhook: string 
       return {
         upd: deliveryUpdate(`status = 'FAILED', attempts = d.attempts + 1, last_response_code = p.code, last_error = p.error`),
         webhook: STREAK_UPDATE,
+        stop: true,
       };
     case "gone":
       return {
         upd: deliveryUpdate(`status = 'FAILED', attempts = d.attempts + 1, last_response_code = p.code, last_error = p.error`),
         webhook: `UPDATE webhooks w SET failure_streak = w.failure_streak + 1, enabled = false,
             disabled_reason = CASE WHEN w.enabled THEN p.error ELSE w.disabled_reason END
-          FROM upd, p WHERE w.id = upd.webhook_id`,
+          FROM upd, p WHERE w.id = upd.webhook_id
+          RETURNING w.id, w.enabled, w.disabled_reason`,
+        stop: true,
       };
     case "abandoned":
       return { upd: deliveryUpdate(`status = 'FAILED', last_error = p.error`), webhook: null };
@@ -117,14 +133,14 @@ export async function recordDeliveryOutcome(
   outcome: DeliveryOutcome,
   disableAfter = WEBHOOK_DISABLE_AFTER_FAILURES,
 ): Promise<boolean> {
-  const { upd, webhook } = statementFor(outcome);
+  const { upd, webhook, stop = false } = statementFor(outcome);
   const error = errorOf(outcome);
   const code = outcome.kind === "abandoned" ? null : outcome.responseCode;
   const streakReason = `disabled after ${disableAfter} consecutive failed delivery attempts (last: ${(error ?? "").slice(0, 300)})`;
   const res = await db.pool.query(
     `WITH p AS (SELECT $1::text AS delivery_id, $2::int AS held_attempts, $3::timestamptz AS held_lock, $4::int AS code,
        $5::text AS error, $6::int AS disable_after, $7::text AS streak_reason, $8::float8 AS delay_ms),
-     upd AS (${upd})${webhook ? `, wh AS (${webhook})` : ""}
+     upd AS (${upd})${webhook ? `, wh AS (${webhook})` : ""}${stop ? `, stopped AS (${STOP_WAITING})` : ""}
      SELECT count(*)::int AS n FROM upd`,
     [fence.id, fence.attempts, fence.lockedUntil, code, error, disableAfter, streakReason, outcome.kind === "retry" ? outcome.delayMs : 0],
   );
