@@ -194,6 +194,8 @@ export const schedulerEnvSchema = baseEnvSchema.extend({
   RECONCILE_INTERVAL_SECONDS: numberVar({ positive: true }).default(15),
   /** How late a cron occurrence may fire and still count as on time rather than missed. */
   SCHEDULE_MISFIRE_GRACE_SECONDS: numberVar({ min: 0 }).default(30),
+  /** The gateway's platform cap, which cron runs answer to as well (the scheduler's schedule-backlog.ts). */
+  GLOBAL_MAX_PENDING_TASKS: numberVar({ integer: true, positive: true }).default(5_000_000),
   METRICS_PORT: port().optional(),
   METRICS_HOST: metricsHost,
   /**

@@ -3,6 +3,7 @@ import { fireDueSchedules } from "@tasklane/db";
 import { newTaskTrace, withFastPathSpans } from "@tasklane/observability";
 import { announceCancellations, dispatchAfterCommit } from "@tasklane/queue";
 import type { SchedulerContext } from "../context.js";
+import { ScheduleBacklog } from "./schedule-backlog.js";
 
 const BATCH = 100;
 /** See FireOptions.lookaheadMs: ALLOW runs are materialised this early and started by BullMQ's delayed set. */
@@ -37,8 +38,9 @@ const WALK_ON = 8;
  */
 export function createScheduleFiring(ctx: SchedulerContext): (maxWaitMs: number) => Promise<boolean | number> {
   const walk = new TenantWalk(WALK_ON);
+  const backlog = scheduleBacklog(ctx);
   return async (maxWaitMs) => {
-    const result = await fireBatch(ctx, maxWaitMs, walk.after);
+    const result = await fireBatch(ctx, maxWaitMs, walk.after, backlog);
     // Every window walked in turn and still nothing to take: another scheduler holds them.
     if (!walk.walked(result.walkedTo, result.walkedOn === true) && result.walkedOn === true) return SCHEDULE_POLL_MS;
     return result.wait;
@@ -47,16 +49,28 @@ export function createScheduleFiring(ctx: SchedulerContext): (maxWaitMs: number)
 
 /** One batch, its walk over tenants from the first (what createScheduleFiring's loop does, without the rotation). */
 export async function fireSchedules(ctx: SchedulerContext, maxWaitMs: number): Promise<boolean | number> {
-  return (await fireBatch(ctx, maxWaitMs, "")).wait;
+  return (await fireBatch(ctx, maxWaitMs, "", scheduleBacklog(ctx))).wait;
+}
+
+/** The backlog cap for cron runs; none for a context whose env has no GLOBAL_MAX_PENDING_TASKS (parsed env always has its default; tests build partial ones). */
+function scheduleBacklog(ctx: SchedulerContext): ScheduleBacklog | null {
+  const cap = ctx.env.GLOBAL_MAX_PENDING_TASKS;
+  if (!Number.isSafeInteger(cap) || cap <= 0) return null;
+  return new ScheduleBacklog(ctx.db, cap, (error) =>
+    ctx.log.warn({ err: error }, "could not read the platform backlog; cron runs are not held back by GLOBAL_MAX_PENDING_TASKS meanwhile"),
+  );
 }
 
 async function fireBatch(
   ctx: SchedulerContext,
   maxWaitMs: number,
   afterTenant: string,
+  backlog: ScheduleBacklog | null,
 ): Promise<{ wait: boolean | number; walkedTo?: string; walkedOn?: boolean }> {
+  await backlog?.refresh();
   const result = await fireDueSchedules(ctx.db, {
     afterTenant,
+    ...(backlog ? { backlog } : {}),
     lookaheadMs: LOOKAHEAD_MS,
     horizonMs: ctx.horizonMs,
     limit: BATCH,

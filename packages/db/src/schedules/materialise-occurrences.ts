@@ -25,7 +25,17 @@ export interface MaterialiseOptions {
   graceMs?: number;
   /** Starts each run's trace (SubmitOptions.newTraceParent); absent: runs have none. */
   newTraceParent?: () => string | null;
+  /**
+   * The platform's backlog cap (GLOBAL_MAX_PENDING_TASKS) as submissions meet
+   * it: whether the tenant may add `runs` tasks now. Runs it refuses are
+   * recorded SKIPPED, lastError PLATFORM_BACKLOG_FULL, as a quota's are.
+   * Absent: no cap (updateSchedule's due occurrences; tests).
+   */
+  backlog?: { admits(tenantId: string, runs: number): boolean };
 }
+
+/** lastError of a cron run the platform's backlog cap held back. */
+export const PLATFORM_BACKLOG_FULL = "platform backlog full (GLOBAL_MAX_PENDING_TASKS): not run";
 
 /** What materialising occurrences did, added up over schedules and windows. */
 export interface MaterialiseTally {
@@ -33,7 +43,7 @@ export interface MaterialiseTally {
   fired: number;
   /** Occurrences SKIPPED by the misfire policy. */
   skipped: number;
-  /** Occurrences due to run but SKIPPED by the tenant's dailyTaskQuota or maxPendingTasks (not in fired). */
+  /** Occurrences due to run but SKIPPED by the tenant's dailyTaskQuota or maxPendingTasks, or the platform's backlog cap (not in fired). */
   overQuota: number;
   dispatch: DispatchIntent[];
   /** Runs cancelled by CANCEL_RUNNING that were RUNNING: their executors must be told. */
@@ -102,6 +112,14 @@ async function insertRuns(
   tally: MaterialiseTally,
 ): Promise<Date | null> {
   if (inserts.length === 0) return null;
+  // Cron runs met no platform cap: a tenant's schedules filled the backlog past GLOBAL_MAX_PENDING_TASKS,
+  // which then refused every tenant's submissions (OVERLOADED), theirs included, while the runs went on.
+  const toStart = inserts.filter((spec) => spec.initialStatus == null).length;
+  if (toStart > 0 && options.backlog && !options.backlog.admits(s.tenantId, toStart)) {
+    inserts = inserts.map((spec) => (spec.initialStatus == null ? { ...spec, initialStatus: "SKIPPED", lastError: PLATFORM_BACKLOG_FULL } : spec));
+    tally.overQuota += toStart;
+    tally.fired -= toStart;
+  }
   const { tasks, dispatch } = await insertTaskRefs(client, s.tenantId, inserts, runOptions(options));
   tally.dispatch.push(...dispatch);
   let latestRun: Date | null = null;
