@@ -5,9 +5,11 @@
  * cancelTask would (dependants SKIPPED); a cancelled PUSH task's job is
  * dropped when a worker takes it. Another tenant's queue is NOT_FOUND.
  */
-import { purgeQueue, startAttemptsByIds } from "@tasklane/db";
+import { purgeQueue, startAttemptsByIds, type Database } from "@tasklane/db";
+import type pg from "pg";
 import { createKeySpace, createRedis, JobTaker, type RedisClient } from "@tasklane/queue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { explainNodes, rowsRead, type PlanNode } from "../helpers/query-plans.js";
 import { codeOf, createTenant, createTestDatabase, createTestRedis, gql, startGateway, type CreatedTenant, type StartedGateway, type TestDatabase, type TestRedis } from "../helpers/platform.js";
 
 let tdb: TestDatabase;
@@ -203,4 +205,33 @@ describe("purgeQueue", () => {
     expect(started).toHaveLength(0);
     expect([...(await statuses(ids)).values()].every((s) => s === "CANCELLED")).toBe(true);
   });
+
+  it("locks each batch by primary key: a batch reads about its own tasks, however many wait in the queue", async () => {
+    const t = await createTenant(gateway, "deep", { maxPendingTasks: 100_000 });
+    await as(t)(UPSERT, { i: { name: "deep", mode: "PULL" } });
+    for (let i = 0; i < 20; i++) await submit(t, Array.from({ length: 1000 }, (_, n) => ({ type: "d", queue: "deep", priority: ["HIGH", "NORMAL", "LOW"][n % 3] })));
+    // The first cancelling statement is explained (ANALYZE runs it; rolled back to a savepoint) before it runs for real.
+    let plan: PlanNode[] | undefined;
+    const explaining = (client: pg.PoolClient) =>
+      new Proxy(client, {
+        get(target, prop, receiver) {
+          if (prop !== "query") return Reflect.get(target, prop, receiver) as unknown;
+          return async (text: unknown, values?: unknown[]) => {
+            if (plan === undefined && typeof text === "string" && text.includes("SET status = 'CANCELLED'")) {
+              await target.query("SAVEPOINT explained");
+              plan = await explainNodes(target, text, values ?? []);
+              await target.query("ROLLBACK TO SAVEPOINT explained");
+            }
+            return target.query(text as string, values);
+          };
+        },
+      });
+    const pool = tdb.db.pool;
+    const db = { ...tdb.db, pool: { query: pool.query.bind(pool), connect: async () => explaining(await pool.connect()) } } as unknown as Database;
+    const result = await purgeQueue(db, t.tenantId, await queueIdOf(t, "deep"), { actor: "test", horizonMs: 300_000 });
+    expect(result.cancelled).toBe(20_000);
+    // ~2,000 (the batch's lock probes and updates) with probes by id; the queue's whole waiting lane,
+    // filtered against the batch's ids, was 40,000 and ~850 ms a batch.
+    expect(rowsRead(plan!, "tasks")).toBeLessThan(10_000);
+  }, 120_000);
 });

@@ -155,9 +155,22 @@ export const RELEASED_JOIN = `CROSS JOIN (
  * ends CANCELLED. Callers append their own CTEs and the final SELECT.
  */
 export function cancelCtes(candidateWhere: string, actorParam: string, reasonExpr = "NULL", lockOrder = ""): string {
+  return cancelCandidatesCtes(
+    `SELECT t.id, t.status AS from_status, t.lease_token AS old_token FROM tasks t
+      WHERE ${candidateWhere} ${lockOrder} FOR UPDATE OF t`,
+    actorParam,
+    reasonExpr,
+  );
+}
+
+/**
+ * cancelCtes with the candidates' statement given whole: `candidates` locks
+ * the rows to cancel and yields their id, from_status and old_token (their
+ * lease token), such as one lockById probe per id of a list (purge-queue.ts).
+ */
+export function cancelCandidatesCtes(candidates: string, actorParam: string, reasonExpr = "NULL"): string {
   return `WITH cand AS (
-      SELECT t.id, t.status AS from_status, t.lease_token AS old_token FROM tasks t
-      WHERE ${candidateWhere} ${lockOrder} FOR UPDATE OF t
+      ${candidates}
     ),
     upd AS (
       UPDATE tasks t SET status = 'CANCELLED', completed_at = now(), updated_at = now(),
