@@ -9,6 +9,8 @@
 import { MAX_QUEUES_PER_TENANT } from "@tasklane/core";
 import { createKeySpace, createRedis, type RedisClient } from "@tasklane/queue";
 import { TasklaneClient, TasklaneError } from "@tasklane/sdk";
+import { deleteQueue, type Database } from "@tasklane/db";
+import { explainNodes, rowsRead, type PlanNode } from "../helpers/query-plans.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { codeOf, createTenant, createTestDatabase, createTestRedis, gql, startGateway, type CreatedTenant, type StartedGateway, type TestDatabase, type TestRedis } from "../helpers/platform.js";
 
@@ -191,4 +193,36 @@ describe("deleteQueue", () => {
     const def = await sdk.queues.delete("default").catch((e: unknown) => e);
     expect(def instanceof TasklaneError && def.code).toBe("BAD_USER_INPUT");
   });
+
+  it("deletes the finished history a bounded walk at a time, whatever the tenant's other queues hold", async () => {
+    const t = await createTenant(gateway);
+    await as(t)(UPSERT, { i: { name: "small", mode: "PULL" } });
+    // 3,000 finished tasks elsewhere (cancelled: the quickest way to finish them), 5 in the queue.
+    for (let i = 0; i < 3; i++) await submit(t, Array.from({ length: 1000 }, () => ({ type: "other", queue: "default" })));
+    await as(t)(PURGE, { n: "default" });
+    await submit(t, Array.from({ length: 5 }, () => ({ type: "mine", queue: "small" })));
+    await as(t)(PURGE, { n: "small" });
+    // The deleting statements are explained (ANALYZE, rolled back) before they run.
+    const plans: PlanNode[][] = [];
+    const pool = tdb.db.pool;
+    const query = async (text: string, values?: unknown[]) => {
+      if (text.includes("DELETE FROM tasks d")) {
+        const c = await pool.connect();
+        try {
+          await c.query("BEGIN");
+          plans.push(await explainNodes(c, text, values ?? []));
+        } finally {
+          await c.query("ROLLBACK");
+          c.release();
+        }
+      }
+      return pool.query(text, values);
+    };
+    const db = { ...tdb.db, pool: { query, connect: pool.connect.bind(pool) } } as unknown as Database;
+    const deleted = await deleteQueue(db, t.tenantId, { id: (await queueIdOf(t, "small")) as string, name: "small" }, 500);
+    expect(deleted).toEqual({ tasks: 5 });
+    // Each statement reads its 500 index entries and its own probes; bounding only the rows it deleted,
+    // one statement read all 3,005 cancelled tasks to find 5.
+    expect(Math.max(...plans.map((p) => rowsRead(p, "tasks")))).toBeLessThanOrEqual(600);
+  }, 60_000);
 });

@@ -54,18 +54,23 @@ const RUNNING_WORKFLOW_SQL = `SELECT w.id FROM workflows w
 
 /**
  * $1 tenant, $2 queue, $3 status, $4 cursor (the last id of the previous batch, descending; null at first), $5 batch.
- * Walks the tenant's tasks of one finished status by (tenant_id, status, id DESC), keeping the queue's.
+ * Walks the tenant's tasks of one finished status by (tenant_id, status, id DESC), `batch` index entries at a time,
+ * and deletes the queue's among them: no index leads with queue_id, and bounding the rows matched instead let one
+ * statement read through every finished task of the tenant's other queues to find its batch.
  */
-const DELETE_FINISHED_SQL = `WITH doomed AS (
-    SELECT t.id FROM tasks t
-    WHERE t.tenant_id = $1 AND t.status = $3::"TaskStatus" AND ($4::text IS NULL OR t.id < $4) AND t.queue_id = $2
+const DELETE_FINISHED_SQL = `WITH scanned AS (
+    SELECT t.id, t.queue_id FROM tasks t
+    WHERE t.tenant_id = $1 AND t.status = $3::"TaskStatus" AND ($4::text IS NULL OR t.id < $4)
     ORDER BY t.id DESC LIMIT $5
   ),
+  -- = ANY(ARRAY[s.id]): one primary-key probe per task (sql-fragments.ts sameId), never a walk of an index
+  -- over finished tasks tested against the batch, which young statistics made look cheap.
   del AS (
-    DELETE FROM tasks d WHERE d.id = ANY(ARRAY(SELECT id FROM doomed)) AND d.queue_id = $2 AND d.status = $3::"TaskStatus"
+    DELETE FROM tasks d USING scanned s
+    WHERE s.queue_id = $2 AND d.id = ANY(ARRAY[s.id]) AND d.status = $3::"TaskStatus"
     RETURNING 1
   )
-  SELECT (SELECT count(*) FROM doomed)::int AS found, (SELECT min(id) FROM doomed) AS last, (SELECT count(*) FROM del)::int AS deleted`;
+  SELECT (SELECT count(*) FROM scanned)::int AS found, (SELECT min(id) FROM scanned) AS last, (SELECT count(*) FROM del)::int AS deleted`;
 
 type BatchRow = { found: number; last: string | null; deleted: number };
 
