@@ -110,6 +110,9 @@ export const CASES: IsolationCase[] = [
   { op: "deleteWebhook", requires: "webhooks", query: `mutation ($id: ID!) { deleteWebhook(id: $id) }`, vars: (r) => ({ id: r.webhookId }) },
   { op: "pauseQueue", query: `mutation ($n: String!) { pauseQueue(name: $n) { name paused } }`, vars: (r) => ({ n: r.queue }) },
   { op: "resumeQueue", query: `mutation ($n: String!) { resumeQueue(name: $n) { name paused } }`, vars: (r) => ({ n: r.queue }) },
+  // Beyond the contract: another tenant's queue is NOT_FOUND like a missing one, and nothing of it is cancelled or deleted.
+  { op: "purgeQueue", query: `mutation ($n: String!) { purgeQueue(name: $n) { name } }`, vars: (r) => ({ n: r.queue }) },
+  { op: "deleteQueue", query: `mutation ($n: String!) { deleteQueue(name: $n) }`, vars: (r) => ({ n: r.queue }) },
   { op: "leaseTasks", query: `mutation ($n: String!) { leaseTasks(queue: $n, workerId: "b", max: 10) { leaseToken task { id } } }`, vars: (r) => ({ n: r.queue }) },
   { op: "submitTask", query: `mutation ($n: String) { submitTask(input: { type: "x", queue: $n }) { id } }`, vars: (r) => ({ n: r.queue }) },
   { op: "submitTasks", query: `mutation ($n: String) { submitTasks(inputs: [{ type: "x" }, { type: "y", queue: $n }]) { id } }`, vars: (r) => ({ n: r.queue }) },
