@@ -131,7 +131,7 @@ describe("SDK client against the gateway", () => {
     const client = await tenantClient();
     // A literal public address: no DNS, and nothing is delivered in this test.
     const { webhook, secret } = await client.webhooks.create({ url: "https://93.184.216.34/hooks", events: ["task.dead"] });
-    expect(webhook).toEqual({ id: webhook.id, url: "https://93.184.216.34/hooks", events: ["task.dead"], enabled: true, disabledReason: null, failureStreak: 0, createdAt: expect.any(String) });
+    expect(webhook).toEqual({ id: webhook.id, url: "https://93.184.216.34/hooks", events: ["task.dead"], enabled: true, disabledReason: null, failureStreak: 0, previousSecretExpiresAt: null, createdAt: expect.any(String) });
     expect(await client.webhooks.update(webhook.id, { enabled: false })).toMatchObject({ enabled: false, disabledReason: "disabled by the tenant" });
     const enabled = await client.webhooks.update(webhook.id, { enabled: true, events: ["*"], url: null });
     expect(enabled).toEqual({ ...webhook, events: ["*"], enabled: true, disabledReason: null, failureStreak: 0 });

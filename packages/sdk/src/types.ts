@@ -342,6 +342,8 @@ export interface Webhook {
   disabledReason: string | null;
   /** Consecutive failed delivery attempts; reset by a success or by re-enabling. */
   failureStreak: number;
+  /** Until when the secret the last `rotateSecret` replaced still signs deliveries beside the current one; null when none does. */
+  previousSecretExpiresAt: DateTimeString | null;
   createdAt: DateTimeString;
 }
 
@@ -368,6 +370,8 @@ export interface WebhookDelivery {
   lastError: string | null;
   createdAt: DateTimeString;
   deliveredAt: DateTimeString | null;
+  /** When a PENDING delivery's next attempt is due (a retry waits out WEBHOOK_RETRY_SCHEDULE or the receiver's Retry-After); null once DELIVERED or FAILED. */
+  nextAttemptAt: DateTimeString | null;
 }
 
 export interface WebhookDeliveriesOptions {

@@ -26,7 +26,7 @@ export const WORKFLOW_FIELDS = `fragment WorkflowFields on Workflow {
 }
 ${TASK_FIELDS}`;
 
-export const WEBHOOK_FIELDS = `fragment WebhookFields on Webhook { id url events enabled disabledReason failureStreak createdAt }`;
+export const WEBHOOK_FIELDS = `fragment WebhookFields on Webhook { id url events enabled disabledReason failureStreak previousSecretExpiresAt createdAt }`;
 
 export const TENANT_FIELDS = `fragment TenantFields on Tenant {
   id name

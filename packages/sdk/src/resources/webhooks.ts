@@ -1,7 +1,7 @@
 /**
  * Webhook endpoints and their deliveries (contract: createWebhook,
  * deleteWebhook, webhooks, webhookDeliveries; gateway additions: updateWebhook,
- * redeliverWebhookDelivery, redeliverWebhookDeliveries).
+ * rotateWebhookSecret, redeliverWebhookDelivery, redeliverWebhookDeliveries).
  */
 import { WEBHOOK_FIELDS } from "../graphql/fragments.js";
 import type { CallOptions, GraphQLTransport } from "../transport.js";
@@ -12,11 +12,13 @@ const CREATE = `mutation CreateWebhook($input: CreateWebhookInput!) { createWebh
 ${WEBHOOK_FIELDS}`;
 const UPDATE = `mutation UpdateWebhook($id: ID!, $input: UpdateWebhookInput!) { updateWebhook(id: $id, input: $input) { ...WebhookFields } }
 ${WEBHOOK_FIELDS}`;
+const ROTATE = `mutation RotateWebhookSecret($id: ID!) { rotateWebhookSecret(id: $id) { webhook { ...WebhookFields } secret } }
+${WEBHOOK_FIELDS}`;
 const DELETE = `mutation DeleteWebhook($id: ID!) { deleteWebhook(id: $id) }`;
 const LIST = `query Webhooks { webhooks { ...WebhookFields } }
 ${WEBHOOK_FIELDS}`;
 const DELIVERY_FIELDS = `fragment DeliveryFields on WebhookDelivery {
-  id webhookId event taskId status attempts lastResponseCode lastError createdAt deliveredAt
+  id webhookId event taskId status attempts lastResponseCode lastError createdAt deliveredAt nextAttemptAt
 }`;
 const DELIVERIES = `query WebhookDeliveries($webhookId: ID, $first: Int, $before: ID, $status: WebhookDeliveryStatus) {
   webhookDeliveries(webhookId: $webhookId, first: $first, before: $before, status: $status) { ...DeliveryFields }
@@ -51,6 +53,23 @@ export class WebhooksResource {
   async update(id: string, input: UpdateWebhookInput, opts?: CallOptions): Promise<Webhook> {
     const data = await this.#transport.execute<{ updateWebhook: Webhook }>({ operation: "updateWebhook", document: UPDATE, idempotent: true }, { id, input }, opts);
     return data.updateWebhook;
+  }
+
+  /**
+   * A new signing secret for the endpoint, shown once: it signs from the next attempt, and the
+   * one it replaces keeps signing beside it for 24 h (`webhook.previousSecretExpiresAt`), so
+   * receivers can switch without dropping a delivery. Rotating again within those 24 h ends the
+   * older secret at once (a leaked one). Unknown, another tenant's or deleted: NOT_FOUND.
+   */
+  async rotateSecret(id: string, opts?: CallOptions): Promise<WebhookWithSecret> {
+    // Not idempotent: a repeat after a lost answer would rotate twice, so the secret receivers
+    // still verify with would stop signing at once and the one the lost answer carried is never seen.
+    const data = await this.#transport.execute<{ rotateWebhookSecret: WebhookWithSecret }>(
+      { operation: "rotateWebhookSecret", document: ROTATE, idempotent: false },
+      { id },
+      opts,
+    );
+    return data.rotateWebhookSecret;
   }
 
   async delete(id: string, opts?: CallOptions): Promise<boolean> {
