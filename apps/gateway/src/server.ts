@@ -92,6 +92,7 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
     authenticator: apiKeys,
     allowPrivateTargets: env.ALLOW_PRIVATE_TARGETS,
     backlog,
+    misfireGraceMs: env.SCHEDULE_MISFIRE_GRACE_SECONDS * 1000,
     ...(deps.taskService ? { taskService: deps.taskService } : {}),
     ...(deps.resolver ? { resolver: deps.resolver } : {}),
   });

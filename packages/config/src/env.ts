@@ -163,6 +163,8 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
    * 16 MiB, so that half of it holds the largest body (8 MiB) twice.
    */
   MAX_INFLIGHT_REQUEST_BYTES: numberVar({ integer: true, min: 16 * 1024 * 1024 }).default(32 * 1024 * 1024),
+  /** As the scheduler's: updateSchedule and deleteSchedule fire the occurrences already due as it would. */
+  SCHEDULE_MISFIRE_GRACE_SECONDS: numberVar({ min: 0 }).default(30),
 });
 
 /**

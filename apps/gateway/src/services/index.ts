@@ -38,6 +38,8 @@ export interface ServiceDeps {
   subscriber: RedisClient;
   /** Platform protection for submissions (limits/backlog-guard.ts). */
   backlog?: TaskServiceDeps["backlog"];
+  /** SCHEDULE_MISFIRE_GRACE_SECONDS in ms, for the occurrences a schedule change fires (ScheduleService). */
+  misfireGraceMs?: number;
   /** Test seams: replace the task storage seam or DNS. */
   taskService?: TaskService;
   resolver?: HostResolver;
@@ -87,6 +89,7 @@ export function createServices(deps: ServiceDeps): { services: GatewayServices; 
       deps.horizonMs,
       (taskId) => announceCancel(taskId).catch((error: unknown) => deps.log.warn({ err: error, taskId }, "could not announce cancellation")),
       deps.backlog,
+      deps.misfireGraceMs,
     ),
     workflows: new WorkflowService({
       db: deps.db,

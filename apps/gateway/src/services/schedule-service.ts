@@ -54,15 +54,24 @@ export class ScheduleService {
     private readonly announceCancel: (taskId: string) => Promise<void>,
     /** Platform protection, as for submitTask: a triggered run joins the same backlog (limits/backlog-guard.ts). */
     private readonly backlog?: { assertAccepting(tenantId: string, newTasks: number): void },
+    /** SCHEDULE_MISFIRE_GRACE_SECONDS, in ms: absent, core's MISFIRE_GRACE_MS (the variable's default). */
+    private readonly misfireGraceMs?: number,
   ) {}
 
   /**
    * How a change materialises the occurrences due before it (updateSchedule):
-   * as the scheduler would, each run its own trace. The misfire grace is the
-   * default one; the scheduler's SCHEDULE_MISFIRE_GRACE_SECONDS is its own setting.
+   * as the scheduler would, each run its own trace, with the same misfire
+   * grace (SCHEDULE_MISFIRE_GRACE_SECONDS: with the default 30 s here, a change
+   * during a 2-minute outage under 300 s recorded SKIPPED what the scheduler
+   * would have run).
    */
   private editor(actor: string): ScheduleEditor {
-    return { actor, horizonMs: this.horizonMs, newTraceParent: () => newTaskTrace("task.scheduled", null, {}) };
+    return {
+      actor,
+      horizonMs: this.horizonMs,
+      newTraceParent: () => newTaskTrace("task.scheduled", null, {}),
+      ...(this.misfireGraceMs !== undefined ? { graceMs: this.misfireGraceMs } : {}),
+    };
   }
 
   /** After the change's commit: both steps are bounded and never throw (the outbox and the runs' outcomes make up for them). */
