@@ -28,6 +28,9 @@ let receiver: HttpReceiver;
 const apps: AppProcess[] = [];
 /** Types whose first attempt the endpoint never answers (its worker is killed meanwhile). */
 const hangFirst = new Set<string>();
+/** Types whose requests are answered only when the test lets them go. */
+const holdTypes = new Set<string>();
+let held: Array<() => void> = [];
 
 const env = (databaseUrl: string) => ({
   DATABASE_URL: databaseUrl,
@@ -45,7 +48,9 @@ beforeAll(async () => {
   receiver = await startReceiver((req, res) => {
     const { taskId, type, attempt } = req.json as { taskId: string; type: string; attempt: number };
     if (hangFirst.has(type) && attempt === 1) return;
-    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ran: taskId, attempt }));
+    const answer = () => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ran: taskId, attempt }));
+    if (holdTypes.has(type)) held.push(answer);
+    else answer();
   });
   gateway = await startGateway({ databaseUrl: tdb.url, redis: testRedis, env: { ALLOW_PRIVATE_TARGETS: "1" } });
   tenant = await createTenant(gateway);
@@ -63,8 +68,8 @@ afterAll(async () => {
   await tdb?.drop();
 });
 
-const submit = async (type: string, n: number) => {
-  const inputs = Array.from({ length: n }, (_, i) => ({ type, queue: "push", timeoutSeconds: TIMEOUT_SECONDS, maxAttempts: 3, payload: { i } }));
+const submit = async (type: string, n: number, timeoutSeconds = TIMEOUT_SECONDS) => {
+  const inputs = Array.from({ length: n }, (_, i) => ({ type, queue: "push", timeoutSeconds, maxAttempts: 3, payload: { i } }));
   const res = await gql<{ submitTasks: { id: string }[] }>(gateway.url, `mutation ($i: [SubmitTaskInput!]!) { submitTasks(inputs: $i) { id } }`, { i: inputs }, tenant.apiKey);
   return res.data!.submitTasks.map((t) => t.id);
 };
@@ -113,5 +118,30 @@ describe("durability: Postgres connections lost without a reset", () => {
     const tookMs = Date.now() - silencedAt;
     for (const t of await outcomesOf(ids)) expect(t.outcomes, t.id).toEqual(["SUCCEEDED"]);
     console.log(`worker's connections silent: 10 new tasks all SUCCEEDED ${tookMs} ms after the silence`);
+  }, 90_000);
+
+  it("a worker whose connections went silent with outcomes to record keeps them and records each once", async () => {
+    for (const app of apps.filter((a) => a.name === "worker")) await app.stop(5_000);
+    const worker = (await startServingApp("worker", env(proxy.rewrite(tdb.url)))).app;
+    apps.push(worker);
+    holdTypes.add("held");
+    // Its pool warm, as a busy worker's is: every connection it holds goes silent below.
+    const busy = (await Promise.all(Array.from({ length: 6 }, (_, k) => submit(`busy${k}`, 100)))).flat();
+    await waitFor("the busy tasks", async () => (await outcomesOf(busy)).every((t) => t.status === "SUCCEEDED"), 60_000, 100);
+    // A lease of 45 s: anything that is not recorded by then runs again, which the test would see.
+    const ids = await submit("held", 20, 30);
+    await waitFor("every request at the endpoint", () => held.length === ids.length, 20_000, 20);
+    const pooled = await tdb.db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'tasklane-worker'");
+    proxy.silence();
+    const silencedAt = Date.now();
+    const answers = held;
+    held = [];
+    for (const answer of answers) answer();
+    await waitFor("every task SUCCEEDED", async () => (await outcomesOf(ids)).every((t) => t.status === "SUCCEEDED"), 30_000, 100);
+    const tookMs = Date.now() - silencedAt;
+    for (const t of await outcomesOf(ids)) expect(t.outcomes, t.id).toEqual(["SUCCEEDED"]);
+    for (const id of ids) expect(receiver.requests.filter((r) => (r.json as { taskId: string }).taskId === id)).toHaveLength(1);
+    expect(worker.output()).not.toContain("could not record attempt outcome");
+    console.log(`worker's ${pooled.rows[0]!.n} connections silent with 20 outcomes to record: all SUCCEEDED once ${tookMs} ms after the silence`);
   }, 90_000);
 });

@@ -10,6 +10,7 @@ describe("isStoreUnavailable", () => {
     expect(isStoreUnavailable(withCode("connect ECONNREFUSED 127.0.0.1:5432", "ECONNREFUSED"))).toBe(true);
     expect(isStoreUnavailable(new Error("Connection terminated unexpectedly"))).toBe(true);
     expect(isStoreUnavailable(new Error("timeout exceeded when trying to connect"))).toBe(true);
+    expect(isStoreUnavailable(new Error("Query read timeout"))).toBe(true);
     expect(isStoreUnavailable({ originalError: new Error("wrapped", { cause: withCode("reset", "ECONNRESET") }) })).toBe(true);
     expect(isStoreUnavailable(new AggregateError([withCode("refused", "ECONNREFUSED")], "all failed"))).toBe(true);
     const closed = Object.assign(new Error("Invalid invocation"), { code: "P2010", meta: { driverAdapterError: { cause: { kind: "ConnectionClosed" } } } });

@@ -15,8 +15,13 @@ const UNAVAILABLE_NODE_CODES: ReadonlySet<string> = new Set(["ECONNREFUSED", "EC
 const UNAVAILABLE_PRISMA_CODES: ReadonlySet<string> = new Set(["P1001", "P1002", "P1017"]);
 /** Prisma driver adapter error kinds (meta.driverAdapterError.cause.kind). */
 const UNAVAILABLE_ADAPTER_KINDS: ReadonlySet<string> = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections"]);
-/** pg and pg-pool report these without a code. */
-const UNAVAILABLE_MESSAGE = /Connection terminated|timeout exceeded when trying to connect|not queryable|the database system is (shutting down|starting up|in recovery mode)/i;
+/**
+ * pg and pg-pool report these without a code. "Query read timeout" is pg's
+ * query_timeout (DatabaseOptions.queryTimeoutMs): no answer on a connection
+ * the network lost without a reset; like a cut connection, the statement may
+ * or may not have committed, and a retry on a new connection may pass.
+ */
+const UNAVAILABLE_MESSAGE = /Connection terminated|timeout exceeded when trying to connect|Query read timeout|not queryable|the database system is (shutting down|starting up|in recovery mode)/i;
 
 function codeOf(error: object): unknown {
   return "code" in error ? error.code : undefined;
