@@ -225,4 +225,34 @@ describe("deleteQueue", () => {
     // one statement read all 3,005 cancelled tasks to find 5.
     expect(Math.max(...plans.map((p) => rowsRead(p, "tasks")))).toBeLessThanOrEqual(600);
   }, 60_000);
+
+  it("never leaves a schedule naming a deleted queue: a createSchedule racing the deletion waits for it and is NOT_FOUND", async () => {
+    const t = await createTenant(gateway);
+    await as(t)(UPSERT, { i: { name: "racy", mode: "PULL" } });
+    const queueId = (await queueIdOf(t, "racy")) as string;
+    // deleteQueue's last transaction, held open: the queue row locked, its checks passed, the row deleted.
+    const holder = await tdb.db.pool.connect();
+    let create: Promise<{ errors?: { extensions?: { code?: string } }[] }> | undefined;
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT id FROM queues WHERE id = $1 FOR UPDATE", [queueId]);
+      create = gql(gateway.url, `mutation { createSchedule(input: { name: "late", cron: "* * * * *", task: { type: "x", queue: "racy" } }) { id } }`, {}, t.apiKey);
+      // The create waits on the row lock (unlocked, it had already written its schedule by now).
+      const waiting = async () =>
+        Number((await tdb.db.pool.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rows[0].n);
+      let settled = false;
+      void create.finally(() => {
+        settled = true;
+      });
+      const deadline = Date.now() + 5_000;
+      while (!settled && (await waiting()) < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await holder.query("DELETE FROM queues WHERE id = $1", [queueId]);
+      await holder.query("COMMIT");
+    } finally {
+      holder.release();
+    }
+    expect(codeOf((await create)!)).toBe("NOT_FOUND");
+    const schedules = await tdb.db.pool.query("SELECT name FROM schedules WHERE tenant_id = $1 AND template->>'queue' = 'racy'", [t.tenantId]);
+    expect(schedules.rows).toEqual([]);
+  }, 30_000);
 });

@@ -34,8 +34,13 @@ export type ScheduleChanges = Partial<Omit<ScheduleDefinition, "name">>;
 
 const UNIQUE_VIOLATION = "23505";
 
+/**
+ * FOR KEY SHARE until the schedule commits, as a task insert's key check holds it: a deleteQueue holding
+ * the queue's row lock is waited for (then the queue is gone: NOT_FOUND), and one coming later sees this
+ * schedule and is refused. Unlocked, a schedule could be written naming a queue deleted a moment later.
+ */
 async function assertQueueExists(client: pg.PoolClient, tenantId: string, queue: string): Promise<void> {
-  const res = await client.query("SELECT 1 FROM queues WHERE tenant_id = $1 AND name = $2", [tenantId, queue]);
+  const res = await client.query("SELECT 1 FROM queues WHERE tenant_id = $1 AND name = $2 FOR KEY SHARE", [tenantId, queue]);
   if (!res.rowCount) throw new NotFoundError("Queue", queue);
 }
 
