@@ -142,4 +142,21 @@ describe("cron runs and the tenant's quotas", () => {
     // Fired runs count toward the day's usage too, in the tenant's session rows (no daily quota to check).
     expect(await submittedToday(capped)).toBe(4);
   });
+
+  it("leave CANCEL_RUNNING's previous run alone when the occurrence that would replace it is past a quota", async () => {
+    const capped = await quotaTenant({ daily: 1 });
+    const s = await createSchedule(tdb.db, capped, { name: "cancel-running", cron: "* * * * * *", timezone: "UTC", template, misfirePolicy: "SKIP", overlapPolicy: "CANCEL_RUNNING", enabled: true });
+    await tdb.db.pool.query(`UPDATE schedules SET next_run_at = date_trunc('second', now()) WHERE id = $1`, [s.id]);
+    await fire();
+    const [first] = await runsOf(s);
+    expect(first?.status).toBe("QUEUED");
+    // The next occurrence falls due within a second; the day's quota is spent.
+    await new Promise((r) => setTimeout(r, 1_100));
+    await fire();
+    const runs = await runsOf(s);
+    expect(runs.length).toBeGreaterThanOrEqual(2);
+    // Cancelling the first for a run that cannot start left the schedule with nothing running.
+    expect(runs.map((r) => r.status)).toEqual(["QUEUED", ...runs.slice(1).map(() => "SKIPPED")]);
+    expect(runs.slice(1).every((r) => r.last_error === "daily task quota of 1 reached")).toBe(true);
+  });
 });

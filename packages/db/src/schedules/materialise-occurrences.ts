@@ -100,17 +100,23 @@ async function previousRunUnfinished(client: pg.PoolClient, scheduleId: string):
   return (res.rowCount ?? 0) > 0;
 }
 
-/** The later of two instants, either possibly absent. */
-const later = (a: Date | null, b: Date | null): Date | null => (a === null || (b !== null && b > a) ? b : a);
+/** A run inserted that will run: its occurrence and its task. */
+interface RunToStart {
+  at: Date;
+  id: string;
+}
 
-/** Inserts the runs; returns the instant of the latest that will run (not SKIPPED by a policy or a quota), or null. */
+/** The later of two runs, either possibly absent. */
+const later = (a: RunToStart | null, b: RunToStart | null): RunToStart | null => (a === null || (b !== null && b.at > a.at) ? b : a);
+
+/** Inserts the runs; returns the latest that will run (not SKIPPED by a policy, a quota or the platform's cap), or null. */
 async function insertRuns(
   client: pg.PoolClient,
   s: ScheduleRecord,
   inserts: TaskInsert[],
   options: MaterialiseOptions,
   tally: MaterialiseTally,
-): Promise<Date | null> {
+): Promise<RunToStart | null> {
   if (inserts.length === 0) return null;
   // Cron runs met no platform cap: a tenant's schedules filled the backlog past GLOBAL_MAX_PENDING_TASKS,
   // which then refused every tenant's submissions (OVERLOADED), theirs included, while the runs went on.
@@ -122,22 +128,23 @@ async function insertRuns(
   }
   const { tasks, dispatch } = await insertTaskRefs(client, s.tenantId, inserts, runOptions(options));
   tally.dispatch.push(...dispatch);
-  let latestRun: Date | null = null;
+  let latestRun: RunToStart | null = null;
   let overQuota = 0;
   for (const [i, spec] of inserts.entries()) {
-    if (spec.initialStatus != null) continue;
+    const task = tasks[i];
+    if (spec.initialStatus != null || task === undefined) continue;
     // A run to start that came back SKIPPED was held back by a quota.
-    if (tasks[i]?.status === "SKIPPED") overQuota += 1;
-    else latestRun = later(latestRun, spec.runAt);
+    if (task.status === "SKIPPED") overQuota += 1;
+    else latestRun = later(latestRun, { at: spec.runAt, id: task.id });
   }
   tally.overQuota += overQuota;
   tally.fired -= overQuota;
   return latestRun;
 }
 
-/** CANCEL_RUNNING: cancels the schedule's unfinished runs (none: nothing happens). */
-async function cancelPrevious(client: pg.PoolClient, s: ScheduleRecord, options: MaterialiseOptions, tally: MaterialiseTally): Promise<void> {
-  const cancelled = await cancelUnfinishedRuns(client, s.id, "scheduler", options.horizonMs);
+/** CANCEL_RUNNING: cancels the schedule's unfinished runs but `keep` (none: nothing happens). */
+async function cancelPrevious(client: pg.PoolClient, s: ScheduleRecord, keep: RunToStart, options: MaterialiseOptions, tally: MaterialiseTally): Promise<void> {
+  const cancelled = await cancelUnfinishedRuns(client, s.id, keep.id, "scheduler", options.horizonMs);
   tally.cancelledRunning.push(...cancelled.wasRunning);
   tally.dispatch.push(...cancelled.dispatch);
 }
@@ -159,8 +166,10 @@ async function cancelPrevious(client: pg.PoolClient, s: ScheduleRecord, options:
  *   the window is SKIPPED in one insert (a run the quotas held back, SKIPPED,
  *   is not unfinished, so the next occurrence is decided again).
  * - CANCEL_RUNNING: each occurrence cancels the runs before it, so all of the
- *   window's runs but its last are cancelled as soon as they are in: they go
- *   in together and are cancelled together, then the last goes in.
+ *   window's runs go in together, then every unfinished run of the schedule
+ *   but the latest that will run is cancelled. When none will run (a quota or
+ *   the platform's cap held them back) nothing is cancelled: cancelling the
+ *   previous run for one that could not start left nothing running (QA).
  */
 async function fireOccurrences(
   client: pg.PoolClient,
@@ -169,7 +178,7 @@ async function fireOccurrences(
   fire: readonly Date[],
   options: MaterialiseOptions,
   tally: MaterialiseTally,
-): Promise<Date | null> {
+): Promise<RunToStart | null> {
   const runs = (ats: readonly Date[], extra: Partial<TaskInsert> = {}) => ats.map((at) => runInsert(s, at, extra));
   const policy = s.overlapPolicy;
   switch (policy) {
@@ -178,7 +187,7 @@ async function fireOccurrences(
       return insertRuns(client, s, [...skipped, ...runs(fire)], options, tally);
     case OverlapPolicy.SKIP: {
       await insertRuns(client, s, skipped, options, tally);
-      let latestRun: Date | null = null;
+      let latestRun: RunToStart | null = null;
       for (let i = 0; i < fire.length; i++) {
         if (decideOverlap(policy, await previousRunUnfinished(client, s.id)) === OverlapDecision.SKIP) {
           await insertRuns(client, s, runs(fire.slice(i), { initialStatus: "SKIPPED", lastError: OVERLAP_SKIP_REASON }), options, tally);
@@ -190,15 +199,9 @@ async function fireOccurrences(
     }
     case OverlapPolicy.CANCEL_RUNNING: {
       await insertRuns(client, s, skipped, options, tally);
-      if (fire.length === 0) return null;
-      await cancelPrevious(client, s, options, tally);
-      let cancelled: Date | null = null;
-      if (fire.length > 1) {
-        cancelled = await insertRuns(client, s, runs(fire.slice(0, -1)), options, tally);
-        await cancelPrevious(client, s, options, tally);
-      }
-      // The runs cancelled at once did start, as far as the schedule goes: the last one is later in any case.
-      return later(cancelled, await insertRuns(client, s, runs(fire.slice(-1)), options, tally));
+      const latest = await insertRuns(client, s, runs(fire), options, tally);
+      if (latest !== null) await cancelPrevious(client, s, latest, options, tally);
+      return latest;
     }
     default:
       return assertNever(policy);
@@ -230,7 +233,7 @@ export async function materialiseWindow(
   );
   // last_run_at is the latest occurrence that runs: one SKIPPED by the overlap policy or a quota did
   // not, and lastRunAt showed it (then, for ALLOW, the last real run while the next was materialised ahead).
-  const latestRun = await fireOccurrences(client, s, skipped, decision.fire, options, tally);
+  const latestRun = (await fireOccurrences(client, s, skipped, decision.fire, options, tally))?.at ?? null;
   tally.fired += decision.fire.length;
   tally.skipped += decision.skip.length;
   const last = occurrences[decision.decided - 1] as Date;
