@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { DeadLetterBulkAll } from "@/components/dead-letters/DeadLetterBulkAll";
 import { DeadLetterTable } from "@/components/dead-letters/DeadLetterTable";
 import { LiveRefresh } from "@/components/live/LiveRefresh";
 import { Pagination, parseCursorStack } from "@/components/tasks/Pagination";
@@ -37,6 +38,9 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
         anyLabel="Every queue"
         options={queues.ok ? queues.data : []}
       />
+      {/* Outside the list and whatever the page's read answered, so its progress (or the error that
+          stopped it) stays when the list empties or cannot be read; a new filter starts it afresh. */}
+      <DeadLetterBulkAll key={queue ?? ""} queue={queue ?? null} total={page.ok ? page.data.totalCount : null} />
       {!page.ok ? (
         <ErrorState error={page.error} what="Dead letters" />
       ) : page.data.nodes.length === 0 && after && page.data.totalCount > 0 ? (

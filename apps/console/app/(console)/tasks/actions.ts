@@ -2,7 +2,8 @@
 
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
-import { errorState, type ActionState } from "@/lib/action-state";
+import { describeFailure, errorState, type ActionState } from "@/lib/action-state";
+import { runDeadLetterBatch, type DeadLetterBatch } from "@/lib/api/dead-letters";
 import { runBulkOperation, runTaskOperation, type TaskOperation } from "@/lib/api/tasks";
 import { isTaskOperationName, type TaskOperationName } from "@/lib/task-operations";
 import { all, text } from "@/lib/form-data";
@@ -39,4 +40,23 @@ export async function bulkDeadLetterAction(_state: ActionState, form: FormData):
     status: "error",
     message: `${verb} ${outcome.done.length} of ${ids.length}; ${outcome.failed.length} refused${first ? ` (${first.id}: ${first.error.message})` : ""}.`,
   };
+}
+
+/** The most one "Redrive all" / "Discard all" step takes: the page calls again for the next. */
+const DEAD_LETTER_STEP = 1_000;
+
+export type DeadLetterStep = ({ ok: true } & DeadLetterBatch) | { ok: false; message: string };
+
+/**
+ * One step of the dead-letter page's "Redrive all" / "Discard all": up to `max` (at most 1,000) of
+ * the dead tasks of `queue` (null: every queue), the one that died first first. The page calls it
+ * again while it answers hasMore, showing the progress between calls, and refreshes at the end.
+ */
+export async function deadLetterStepAction(operation: unknown, queue: unknown, max: unknown): Promise<DeadLetterStep> {
+  if (operation !== "redrive" && operation !== "discard") return { ok: false, message: "Unknown operation." };
+  if (queue !== null && (typeof queue !== "string" || queue === "")) return { ok: false, message: "Unknown queue." };
+  if (typeof max !== "number" || !Number.isInteger(max) || max < 1) return { ok: false, message: "Nothing to do." };
+  const result = await runDeadLetterBatch(operation, queue, Math.min(max, DEAD_LETTER_STEP));
+  if (!result.ok) return { ok: false, message: describeFailure(result.error) };
+  return { ok: true, ...result.data };
 }
