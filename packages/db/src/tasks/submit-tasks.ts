@@ -42,7 +42,7 @@ export interface SubmitOptions {
 /** A task to insert: the API's spec plus what schedules and workflows attach. */
 export interface TaskInsert extends TaskSpec {
   scheduleId?: string | null;
-  /** (schedule id, version, scheduled time); unique, so a cron occurrence materialises once. */
+  /** (schedule id, scheduled time), core occurrenceKey; unique, so a cron occurrence materialises once whatever versions the schedule goes through. */
   occurrenceKey?: string | null;
   workflowId?: string | null;
   workflowKey?: string | null;
