@@ -5,7 +5,17 @@ import { EmptyState } from "../ui/EmptyState";
 import { StatusBadge } from "../ui/StatusBadge";
 import { Time } from "../ui/Time";
 
+/** When a PENDING delivery is tried next: "in 40 s", or "due now" while it is being sent or waits for a free slot. */
+function NextAttempt({ at, now }: { at: string; now: number }) {
+  return (
+    <div className="muted small nowrap" data-next-attempt>
+      next attempt {Date.parse(at) > now + 1_000 ? <Time iso={at} relative now={now} /> : "due now"}
+    </div>
+  );
+}
+
 export function DeliveryLog({ deliveries }: { deliveries: WebhookDelivery[] }) {
+  const now = Date.now();
   if (deliveries.length === 0) {
     return (
       <EmptyState title="No deliveries yet" icon="↗">
@@ -51,6 +61,7 @@ export function DeliveryLog({ deliveries }: { deliveries: WebhookDelivery[] }) {
               </td>
               <td>
                 <StatusBadge status={d.status} />
+                {d.status === "PENDING" && d.nextAttemptAt ? <NextAttempt at={d.nextAttemptAt} now={now} /> : null}
               </td>
               <td className="num">{d.lastResponseCode ?? "—"}</td>
               <td className="delivery-error" title={d.lastError ?? undefined}>

@@ -2,6 +2,8 @@ import { deleteWebhookAction, toggleWebhookAction } from "@/app/(console)/webhoo
 import type { Webhook } from "@/lib/api/types";
 import { ConfirmButton } from "../ui/ConfirmButton";
 import { StatusBadge } from "../ui/StatusBadge";
+import { Time } from "../ui/Time";
+import { WebhookActions } from "./WebhookActions";
 
 export function WebhookTable({ webhooks }: { webhooks: Webhook[] }) {
   return (
@@ -34,9 +36,14 @@ export function WebhookTable({ webhooks }: { webhooks: Webhook[] }) {
                     {w.disabledReason ? <div className="muted small">{w.disabledReason}</div> : null}
                   </>
                 )}
+                {w.previousSecretExpiresAt ? (
+                  <div className="muted small">
+                    Previous secret also signs, ends <Time iso={w.previousSecretExpiresAt} relative />
+                  </div>
+                ) : null}
               </td>
               <td>
-                <span className="row" style={{ flexWrap: "nowrap" }}>
+                <WebhookActions id={w.id}>
                   <ConfirmButton
                     small
                     label={w.enabled ? "Disable" : "Enable"}
@@ -55,13 +62,13 @@ export function WebhookTable({ webhooks }: { webhooks: Webhook[] }) {
                     small
                     label="Delete"
                     title="Delete this endpoint?"
-                    description="No further events are sent to it. Its delivery log stays."
+                    description="No further events are sent to it, and deliveries waiting for a retry are marked failed. Its delivery log stays."
                     confirmLabel="Delete endpoint"
                     variant="danger"
                     action={deleteWebhookAction}
                     fields={{ id: w.id }}
                   />
-                </span>
+                </WebhookActions>
               </td>
             </tr>
           ))}

@@ -112,6 +112,8 @@ export interface Webhook {
   enabled: boolean;
   /** Why it is disabled (410 Gone, repeated failures, the tenant); null while enabled. */
   disabledReason: string | null;
+  /** Until when the secret the last rotation replaced still signs beside the current one; null when none does. */
+  previousSecretExpiresAt: string | null;
 }
 
 export interface WebhookDelivery {
@@ -125,6 +127,8 @@ export interface WebhookDelivery {
   lastError: string | null;
   createdAt: string;
   deliveredAt: string | null;
+  /** PENDING: when its next attempt is due (past while it is being sent or waits for a slot); null once DELIVERED or FAILED. */
+  nextAttemptAt: string | null;
 }
 
 export interface ApiKey {

@@ -2,7 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { errorState, type ActionState } from "@/lib/action-state";
-import { createWebhook, deleteWebhook, setWebhookEnabled } from "@/lib/api/webhooks";
+import { createWebhook, deleteWebhook, rotateWebhookSecret, setWebhookEnabled } from "@/lib/api/webhooks";
 import { all, text } from "@/lib/form-data";
 
 /** Answers the endpoint's signing secret once, in the action's state; it is not kept anywhere else. */
@@ -24,6 +24,16 @@ export async function toggleWebhookAction(_state: ActionState, form: FormData): 
   revalidatePath("/webhooks");
   if (!result.ok) return errorState(result.error);
   return { status: "success", message: enabled ? "Enabled." : "Disabled." };
+}
+
+/** Answers the endpoint's new signing secret once, in the action's state, as creation does. */
+export async function rotateWebhookSecretAction(_state: ActionState, form: FormData): Promise<ActionState> {
+  const id = text(form, "id");
+  if (!id) return { status: "error", message: "No endpoint given." };
+  const result = await rotateWebhookSecret(id);
+  revalidatePath("/webhooks");
+  if (!result.ok) return errorState(result.error);
+  return { status: "success", message: "Secret rotated.", secret: result.data.secret };
 }
 
 export async function deleteWebhookAction(_state: ActionState, form: FormData): Promise<ActionState> {
