@@ -107,7 +107,7 @@ export const WORKFLOW_KEY_PATTERN = /^[A-Za-z0-9_.:-]{1,100}$/;
 /** Live webhook endpoints per tenant: each terminal event fans out to all of them, so the count bounds that work. */
 export const MAX_WEBHOOKS_PER_TENANT = 50;
 /**
- * Queues per tenant (queues are never deleted, so every one counts). Every
+ * Queues per tenant (deleteQueue frees a place). Every
  * worker's queue directory and the fair fetcher hold all of them, so one
  * tenant's millions would slow every tenant: 1,000, like Cloud Tasks' default
  * queue quota per project. Updating an existing queue is never refused.
