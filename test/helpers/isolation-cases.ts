@@ -5,7 +5,8 @@
  * answers must be identical once each reference is replaced by its role.
  *
  * Adding a row: one entry in CASES (or OWN_ONLY for operations without a
- * reference). The test fails when a contract operation has no entry.
+ * reference). The test fails when an operation the gateway serves (the
+ * contract's and every one beyond it) has no entry.
  */
 import { IdPrefix, newId } from "@tasklane/core";
 import { randomSuffix } from "./platform.js";
@@ -24,6 +25,10 @@ export interface Refs {
   workflowId: string;
   idempotencyKey: string;
   orderingKey: string;
+  /** A FAILED delivery to A's webhook (when A has one). */
+  deliveryId: string;
+  /** A's console user's email. */
+  consoleEmail: string;
 }
 
 /** Optional features: rows that need one are skipped while A could not create it. */
@@ -51,6 +56,8 @@ export function missingRefs(): Refs {
     workflowId: newId(IdPrefix.workflow),
     idempotencyKey: `idem-${randomSuffix(6)}`,
     orderingKey: `order-${randomSuffix(6)}`,
+    deliveryId: newId(IdPrefix.delivery),
+    consoleEmail: `missing-${randomSuffix(6)}@example.com`,
   };
 }
 
@@ -82,6 +89,12 @@ export const CASES: IsolationCase[] = [
   { op: "cancelTask", query: `mutation ($id: ID!) { cancelTask(id: $id) { ${TASK_FIELDS} } }`, vars: (r) => ({ id: r.taskId }) },
   { op: "cancelTask", query: `mutation ($id: ID!) { cancelTask(id: $id) { ${TASK_FIELDS} } }`, vars: (r) => ({ id: r.runningTaskId }) },
   { op: "redriveTask", query: `mutation ($id: ID!) { redriveTask(id: $id) { ${TASK_FIELDS} } }`, vars: (r) => ({ id: r.deadTaskId }) },
+  { op: "discardTask", query: `mutation ($id: ID!) { discardTask(id: $id) { ${TASK_FIELDS} } }`, vars: (r) => ({ id: r.deadTaskId }) },
+  {
+    op: "completeTasks",
+    query: `mutation ($id: ID!, $t: String!) { completeTasks(completions: [{ taskId: $id, leaseToken: $t, result: 1 }]) { taskId accepted code task { ${TASK_FIELDS} } } }`,
+    vars: (r) => ({ id: r.runningTaskId, t: r.leaseToken }),
+  },
   {
     op: "heartbeat",
     query: `mutation ($id: ID!, $t: String!) { heartbeat(taskId: $id, leaseToken: $t, extendSeconds: 600) { leaseExpiresAt } }`,
@@ -107,12 +120,25 @@ export const CASES: IsolationCase[] = [
     query: `mutation ($id: ID!) { updateWebhook(id: $id, input: { url: "https://hooks.example.com/b", events: ["*"], enabled: false }) { id enabled } }`,
     vars: (r) => ({ id: r.webhookId }),
   },
+  { op: "rotateWebhookSecret", requires: "webhooks", query: `mutation ($id: ID!) { rotateWebhookSecret(id: $id) { webhook { id } secret } }`, vars: (r) => ({ id: r.webhookId }) },
+  {
+    op: "redeliverWebhookDeliveries",
+    requires: "webhooks",
+    query: `mutation ($id: ID!) { redeliverWebhookDeliveries(webhookId: $id, since: "2000-01-01T00:00:00Z") }`,
+    vars: (r) => ({ id: r.webhookId }),
+  },
+  { op: "redeliverWebhookDelivery", requires: "webhooks", query: `mutation ($id: ID!) { redeliverWebhookDelivery(id: $id) { id status } }`, vars: (r) => ({ id: r.deliveryId }) },
   { op: "deleteWebhook", requires: "webhooks", query: `mutation ($id: ID!) { deleteWebhook(id: $id) }`, vars: (r) => ({ id: r.webhookId }) },
   { op: "pauseQueue", query: `mutation ($n: String!) { pauseQueue(name: $n) { name paused } }`, vars: (r) => ({ n: r.queue }) },
   { op: "resumeQueue", query: `mutation ($n: String!) { resumeQueue(name: $n) { name paused } }`, vars: (r) => ({ n: r.queue }) },
   // Beyond the contract: another tenant's queue is NOT_FOUND like a missing one, and nothing of it is cancelled or deleted.
   { op: "purgeQueue", query: `mutation ($n: String!) { purgeQueue(name: $n) { name } }`, vars: (r) => ({ n: r.queue }) },
   { op: "deleteQueue", query: `mutation ($n: String!) { deleteQueue(name: $n) }`, vars: (r) => ({ n: r.queue }) },
+  { op: "redriveDeadLetterTasks", query: `mutation ($n: String) { redriveDeadLetterTasks(queue: $n) { count hasMore } }`, vars: (r) => ({ n: `${r.queue}-dead` }) },
+  { op: "discardDeadLetterTasks", query: `mutation ($n: String) { discardDeadLetterTasks(queue: $n) { count hasMore } }`, vars: (r) => ({ n: `${r.queue}-dead` }) },
+  // Operator and console sign-in calls: an API key is no operator, and A's console email signs in no better than none.
+  { op: "createConsoleUser", query: `mutation ($t: ID!) { createConsoleUser(tenantId: $t, email: "b@example.com", password: "correct horse battery") { id } }`, vars: (r) => ({ t: r.tenantId }) },
+  { op: "consoleSignIn", query: `mutation ($e: String!) { consoleSignIn(email: $e, password: "not the password") { apiKeyId } }`, vars: (r) => ({ e: r.consoleEmail }) },
   { op: "leaseTasks", query: `mutation ($n: String!) { leaseTasks(queue: $n, workerId: "b", max: 10) { leaseToken task { id } } }`, vars: (r) => ({ n: r.queue }) },
   { op: "submitTask", query: `mutation ($n: String) { submitTask(input: { type: "x", queue: $n }) { id } }`, vars: (r) => ({ n: r.queue }) },
   { op: "submitTasks", query: `mutation ($n: String) { submitTasks(inputs: [{ type: "x" }, { type: "y", queue: $n }]) { id } }`, vars: (r) => ({ n: r.queue }) },
@@ -155,6 +181,10 @@ export const OWN_ONLY: Array<{ op: string; query: string }> = [
   { op: "webhooks", query: `{ webhooks { id url } }` },
   { op: "webhookDeliveries", query: `{ webhookDeliveries(first: 500) { id webhookId taskId } }` },
   { op: "apiKeys", query: `{ apiKeys { id name prefix } }` },
+  { op: "queueActivity", query: `{ queueActivity { queue buckets { succeeded } } }` },
+  // Without a queue: every queue of the caller's, never another tenant's dead tasks (the snapshot of A's rows shows it).
+  { op: "redriveDeadLetterTasks", query: `mutation { redriveDeadLetterTasks { count hasMore } }` },
+  { op: "discardDeadLetterTasks", query: `mutation { discardDeadLetterTasks { count hasMore } }` },
   { op: "createApiKey", query: `mutation { createApiKey(name: "b-key") { apiKey { id } secret } }` },
   { op: "rotateSigningSecret", query: `mutation { rotateSigningSecret }` },
   { op: "createWebhook", query: `mutation { createWebhook(input: { url: "https://hooks.example.com/b", events: ["*"] }) { webhook { id } } }` },
