@@ -39,6 +39,9 @@ describe("validateCron", () => {
     "0 0 * * WED",
     "0 0 * * wed#2",
     "0 0 31 2,3 *",
+    "0 0 1 JUL-DEC *",
+    "0 0 1 jul-sep MON-FRI",
+    "0 0 0 1 JUL-DEC *",
   ])("accepts %j", (expr) => {
     expect(() => validateCron(expr, "UTC")).not.toThrow();
   });
@@ -63,6 +66,7 @@ describe("validateCron", () => {
     ["0 0 LW * *", /^must not use W \(nearest weekday\)/],
     ["0 0 W * *", /^must not use W \(nearest weekday\)/],
     ["0 0 L-2 * *", /^must not use L-n \(days before the last of the month\)/],
+    ["0 0 0 1,L-3 * *", /^must not use L-n/],
     ["H * * * *", /H \(hashed\)/],
     ["H/5 * * * *", /H \(hashed\)/],
     ["* * * * *; DROP TABLE", /may only contain/],

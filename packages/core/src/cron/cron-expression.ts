@@ -84,7 +84,8 @@ function parseSyntax(expression: string): Parsed {
   // cron-parser refuses these too, in words that do not say what is wrong ("Invalid characters, got
   // value: 15W", "got range NaN-2"). WED is the only name with a W.
   if (fields.some((f) => /W/i.test(f.replace(/WED/gi, "")))) return fail("must not use W (nearest weekday): list the days instead");
-  if (fields.some((f) => /L-/i.test(f))) return fail("must not use L-n (days before the last of the month): L alone is the last day");
+  // L-n is a day-of-month form only: JUL-DEC in the month field is a range of names.
+  if (/L-/i.test(fields[fields.length - 3] ?? "")) return fail("must not use L-n (days before the last of the month): L alone is the last day");
   try {
     return { ok: true, expression: parseFloating(expression, PROBE_START) };
   } catch (e: unknown) {
