@@ -255,4 +255,34 @@ describe("deleteQueue", () => {
     const schedules = await tdb.db.pool.query("SELECT name FROM schedules WHERE tenant_id = $1 AND template->>'queue' = 'racy'", [t.tenantId]);
     expect(schedules.rows).toEqual([]);
   }, 30_000);
+
+  it("answers a submission racing the deletion NOT_FOUND, as for a queue that never was, and writes nothing", async () => {
+    const t = await createTenant(gateway);
+    await as(t)(UPSERT, { i: { name: "gone", mode: "PULL" } });
+    const queueId = (await queueIdOf(t, "gone")) as string;
+    // deleteQueue's last transaction, held open: the queue row locked; the inserts' key checks wait on it.
+    const holder = await tdb.db.pool.connect();
+    let answers: Promise<{ errors?: { message: string; extensions?: { code?: string } }[] }>[] = [];
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT id FROM queues WHERE id = $1 FOR UPDATE", [queueId]);
+      answers = [
+        gql(gateway.url, `mutation { submitTask(input: { type: "late", queue: "gone" }) { id } }`, {}, t.apiKey),
+        gql(gateway.url, `mutation { submitWorkflow(input: { name: "late", tasks: [{ key: "a", type: "late", queue: "gone" }] }) { id } }`, {}, t.apiKey),
+      ];
+      const waiting = async () =>
+        Number((await tdb.db.pool.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rows[0].n);
+      const deadline = Date.now() + 5_000;
+      while ((await waiting()) < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await holder.query("DELETE FROM queues WHERE id = $1", [queueId]);
+      await holder.query("COMMIT");
+    } finally {
+      holder.release();
+    }
+    const results = await Promise.all(answers);
+    expect(results.map((r) => r.errors?.[0]?.extensions?.code)).toEqual(["NOT_FOUND", "NOT_FOUND"]);
+    expect(results[0]!.errors?.[0]?.message).toBe('Queue "gone" not found');
+    expect((await tdb.db.pool.query("SELECT 1 FROM tasks WHERE tenant_id = $1 AND type = 'late'", [t.tenantId])).rowCount).toBe(0);
+    expect((await tdb.db.pool.query("SELECT 1 FROM workflows WHERE tenant_id = $1 AND name = 'late'", [t.tenantId])).rowCount).toBe(0);
+  }, 30_000);
 });

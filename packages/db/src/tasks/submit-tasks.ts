@@ -1,4 +1,5 @@
 import { ANSWER_BODY_BYTES, newId, type TaskSpec, type TaskStatus } from "@tasklane/core";
+import { queueGoneAsNotFound } from "../queues/queue-gone.js";
 import type pg from "pg";
 import { prepared, withTransaction, type Database, type Queryable } from "../database.js";
 import { dispatchOutboxCtes, mapDispatchRow, type DispatchIntent } from "../outbox/dispatch-intent.js";
@@ -120,11 +121,14 @@ export async function submitTaskRefs(db: Database, tenantId: string, specs: Task
 
 async function submitShaped<T>(db: Database, tenantId: string, specs: TaskInsert[], options: SubmitOptions, shape: AnswerShape<T>): Promise<SubmitResult<T>> {
   if (specs.length === 0) return { tasks: [], dispatch: [], created: 0, repeatOf: [] };
-  if ((options.quotas ?? true) === true) {
-    const done = await insertTasksIfUncapped(db, tenantId, specs, options, shape);
-    if (done) return done;
-  }
-  return withTransaction(db.pool, (client) => insertShaped(client, tenantId, specs, options, shape));
+  // A queue deleted while the insert waited for its key is NOT_FOUND, as a name no queue has (queue-gone.ts).
+  return queueGoneAsNotFound(async () => {
+    if ((options.quotas ?? true) === true) {
+      const done = await insertTasksIfUncapped(db, tenantId, specs, options, shape);
+      if (done) return done;
+    }
+    return withTransaction(db.pool, (client) => insertShaped(client, tenantId, specs, options, shape));
+  }, () => specs.map((s) => s.queue));
 }
 
 /**

@@ -1,4 +1,5 @@
 import { newId, type WorkflowSpec } from "@tasklane/core";
+import { queueGoneAsNotFound } from "../queues/queue-gone.js";
 import type pg from "pg";
 import { withTransaction, type Database } from "../database.js";
 import type { DispatchIntent } from "../outbox/dispatch-intent.js";
@@ -27,6 +28,11 @@ export interface SubmitWorkflowResult {
  * so concurrent submissions of one key yield one workflow.
  */
 export async function submitWorkflow(db: Database, tenantId: string, spec: WorkflowSpec, options: SubmitOptions): Promise<SubmitWorkflowResult> {
+  // A queue deleted while the insert waited for its key is NOT_FOUND, as a name no queue has (queue-gone.ts).
+  return queueGoneAsNotFound(() => insertWorkflow(db, tenantId, spec, options), () => spec.tasks.map((t) => t.queue));
+}
+
+async function insertWorkflow(db: Database, tenantId: string, spec: WorkflowSpec, options: SubmitOptions): Promise<SubmitWorkflowResult> {
   return withTransaction(db.pool, async (client) => {
     const inserted = await client.query(
       `INSERT INTO workflows AS w (id, tenant_id, name, idempotency_key) VALUES ($1, $2, $3, $4)
