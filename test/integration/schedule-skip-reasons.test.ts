@@ -37,10 +37,12 @@ afterAll(async () => tdb?.drop());
 
 describe("a SKIPPED run's reason", () => {
   it("names the misfire policy for a missed occurrence and the overlap policy for one skipped behind an unfinished run", async () => {
-    const missed = await behind("missed", 10, "SKIP", "ALLOW");
+    const missed = await behind("missed", 20, "SKIP", "ALLOW");
     const overlapped = await behind("overlapped", 4, "SKIP", "SKIP");
-    // 5 s of grace: the occurrences 6 s old and older are missed, the newer ones on time.
-    await fireDueSchedules(tdb.db, { lookaheadMs: 0, horizonMs: 60_000, limit: 100, graceMs: 5_000 });
+    // 10 s of grace: the missed schedule's occurrences over 10 s old are missed, the newer ones on time;
+    // the overlapped one's oldest (4-5 s old when set) stays on time through a stall of 5 s before the
+    // firing (with 5 s of grace, one that crossed a second boundary made it missed, and the test failed).
+    await fireDueSchedules(tdb.db, { lookaheadMs: 0, horizonMs: 60_000, limit: 100, graceMs: 10_000 });
 
     const m = await runsOf(missed);
     const skipped = m.filter((r) => r.status === "SKIPPED");
@@ -57,7 +59,8 @@ describe("a SKIPPED run's reason", () => {
 
   it("names the change for a run materialised ahead that a change skipped", async () => {
     const ahead = await behind("ahead", 0, "SKIP", "ALLOW");
-    await fireDueSchedules(tdb.db, { lookaheadMs: 3_000, horizonMs: 60_000, limit: 100 });
+    // 5 s ahead: two or more runs are still ahead when the change comes, through a stall of 3 s (with 3 s, 1 s did it).
+    await fireDueSchedules(tdb.db, { lookaheadMs: 5_000, horizonMs: 60_000, limit: 100 });
     await updateSchedule(tdb.db, tenantId, ahead.id, { enabled: false }, { actor: "test", horizonMs: 60_000 });
     const skipped = (await runsOf(ahead)).filter((r) => r.status === "SKIPPED");
     expect(skipped.length).toBeGreaterThanOrEqual(2);
