@@ -35,6 +35,19 @@ function accountedFor(runs: { run_at: Date; last_error: string | null }[]): numb
   });
 }
 
+/**
+ * Puts the schedule's next run `interval` before the current second, answering that instant and the
+ * statement's clock: read in a later statement, the clock could be a second on (the boundary passed
+ * between the two), and the first occurrence looked a second off.
+ */
+async function putBack(s: ScheduleRecord, interval: string): Promise<{ first: Date; start: Date }> {
+  const res = await tdb.db.pool.query<{ first: Date; start: Date }>(
+    `UPDATE schedules SET next_run_at = date_trunc('second', now()) - $2::interval WHERE id = $1 RETURNING next_run_at AS first, now() AS start`,
+    [s.id, interval],
+  );
+  return res.rows[0]!;
+}
+
 /** The scheduler's passes, one after another, until the schedule's next occurrence is ahead. */
 async function fireUntilCaughtUp(s: ScheduleRecord, passes = 20): Promise<void> {
   for (let pass = 0; pass < passes; pass++) {
@@ -55,15 +68,14 @@ describe("CATCH_UP after a long outage", () => {
   it("fires at most MAX_CATCH_UP_RUNS missed occurrences for the whole recovery, the newest, and accounts for the older rest SKIPPED", async () => {
     const s = await createSchedule(tdb.db, tenantId, { name: "per-second", cron: "* * * * * *", timezone: "UTC", template, misfirePolicy: "CATCH_UP", overlapPolicy: "ALLOW", enabled: true });
     // The scheduler was away for 50 minutes: 3,000 occurrences missed, more than fit one window.
-    await tdb.db.pool.query(`UPDATE schedules SET next_run_at = date_trunc('second', now()) - interval '3000 seconds' WHERE id = $1`, [s.id]);
-    const start = await dbNow();
+    const { first, start } = await putBack(s, "3000 seconds");
     await fireUntilCaughtUp(s);
     const end = await dbNow();
 
     const runs = await runsOf(s);
     // Every occurrence accounted for exactly once, one second apart, from the first missed one on.
     const occurrences = accountedFor(runs);
-    expect(occurrences[0]).toBe(Math.floor(start.getTime() / 1000) * 1000 - 3_000_000);
+    expect(occurrences[0]).toBe(first.getTime());
     for (let i = 1; i < occurrences.length; i++) expect(occurrences[i]! - occurrences[i - 1]!).toBe(1000);
     const skipped = runs.filter((r) => r.status === "SKIPPED");
     const fired = runs.filter((r) => r.status !== "SKIPPED");
@@ -80,13 +92,12 @@ describe("CATCH_UP after a long outage", () => {
 describe("SKIP after a day's outage", () => {
   it("records the newest missed occurrences one by one and one SKIPPED run for each older thousand, saying how many it stands for", async () => {
     const s = await createSchedule(tdb.db, tenantId, { name: "per-second-skip", cron: "* * * * * *", timezone: "UTC", template, misfirePolicy: "SKIP", overlapPolicy: "ALLOW", enabled: true });
-    await tdb.db.pool.query(`UPDATE schedules SET next_run_at = date_trunc('second', now()) - interval '1 day' WHERE id = $1`, [s.id]);
-    const start = await dbNow();
+    const { first } = await putBack(s, "1 day");
     await fireUntilCaughtUp(s, 200);
 
     const runs = await runsOf(s);
     const occurrences = accountedFor(runs);
-    expect(occurrences[0]).toBe(Math.floor(start.getTime() / 1000) * 1000 - 86_400_000);
+    expect(occurrences[0]).toBe(first.getTime());
     for (let i = 1; i < occurrences.length; i++) expect(occurrences[i]! - occurrences[i - 1]!).toBe(1000);
     // 86,400 missed: recorded one by one they were 86,400 SKIPPED runs (and as many events).
     expect(runs.filter((r) => r.status === "SKIPPED").length).toBeLessThanOrEqual(MISFIRE_WINDOW + 87);
