@@ -56,7 +56,7 @@ const STREAK_UPDATE = `UPDATE webhooks w SET failure_streak = w.failure_streak +
     disabled_reason = CASE WHEN w.enabled AND w.failure_streak + 1 >= p.disable_after THEN p.streak_reason
                       ELSE w.disabled_reason END
   FROM upd, p WHERE w.id = upd.webhook_id
-  RETURNING w.id, w.enabled, w.disabled_reason`;
+  RETURNING w.id, w.enabled, w.disabled_reason, w.deleted_at`;
 
 /**
  * The webhook's other deliveries waiting for an attempt, once it is disabled
@@ -64,9 +64,12 @@ const STREAK_UPDATE = `UPDATE webhooks w SET failure_streak = w.failure_streak +
  * abandon them with at their next attempt, rather than PENDING in the log
  * until then (up to the schedule's longest step) and each claimed only to be
  * abandoned. Ones in flight elsewhere keep their claims; the recorded one is
- * upd's.
+ * upd's. A webhook deleted (which gives it no reason of its own) while some
+ * were in flight has them say so, as the claim would.
  */
-const STOP_WAITING = `UPDATE webhook_deliveries d SET status = 'FAILED', last_error = 'webhook is disabled: ' || wh.disabled_reason
+const STOP_WAITING = `UPDATE webhook_deliveries d SET status = 'FAILED',
+    last_error = CASE WHEN wh.deleted_at IS NOT NULL THEN 'webhook was deleted'
+                      ELSE 'webhook is disabled' || COALESCE(': ' || wh.disabled_reason, '') END
   FROM wh, p WHERE NOT wh.enabled AND d.webhook_id = wh.id AND d.id <> p.delivery_id AND d.status = 'PENDING'
     AND (d.locked_until IS NULL OR d.locked_until < now())`;
 
@@ -96,7 +99,7 @@ function statementFor(outcome: DeliveryOutcome): { upd: string; webhook: string 
         webhook: `UPDATE webhooks w SET failure_streak = w.failure_streak + 1, enabled = false,
             disabled_reason = CASE WHEN w.enabled THEN p.error ELSE w.disabled_reason END
           FROM upd, p WHERE w.id = upd.webhook_id
-          RETURNING w.id, w.enabled, w.disabled_reason`,
+          RETURNING w.id, w.enabled, w.disabled_reason, w.deleted_at`,
         stop: true,
       };
     case "abandoned":
