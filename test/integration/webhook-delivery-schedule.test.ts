@@ -114,10 +114,11 @@ describe("a webhook delivery's retries", () => {
     }, 20_000);
     const first = hits("/flaky")[0];
     expect(failed).toMatchObject({ taskId, status: "PENDING", lastResponseCode: 500 });
-    // The schedule's first step, 2 s ±20 %, from when the attempt was recorded (a little after it was answered).
+    // The schedule's first step, 2 s ±20 %, from when the attempt was recorded (a little after it was answered:
+    // up to 2.4 s plus however long recording took on a loaded machine, so the upper bound leaves 1.6 s for that).
     const wait = Date.parse(failed.nextAttemptAt ?? "") - (first?.at ?? 0);
     expect(wait).toBeGreaterThanOrEqual(1_500);
-    expect(wait).toBeLessThanOrEqual(3_000);
+    expect(wait).toBeLessThanOrEqual(4_000);
 
     const delivered = await waitFor("DELIVERED on the retry", async () => {
       const d = await deliveryOf(hook.id);

@@ -25,7 +25,11 @@ import type { WorkflowStatus } from "@tasklane/core";
 import { dispatchOutboxCtes, mapDispatchRow, type DispatchIntent } from "../outbox/dispatch-intent.js";
 import { enqueuedGenerationExpr, eventInsert, notifyOutboxInsert, sameId } from "./sql-fragments.js";
 
-/** Statuses a workflow waits on; keep in step with tasks_workflow_unfinished_idx and tasks_ordering_unfinished_idx (start-attempts.ts). */
+/**
+ * Statuses a workflow waits on; keep in step with the partial indexes over unfinished tasks that the
+ * looks naming them read: tasks_workflow_unfinished_idx, tasks_ordering_unfinished_idx (start-attempts.ts)
+ * and tasks_schedule_unfinished_idx (schedules' overlap looks, which spell the list out; overlap-history.test.ts).
+ */
 export const UNFINISHED_TASK_STATUSES = "('SCHEDULED', 'BLOCKED', 'QUEUED', 'RUNNING', 'RETRYING')";
 
 /** How many of a workflow's unfinished tasks ADVANCE_SQL looks up among a child's parents before walking them all. */
