@@ -46,10 +46,16 @@ const UNFINISHED_COUNTS_SQL = `SELECT status::text AS status, sum(tasks)::bigint
 const SCHEDULES_SQL = `SELECT name FROM schedules
   WHERE tenant_id = $1 AND deleted_at IS NULL AND template->>'queue' = $2 ORDER BY name LIMIT 6`;
 
-/** A task of the queue in a RUNNING workflow: read from the tenant's running workflows' tasks (no index leads with queue_id). */
-const RUNNING_WORKFLOW_SQL = `SELECT w.id FROM workflows w
-  WHERE w.tenant_id = $1 AND w.status = 'RUNNING'
-    AND EXISTS (SELECT 1 FROM tasks t WHERE t.workflow_id = w.id AND t.queue_id = $2)
+/**
+ * A task of the queue in a RUNNING workflow: the queue's workflow tasks
+ * (tasks_queue_workflow_idx), each one's workflow probed by primary key. The
+ * LIMIT inside the LATERAL keeps it a probe: read from the workflows' side,
+ * the look walked every workflow task of every tenant (300,000 index entries,
+ * 65 ms, with 100,000 running workflows), and once under the queue's lock.
+ */
+const RUNNING_WORKFLOW_SQL = `SELECT w.id FROM tasks t
+  CROSS JOIN LATERAL (SELECT w.id FROM workflows w WHERE w.id = t.workflow_id AND w.tenant_id = $1 AND w.status = 'RUNNING' LIMIT 1) w
+  WHERE t.queue_id = $2 AND t.workflow_id IS NOT NULL
   LIMIT 1`;
 
 /**
