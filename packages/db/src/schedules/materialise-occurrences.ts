@@ -164,7 +164,10 @@ async function cancelPrevious(client: pg.PoolClient, s: ScheduleRecord, keep: Ru
  *   ordering key (ids grow in insert order). One insert, quotas checked once.
  * - SKIP: from the first occurrence that meets an unfinished run, the rest of
  *   the window is SKIPPED in one insert (a run the quotas held back, SKIPPED,
- *   is not unfinished, so the next occurrence is decided again).
+ *   is not unfinished, so the next occurrence is decided again); so too from
+ *   the first the platform's backlog cap refuses, since its estimate does not
+ *   change within a batch (one by one, a CATCH_UP recovery over the cap took a
+ *   look and an insert per occurrence).
  * - CANCEL_RUNNING: each occurrence cancels the runs before it, so all of the
  *   window's runs go in together, then every unfinished run of the schedule
  *   but the latest that will run is cancelled. When none will run (a quota or
@@ -191,6 +194,10 @@ async function fireOccurrences(
       for (let i = 0; i < fire.length; i++) {
         if (decideOverlap(policy, await previousRunUnfinished(client, s.id)) === OverlapDecision.SKIP) {
           await insertRuns(client, s, runs(fire.slice(i), { initialStatus: "SKIPPED", lastError: OVERLAP_SKIP_REASON }), options, tally);
+          return latestRun;
+        }
+        if (options.backlog && !options.backlog.admits(s.tenantId, 1)) {
+          await insertRuns(client, s, runs(fire.slice(i)), options, tally);
           return latestRun;
         }
         latestRun = later(latestRun, await insertRuns(client, s, runs(fire.slice(i, i + 1)), options, tally));
