@@ -12,7 +12,7 @@ import { DEAD_LETTER_STATEMENT_BATCH, discardDeadTasks, redriveDeadTasks, redriv
 import { createKeySpace, jobIdFor } from "@tasklane/queue";
 import { useGateway } from "../helpers/gateway-fixture.js";
 import { codeOf, createTenant, gql, waitFor } from "../helpers/platform.js";
-import { explainNodes } from "../helpers/query-plans.js";
+import { explainNodes, rowsRead } from "../helpers/query-plans.js";
 import { seedPushQueue } from "../helpers/seed.js";
 
 const REDRIVE = `mutation ($q: String, $m: Int) { redriveDeadLetterTasks(queue: $q, max: $m) { count hasMore } }`;
@@ -290,8 +290,43 @@ describe("bulk dead-letter operations", () => {
       [t.tenantId, defaultQueue, Array.from({ length: 20_000 }, () => newId(IdPrefix.task))],
     );
     await pool().query("ANALYZE tasks");
-    // Every statement the calls send, with the transaction's settings they were planned under.
-    const sent: { text: string; values: unknown[]; settings: string[] }[] = [];
+    const { db, statements } = recordBatchStatements();
+    for (const queue of [null, "hooks"]) {
+      await redriveDeadTasks(db, t.tenantId, { queue, max: 500, actor: "test", horizonMs: 300_000 });
+      await discardDeadTasks(db, t.tenantId, { queue, max: 500, actor: "test" });
+    }
+    expect(statements()).toHaveLength(4);
+    for (const [i, statement] of statements().entries()) {
+      // Without a queue filter the tenant's dead-letter index; with one, the queue's.
+      const index = i < 2 ? "tasks_dead_letter_idx" : "tasks_dead_letter_queue_idx";
+      const plan = await explainSent(statement, { analyze: false });
+      expect(plan.some((n) => n["Index Name"] === index), JSON.stringify(plan.map((n) => [n["Node Type"], n["Index Name"]]))).toBe(true);
+    }
+    expect(DEAD_LETTER_STATEMENT_BATCH).toBe(500);
+  });
+
+  it("with a queue filter reads the queue's dead tasks, not every dead task of the tenant", async () => {
+    const t = await tenant();
+    const hooks = await seedPushQueue(platform.database.db, t.tenantId, "hooks", "https://example.com/hooks");
+    // An outage of another queue's endpoint an hour ago; hooks' few died a minute ago.
+    await seedDead(pool(), t.tenantId, await t.queueId("default"), 3_000);
+    await seedDead(pool(), t.tenantId, hooks, 20, { diedSecondsAgo: 60 });
+    await pool().query("ANALYZE tasks");
+    const { db, statements } = recordBatchStatements();
+    await redriveDeadTasks(db, t.tenantId, { queue: "hooks", max: 500, actor: "test", horizonMs: 300_000 });
+    await discardDeadTasks(db, t.tenantId, { queue: "hooks", max: 500, actor: "test" });
+    // 20 more of hooks' that died before the calls began: what each statement finds when explained.
+    await seedDead(pool(), t.tenantId, hooks, 20, { diedSecondsAgo: 45 });
+    expect(statements()).toHaveLength(2);
+    for (const statement of statements()) {
+      // Walking the tenant's dead-letter index for hooks' (the plan enable_sort = off left): 'expected 3020 to be less than 100'.
+      expect(rowsRead(await explainSent(statement, { analyze: true }), "tasks")).toBeLessThan(100);
+    }
+  });
+
+  /** A Database whose batch statements (those locking candidates) are kept with the transaction settings they ran under. */
+  function recordBatchStatements() {
+    const sent: Sent[] = [];
     const db = {
       pool: {
         query: (text: string, values: unknown[]) => pool().query(text, values),
@@ -309,24 +344,25 @@ describe("bulk dead-letter operations", () => {
         },
       },
     } as never;
-    for (const queue of [null, "hooks"]) {
-      await redriveDeadTasks(db, t.tenantId, { queue, max: 500, actor: "test", horizonMs: 300_000 });
-      await discardDeadTasks(db, t.tenantId, { queue, max: 500, actor: "test" });
+    return { db, statements: () => sent.filter((s) => s.text.includes("SKIP LOCKED")) };
+  }
+
+  /** The statement's plan under its settings, in a transaction rolled back (with ANALYZE it runs). */
+  async function explainSent({ text, values, settings }: Sent, opts: { analyze: boolean }) {
+    const client = await pool().connect();
+    try {
+      await client.query("BEGIN");
+      for (const setting of settings) await client.query(setting);
+      return await explainNodes(client, text, values, opts);
+    } finally {
+      await client.query("ROLLBACK");
+      client.release();
     }
-    const statements = sent.filter((s) => s.text.includes("SKIP LOCKED"));
-    expect(statements).toHaveLength(4);
-    for (const { text, values, settings } of statements) {
-      const client = await pool().connect();
-      try {
-        await client.query("BEGIN");
-        for (const setting of settings) await client.query(setting);
-        const plan = await explainNodes(client, text, values, { analyze: false });
-        expect(plan.some((n) => n["Index Name"] === "tasks_dead_letter_idx"), JSON.stringify(plan.map((n) => [n["Node Type"], n["Index Name"]]))).toBe(true);
-      } finally {
-        await client.query("ROLLBACK");
-        client.release();
-      }
-    }
-    expect(DEAD_LETTER_STATEMENT_BATCH).toBe(500);
-  });
+  }
 });
+
+interface Sent {
+  text: string;
+  values: unknown[];
+  settings: string[];
+}

@@ -9,7 +9,9 @@
  * Candidates are the tenant's DEAD tasks that died when the call began or
  * earlier, the one that died first first, read from tasks_dead_letter_idx
  * (tenant_id, completed_at DESC, id DESC WHERE status = 'DEAD'; walked
- * backwards, the queue filter applied on the way). Locked with SKIP LOCKED and
+ * backwards) or, for one queue, tasks_dead_letter_queue_idx (the same led by
+ * queue_id: through the tenant's index each statement read every dead task of
+ * the tenant's other queues to find the queue's). Locked with SKIP LOCKED and
  * each re-checked DEAD on the locked row, so a concurrent bulk call or
  * single redrive never changes a task twice: the one that got it first wins,
  * the other passes it by. The cutoff keeps one call from meeting again a task
@@ -82,7 +84,8 @@ export function deadLetterCandidatesCte(opts: { withWorkflowTasks: boolean; queu
 
 /**
  * Runs one batch statement in its own transaction, planned as an ordered
- * walk of tasks_dead_letter_idx that stops after batch + 1 rows. Left to its
+ * walk of tasks_dead_letter_idx (tasks_dead_letter_queue_idx with a queue)
+ * that stops after batch + 1 rows. Left to its
  * estimates the planner read every DEAD task of the tenant through
  * tasks_tenant_id_status_id_idx and sorted them, for each statement: a
  * queue's share of the tenant's tasks says nothing of its share of the dead

@@ -1,0 +1,12 @@
+-- The dead-letter queue of one queue, the task that died first first
+-- (redriveDeadLetterTasks / discardDeadLetterTasks with a queue,
+-- packages/db/src/transitions/dead-letter-batches.ts) or last first
+-- (deadLetterTasks with a queue, list-dead-tasks.ts). Through
+-- tasks_dead_letter_idx, which leads with the tenant, each statement walked
+-- the tenant's dead tasks of every queue to find this one's: with 200,000
+-- dead in another queue, a bulk statement for a queue holding 50 read
+-- 200,000 rows (47 ms), and again for every 500 redriven. Partial like that
+-- index: only DEAD row versions take an entry. CONCURRENTLY, in a migration
+-- of its own, so the table keeps taking writes while it is built
+-- (docs/operations.md, Upgrades and migrations).
+CREATE INDEX CONCURRENTLY "tasks_dead_letter_queue_idx" ON "tasks" ("queue_id", "completed_at" DESC, "id" DESC) WHERE status = 'DEAD';
