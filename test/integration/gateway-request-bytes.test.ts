@@ -78,7 +78,7 @@ describe("gateway bound on request bodies held at once", () => {
 
     // A holds its whole half (8 MiB); its next request is refused, while B still gets in.
     const heldA = heldSubmit(gateway.url, a.apiKey, "held-a", 8 * MIB);
-    await expect.poll(() => metric(base, "tasklane_gateway_request_bytes_held"), { timeout: 10_000 }).toBe(8 * MIB);
+    await expect.poll(() => metric(base, "tasklane_gateway_held_request_bytes"), { timeout: 10_000 }).toBe(8 * MIB);
     const refusedA = await heldSubmit(gateway.url, a.apiKey, "refused-a", 1024).answer;
     expect(refusedA.status).toBe(503);
     expect(refusedA.retryAfter).toBe("1");
@@ -89,7 +89,7 @@ describe("gateway bound on request bodies held at once", () => {
 
     // B holds the other half: the bound is full, and C, holding nothing, is refused too.
     const heldB = heldSubmit(gateway.url, b.apiKey, "held-b", 8 * MIB);
-    await expect.poll(() => metric(base, "tasklane_gateway_request_bytes_held"), { timeout: 10_000 }).toBe(16 * MIB);
+    await expect.poll(() => metric(base, "tasklane_gateway_held_request_bytes"), { timeout: 10_000 }).toBe(16 * MIB);
     const refusedC = await gql(gateway.url, SUBMIT, { type: "refused-c" }, c.apiKey);
     expect(refusedC.status).toBe(503);
     expect(refusedC.errors?.[0]?.extensions?.code).toBe("OVERLOADED");
@@ -103,7 +103,7 @@ describe("gateway bound on request bodies held at once", () => {
     const smallC = await gql<{ submitTask: { id: string } }>(gateway.url, SUBMIT, { type: "small-c" }, c.apiKey);
     expect(smallC.status).toBe(200);
     expect((await heldB.finish()).status).toBe(200);
-    await expect.poll(() => metric(base, "tasklane_gateway_request_bytes_held"), { timeout: 10_000 }).toBe(0);
+    await expect.poll(() => metric(base, "tasklane_gateway_held_request_bytes"), { timeout: 10_000 }).toBe(0);
 
     // The refused requests changed nothing; the admitted ones each made their task.
     const { rows } = await platform.database.db.pool.query<{ type: string }>("SELECT type FROM tasks ORDER BY type");
@@ -120,13 +120,13 @@ describe("gateway bound on request bodies held at once", () => {
     const refusedBefore = (await metric(base, "tasklane_gateway_request_bytes_refused_total")) ?? 0;
 
     const heldD = heldSubmit(gateway.url, d.apiKey, "held-d", 8 * MIB);
-    await expect.poll(() => metric(base, "tasklane_gateway_request_bytes_held"), { timeout: 10_000 }).toBe(8 * MIB);
+    await expect.poll(() => metric(base, "tasklane_gateway_held_request_bytes"), { timeout: 10_000 }).toBe(8 * MIB);
     const viaSecondKey = await heldSubmit(gateway.url, secondKey, "second-key-d", 1024).answer;
     expect(viaSecondKey.status).toBe(503);
 
     // Made-up credentials are one caller: the first holds the anonymous MiB, the next is refused.
     const madeUp = heldPost(gateway.url, "Bearer tl_made_up_1", "anon", 1 * MIB);
-    await expect.poll(() => metric(base, "tasklane_gateway_request_bytes_held"), { timeout: 10_000 }).toBe(9 * MIB);
+    await expect.poll(() => metric(base, "tasklane_gateway_held_request_bytes"), { timeout: 10_000 }).toBe(9 * MIB);
     const madeUpAgain = await heldPost(gateway.url, "Bearer tl_made_up_2", "anon", 1024).answer;
     expect(madeUpAgain.status).toBe(503);
     expect(madeUpAgain.body.errors?.[0]?.extensions?.code).toBe("OVERLOADED");
@@ -143,18 +143,18 @@ describe("gateway bound on request bodies held at once", () => {
   it("charges a compressed body as the largest body, and answers a body too large for the anonymous allowance UNAUTHENTICATED, not OVERLOADED", async () => {
     const { gateway } = platform;
     const base = gateway.url.replace(/\/graphql$/, "");
-    await expect.poll(() => metric(base, "tasklane_gateway_request_bytes_held"), { timeout: 10_000 }).toBe(0);
+    await expect.poll(() => metric(base, "tasklane_gateway_held_request_bytes"), { timeout: 10_000 }).toBe(0);
     const e = await createTenant(gateway, "bytes-e");
     const refusedBefore = (await metric(base, "tasklane_gateway_request_bytes_refused_total")) ?? 0;
 
     // Express inflates it up to MAX_BODY_BYTES (8 MiB): 4 KiB of gzip says nothing of what it will hold.
     const gzipped = heldPost(gateway.url, `Bearer ${e.apiKey}`, "gzipped", 4096, { "content-encoding": "gzip" });
     try {
-      await expect.poll(() => metric(base, "tasklane_gateway_request_bytes_held"), { timeout: 10_000 }).toBe(8 * MIB);
+      await expect.poll(() => metric(base, "tasklane_gateway_held_request_bytes"), { timeout: 10_000 }).toBe(8 * MIB);
     } finally {
       gzipped.abandon();
     }
-    await expect.poll(() => metric(base, "tasklane_gateway_request_bytes_held"), { timeout: 10_000 }).toBe(0);
+    await expect.poll(() => metric(base, "tasklane_gateway_held_request_bytes"), { timeout: 10_000 }).toBe(0);
 
     // 2 MiB never fits the anonymous 1 MiB: a revoked key told OVERLOADED would send it again forever.
     const tooLarge = await heldPost(gateway.url, "Bearer tl_made_up_3", "anon-large", 2 * MIB).answer;

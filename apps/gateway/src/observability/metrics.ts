@@ -66,7 +66,7 @@ export function createMetrics(readings: GatewayMetricReadings = { requestBytesHe
   });
   countFromZero(wsSlowConsumerCloses, "limit", SLOW_CONSUMER_LIMITS);
   new Gauge({
-    name: "tasklane_gateway_request_bytes_held",
+    name: "tasklane_gateway_held_request_bytes",
     help: "Bytes of request bodies this gateway holds now, against MAX_INFLIGHT_REQUEST_BYTES",
     registers: [registry],
     collect() {
