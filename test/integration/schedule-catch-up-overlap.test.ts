@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_BACKOFF, type OverlapPolicy } from "@tasklane/core";
-import { createDatabase, createSchedule, fireDueSchedules, type Database } from "@tasklane/db";
-import type pg from "pg";
+import { createSchedule, fireDueSchedules } from "@tasklane/db";
+import { countingDatabase } from "../helpers/counting-database.js";
 import { seedTenant } from "../helpers/seed.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
 
@@ -22,20 +22,6 @@ beforeAll(async () => {
 });
 afterAll(async () => tdb?.drop());
 
-/** A one-connection Database on the test database that counts the statements sent on it. */
-function countingDatabase(): { db: Database; statements: () => number } {
-  const db = createDatabase({ url: tdb.url, max: 1, applicationName: "tasklane-test-counting" });
-  let count = 0;
-  db.pool.on("connect", (client: pg.PoolClient) => {
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    client.query = ((...args: unknown[]) => {
-      count += 1;
-      return query(...args);
-    }) as typeof client.query;
-  });
-  return { db, statements: () => count };
-}
-
 async function perSecond(name: string, overlapPolicy: OverlapPolicy) {
   const s = await createSchedule(tdb.db, tenantId, { name, cron: "* * * * * *", timezone: "UTC", template, misfirePolicy: "CATCH_UP", overlapPolicy, enabled: true });
   // Down for ten minutes: every second since is missed (the grace is 30 s), and CATCH_UP fires each.
@@ -54,7 +40,7 @@ describe("CATCH_UP with an overlap policy that looks at the previous run", () =>
     const skip = await perSecond("skip", "SKIP");
     const cancel = await perSecond("cancel", "CANCEL_RUNNING");
 
-    const counting = countingDatabase();
+    const counting = countingDatabase(tdb.url);
     try {
       const result = await fireDueSchedules(counting.db, { lookaheadMs: 0, horizonMs: 60_000, limit: 100 });
       expect(result.schedules).toBe(3);

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_BACKOFF } from "@tasklane/core";
-import { PLATFORM_BACKLOG_FULL, createDatabase, createSchedule, fireDueSchedules, submitTasks } from "@tasklane/db";
-import type pg from "pg";
+import { PLATFORM_BACKLOG_FULL, createSchedule, fireDueSchedules, submitTasks } from "@tasklane/db";
 import { startApp, waitFor } from "../helpers/app-process.js";
+import { countingDatabase } from "../helpers/counting-database.js";
 import { REDIS_DB, redisUrl } from "../helpers/redis-dbs.js";
 import { seedTenant } from "../helpers/seed.js";
 import { createTestDatabase, uniqueRedisPrefix, type TestDatabase } from "../helpers/test-database.js";
@@ -54,25 +54,17 @@ describe("cron runs and GLOBAL_MAX_PENDING_TASKS", () => {
     const s = await createSchedule(tdb.db, tenantId, { name: "catch-up-skip", cron: "* * * * * *", timezone: "UTC", template, misfirePolicy: "CATCH_UP", overlapPolicy: "SKIP", enabled: true });
     // Down for ten minutes: CATCH_UP fires each missed second, and the cap (a double that refuses all) holds every one back.
     await tdb.db.pool.query(`UPDATE schedules SET next_run_at = date_trunc('second', now()) - interval '600 seconds' WHERE id = $1`, [s.id]);
-    const counting = createDatabase({ url: tdb.url, max: 1, applicationName: "tasklane-test-counting" });
-    let statements = 0;
-    counting.pool.on("connect", (client: pg.PoolClient) => {
-      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-      client.query = ((...args: unknown[]) => {
-        statements += 1;
-        return query(...args);
-      }) as typeof client.query;
-    });
+    const counting = countingDatabase(tdb.url);
     try {
-      const result = await fireDueSchedules(counting, { lookaheadMs: 0, horizonMs: 60_000, limit: 100, backlog: { admits: () => false } });
+      const result = await fireDueSchedules(counting.db, { lookaheadMs: 0, horizonMs: 60_000, limit: 100, backlog: { admits: () => false } });
       expect(result.overQuota).toBeGreaterThanOrEqual(600);
     } finally {
-      await counting.close();
+      await counting.db.close();
     }
     const runs = (await tdb.db.pool.query<{ status: string; last_error: string | null }>(`SELECT status, last_error FROM tasks WHERE schedule_id = $1`, [s.id])).rows;
     expect(runs.length).toBeGreaterThanOrEqual(600);
     expect(runs.filter((r) => r.status !== "SKIPPED" || r.last_error !== PLATFORM_BACKLOG_FULL)).toEqual([]);
     // Deciding one by one: a look at the previous run and an insert for each of the 600.
-    expect(statements).toBeLessThan(30);
+    expect(counting.statements()).toBeLessThan(30);
   }, 60_000);
 });
