@@ -18,13 +18,14 @@ export async function measureQueueDepth(ctx: SchedulerContext): Promise<void> {
   queueDepth.reset();
   oldestQueuedAge.reset();
   deadLetterTasks.reset();
-  if (!perTenant) {
-    // Zero rather than absent: an autoscaler or alert querying an empty backlog must see 0, not "no data".
-    for (const mode of MODES) {
-      for (const status of DEPTH_STATUSES) if (status !== "DEAD") queueDepth.set({ mode, status }, 0);
-      deadLetterTasks.set({ mode }, 0);
-      oldestQueuedAge.set({ mode }, 0);
-    }
+  // Zero rather than absent: an autoscaler or alert querying an empty backlog must see 0, not "no data"
+  // (KEDA's worker trigger, with ignoreNullValues "false", would hold its fallback size instead of scaling in).
+  // With tenant labels the zeros carry empty ones, which Prometheus reads as no label: they add 0 to any sum.
+  const noTenant = perTenant ? { tenant: "", queue: "" } : {};
+  for (const mode of MODES) {
+    for (const status of DEPTH_STATUSES) if (status !== "DEAD") queueDepth.set({ ...noTenant, mode, status }, 0);
+    deadLetterTasks.set({ ...noTenant, mode }, 0);
+    oldestQueuedAge.set({ ...noTenant, mode }, 0);
   }
   // Several status rows share one age series: keep the largest wait of each.
   const oldest = new Map<string, { labels: Record<string, string>; seconds: number }>();
