@@ -2,11 +2,12 @@
  * deleteQueue's look for a RUNNING workflow holding tasks of the queue reads
  * the queue's own workflow tasks, not every workflow task of the platform: it
  * runs twice per deletion, once under the queue's lock, which submissions to
- * the queue wait for. Work is counted in the plan's rows (EXPLAIN ANALYZE),
- * not timed.
+ * the queue wait for. purgeQueue's look for the queue's BLOCKED tasks reads
+ * the queue's workflow tasks, not the tenant's BLOCKED ones. Work is counted
+ * in the plan's rows (EXPLAIN ANALYZE), not timed.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { assertQueueDeletable, type Queryable } from "@tasklane/db";
+import { assertQueueDeletable, purgeQueue, type Database, type Queryable } from "@tasklane/db";
 import { explainNodes, recordingPool, rowsRead } from "../helpers/query-plans.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
 
@@ -48,9 +49,52 @@ async function checkWork(queue: { id: string; name: string }): Promise<number> {
   return rows;
 }
 
+/** Rows the statements `sent` read from tasks, each explained with ANALYZE in a transaction rolled back. */
+async function tasksRead(sent: { text: string; values: unknown[] }[]): Promise<number> {
+  const client = await tdb.db.pool.connect();
+  try {
+    await client.query("BEGIN");
+    let rows = 0;
+    for (const s of sent) rows += rowsRead(await explainNodes(client, s.text, s.values), "tasks");
+    return rows;
+  } finally {
+    await client.query("ROLLBACK");
+    client.release();
+  }
+}
+
+beforeAll(seed);
+
+describe("purgeQueue's look for BLOCKED workflow tasks", () => {
+  it("reads the queue's workflow tasks, not every BLOCKED task of the tenant", async () => {
+    const sent: { text: string; values: unknown[] }[] = [];
+    const pool = tdb.db.pool;
+    const db = {
+      pool: {
+        query: (text: string, values?: unknown[]) => pool.query(text, values),
+        async connect() {
+          const client = await pool.connect();
+          return {
+            query(text: string, values?: unknown[]) {
+              sent.push({ text, values: values ?? [] });
+              return client.query(text, values);
+            },
+            release: () => client.release(),
+          };
+        },
+      },
+    } as unknown as Database;
+    const result = await purgeQueue(db, "ten_wfplan", "que_target", { actor: "test", horizonMs: 300_000 });
+    expect(result).toMatchObject({ cancelled: 0, blocked: 0 });
+    const blockedLooks = sent.filter((s) => s.text.includes("status = 'BLOCKED' AND t.queue_id"));
+    expect(blockedLooks).toHaveLength(1);
+    // Without 'workflow_id IS NOT NULL' (the tenant's 3,000 BLOCKED tasks elsewhere): 'expected 3000 to be less than 100'.
+    expect(await tasksRead(blockedLooks)).toBeLessThan(100);
+  });
+});
+
 describe("deleteQueue's running-workflow check", () => {
   it("reads the queue's own workflow tasks, not the platform's", async () => {
-    await seed();
     // Without tasks_queue_workflow_idx and the probe from the queue's side: 'expected 6001 to be less than 100'.
     expect(await checkWork({ id: "que_target", name: "target" })).toBeLessThan(100);
   });

@@ -104,12 +104,17 @@ const PURGE_BLOCKED_SQL = `${cancelCtes(
   SELECT upd.id, upd.workflow_id FROM upd`;
 
 /**
- * The workflows of up to $4 BLOCKED tasks of the queue, read unlocked (the
- * tenant's BLOCKED tasks by (tenant_id, status, id): no index leads with queue_id).
+ * The workflows of up to $4 BLOCKED tasks of the queue, read unlocked: the
+ * queue's workflow tasks (tasks_queue_workflow_idx) or the tenant's BLOCKED
+ * ones (tasks_tenant_id_status_id_idx), whichever holds fewer. Every BLOCKED
+ * task is a workflow's; saying so (workflow_id IS NOT NULL) is what lets the
+ * planner take the queue's index: without it, a purge of a queue with no
+ * workflow tasks read all the tenant's BLOCKED tasks, or the whole table
+ * (200,000 BLOCKED elsewhere: a parallel seq scan, 97 ms; now 0.2 ms).
  */
 const BLOCKED_WORKFLOWS_SQL = `SELECT DISTINCT b.workflow_id FROM (
     SELECT t.workflow_id FROM tasks t
-    WHERE t.tenant_id = $1 AND t.status = 'BLOCKED' AND t.queue_id = $2 AND t.created_at <= $3
+    WHERE t.tenant_id = $1 AND t.status = 'BLOCKED' AND t.queue_id = $2 AND t.workflow_id IS NOT NULL AND t.created_at <= $3
     ORDER BY t.id DESC LIMIT $4) b`;
 
 type CancelledRow = { id: string; workflow_id: string | null };
