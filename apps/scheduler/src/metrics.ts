@@ -10,14 +10,18 @@ import { Counter, Gauge, Registry } from "prom-client";
 import type { PrunedRows } from "@tasklane/db";
 import { collectProcessMetrics, countFromZero, labelValues } from "@tasklane/observability";
 
+/** What the retention job deletes: finished tasks' rows, daily usage counters, revoked keys and deleted webhooks. */
+export type RetentionTable = keyof PrunedRows | "tenant_daily_usage" | "api_keys" | "webhooks";
 /** Every `table` of tasklane_retention_pruned_rows_total. */
-export const RETENTION_TABLES = labelValues<keyof PrunedRows | "tenant_daily_usage">({
+export const RETENTION_TABLES = labelValues<RetentionTable>({
   tasks: true,
   attempts: true,
   events: true,
   workflows: true,
   deliveries: true,
   tenant_daily_usage: true,
+  api_keys: true,
+  webhooks: true,
 });
 /**
  * Every `outcome` of tasklane_pull_timeouts_total, named as the worker's
@@ -55,7 +59,7 @@ export interface SchedulerMetrics {
    * so an alert on this is how staleness shows.
    */
   readonly backlogCollected: Gauge;
-  /** Rows the retention job deleted, by table (tasks, attempts, events, workflows, deliveries, tenant_daily_usage). */
+  /** Rows the retention job deleted, by table (RETENTION_TABLES). */
   readonly retentionPruned: Counter<"table">;
 }
 
