@@ -8,7 +8,7 @@
  */
 import { MAX_QUEUES_PER_TENANT } from "@tasklane/core";
 import { createKeySpace, createRedis, type RedisClient } from "@tasklane/queue";
-import { TasklaneClient, TasklaneError } from "@tasklane/sdk";
+import { TasklaneClient, TasklaneError, type FetchLike } from "@tasklane/sdk";
 import { deleteQueue, type Database } from "@tasklane/db";
 import { explainNodes, rowsRead, type PlanNode } from "../helpers/query-plans.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -192,6 +192,30 @@ describe("deleteQueue", () => {
     expect(gone instanceof TasklaneError && gone.code).toBe("NOT_FOUND");
     const def = await sdk.queues.delete("default").catch((e: unknown) => e);
     expect(def instanceof TasklaneError && def.code).toBe("BAD_USER_INPUT");
+  });
+
+  it("the SDK's queues.purge is not sent again after a lost answer: a task submitted since stays", async () => {
+    const t = await createTenant(gateway);
+    const plain = new TasklaneClient({ url: gateway.url, apiKey: t.apiKey });
+    await plain.queues.upsert({ name: "lossy", mode: "PULL" });
+    const [before] = await plain.tasks.submitMany([{ type: "before", queue: "lossy" }]);
+    let purges = 0;
+    let after = "";
+    // The purge commits and answers; meanwhile the tenant's app submits a task; the answer is lost on the way back.
+    const losing: FetchLike = async (input, init) => {
+      const res = await fetch(input, init);
+      if (!/^\s*mutation PurgeQueue\b/.test((JSON.parse(String(init.body)) as { query: string }).query)) return res;
+      purges += 1;
+      await res.text();
+      if (purges === 1) after = (await plain.tasks.submit({ type: "after", queue: "lossy" })).id;
+      throw new TypeError("fetch failed", { cause: Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }) });
+    };
+    const sdk = new TasklaneClient({ url: gateway.url, apiKey: t.apiKey, fetch: losing });
+    await expect(sdk.queues.purge("lossy")).rejects.toBeInstanceOf(TasklaneError);
+    // Sent again (idempotent: true), the repeat cancelled the task submitted after the purge: 'expected 3 to be 1'.
+    expect(purges).toBe(1);
+    expect((await plain.tasks.get(before!.id))?.status).toBe("CANCELLED");
+    expect((await plain.tasks.get(after))?.status).toBe("QUEUED");
   });
 
   it("deletes the finished history a bounded walk at a time, whatever the tenant's other queues hold", async () => {

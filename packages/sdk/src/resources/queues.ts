@@ -62,10 +62,11 @@ export class QueuesResource {
   /**
    * Cancels the queue's tasks that are not running (QUEUED, SCHEDULED, RETRYING, and BLOCKED workflow
    * tasks, whose dependants are SKIPPED), as cancelTask would; RUNNING tasks finish. A task submitted
-   * while the purge runs may stay. Safe to repeat.
+   * while the purge runs may stay. Not repeated after an ambiguous failure: the repeat would also cancel
+   * the tasks submitted since the first one began.
    */
   async purge(name: string, opts?: CallOptions): Promise<Queue> {
-    const data = await this.#transport.execute<{ purgeQueue: Queue }>({ operation: "purgeQueue", document: PURGE, idempotent: true }, { name }, opts);
+    const data = await this.#transport.execute<{ purgeQueue: Queue }>({ operation: "purgeQueue", document: PURGE, idempotent: false }, { name }, opts);
     return data.purgeQueue;
   }
 
