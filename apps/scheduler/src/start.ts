@@ -8,6 +8,7 @@ import { expireStaleLeases } from "./loops/lease-expiry.js";
 import { promoteIntoHorizon } from "./loops/horizon-promotion.js";
 import { dispatchOutbox } from "./loops/outbox-dispatch.js";
 import { createReconciler } from "./loops/reconciler.js";
+import { ScheduleBacklog } from "./loops/schedule-backlog.js";
 import { SCHEDULE_IDLE_MAX_MS, SCHEDULE_POLL_MS, createScheduleFiring } from "./loops/schedule-firing.js";
 import { createPriorityAging } from "./loops/priority-aging.js";
 import { promoteDueStatuses } from "./loops/status-promotion.js";
@@ -56,12 +57,15 @@ const scheduleWakeups = listenForWakeups({
   },
   onError: wakeupFailures.failed,
 });
-const fireSchedules = createScheduleFiring(ctx);
+// Cron runs answer to the platform's backlog cap, read once a second by its own loop (off the firing path).
+const backlog = new ScheduleBacklog(db, env.GLOBAL_MAX_PENDING_TASKS);
+const fireSchedules = createScheduleFiring(ctx, backlog);
 const schedules = startLoop(log, "schedules", SCHEDULE_IDLE_MAX_MS, () =>
   fireSchedules(scheduleWakeups.listening ? SCHEDULE_IDLE_MAX_MS : SCHEDULE_POLL_MS),
 );
 const loops = [
   schedules,
+  startLoop(log, "backlog", 1000, () => backlog.refresh()),
   // The outbox is a safety net (rows younger than its 2 s grace are the fast path's): once a second
   // brings what a fast path lost to Redis 2-3 s after its commit.
   startLoop(log, "outbox", 1000, () => dispatchOutbox(ctx)),

@@ -139,6 +139,11 @@ export const baseEnvSchema = z.object({
   PRIORITY_AGING_SECONDS: numberVar({ positive: true }).default(60),
 });
 
+/** Platform protection: pending tasks across all tenants past which submissions get OVERLOADED and cron runs are SKIPPED. */
+const globalMaxPendingTasks = numberVar({ integer: true, positive: true }).default(5_000_000);
+/** How late a cron occurrence may fire and still count as on time rather than missed (scheduler; the gateway's schedule changes alike). */
+const scheduleMisfireGrace = numberVar({ min: 0 }).default(30);
+
 export const gatewayEnvSchema = baseEnvSchema.extend({
   PORT: port().default(4000),
   HOST: z.string().default("0.0.0.0"),
@@ -148,8 +153,7 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
     .enum(["0", "1", "true", "false"], { error: "expected 0, 1, true or false" })
     .optional()
     .transform((v) => (v === undefined ? undefined : v === "1" || v === "true")),
-  /** Platform protection: pending tasks across all tenants before submissions get OVERLOADED. */
-  GLOBAL_MAX_PENDING_TASKS: numberVar({ integer: true, positive: true }).default(5_000_000),
+  GLOBAL_MAX_PENDING_TASKS: globalMaxPendingTasks,
   /**
    * Fairness between tenants: the fraction of this gateway's Postgres pool one tenant's operations may
    * use at once (rounded up, at least 2: 3 of 10 by default); its further operations wait their turn.
@@ -164,7 +168,7 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
    */
   MAX_INFLIGHT_REQUEST_BYTES: numberVar({ integer: true, min: 16 * 1024 * 1024 }).default(32 * 1024 * 1024),
   /** As the scheduler's: updateSchedule and deleteSchedule fire the occurrences already due as it would. */
-  SCHEDULE_MISFIRE_GRACE_SECONDS: numberVar({ min: 0 }).default(30),
+  SCHEDULE_MISFIRE_GRACE_SECONDS: scheduleMisfireGrace,
 });
 
 /**
@@ -194,10 +198,9 @@ const databaseQueryTimeout = numberVar({ min: 1, max: 3_600 }).default(30);
 export const schedulerEnvSchema = baseEnvSchema.extend({
   DATABASE_QUERY_TIMEOUT_SECONDS: databaseQueryTimeout,
   RECONCILE_INTERVAL_SECONDS: numberVar({ positive: true }).default(15),
-  /** How late a cron occurrence may fire and still count as on time rather than missed. */
-  SCHEDULE_MISFIRE_GRACE_SECONDS: numberVar({ min: 0 }).default(30),
+  SCHEDULE_MISFIRE_GRACE_SECONDS: scheduleMisfireGrace,
   /** The gateway's platform cap, which cron runs answer to as well (the scheduler's schedule-backlog.ts). */
-  GLOBAL_MAX_PENDING_TASKS: numberVar({ integer: true, positive: true }).default(5_000_000),
+  GLOBAL_MAX_PENDING_TASKS: globalMaxPendingTasks,
   METRICS_PORT: port().optional(),
   METRICS_HOST: metricsHost,
   /**

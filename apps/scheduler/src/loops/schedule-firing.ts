@@ -3,7 +3,7 @@ import { fireDueSchedules } from "@tasklane/db";
 import { newTaskTrace, withFastPathSpans } from "@tasklane/observability";
 import { announceCancellations, dispatchAfterCommit } from "@tasklane/queue";
 import type { SchedulerContext } from "../context.js";
-import { ScheduleBacklog } from "./schedule-backlog.js";
+import type { ScheduleBacklog } from "./schedule-backlog.js";
 
 const BATCH = 100;
 /** See FireOptions.lookaheadMs: ALLOW runs are materialised this early and started by BullMQ's delayed set. */
@@ -34,11 +34,11 @@ const WALK_ON = 8;
  *
  * One per loop: it keeps where the next batch's walk starts
  * (FireOptions.afterTenant), so past SCHEDULE_TENANT_WALK tenants with enabled
- * schedules successive batches take them in turn.
+ * schedules successive batches take them in turn. `backlog`: the platform cap's
+ * last reading (refreshed by a loop of its own); null: no cap.
  */
-export function createScheduleFiring(ctx: SchedulerContext): (maxWaitMs: number) => Promise<boolean | number> {
+export function createScheduleFiring(ctx: SchedulerContext, backlog: ScheduleBacklog | null): (maxWaitMs: number) => Promise<boolean | number> {
   const walk = new TenantWalk(WALK_ON);
-  const backlog = scheduleBacklog(ctx);
   return async (maxWaitMs) => {
     const result = await fireBatch(ctx, maxWaitMs, walk.after, backlog);
     // Every window walked in turn and still nothing to take: another scheduler holds them.
@@ -47,18 +47,9 @@ export function createScheduleFiring(ctx: SchedulerContext): (maxWaitMs: number)
   };
 }
 
-/** One batch, its walk over tenants from the first (what createScheduleFiring's loop does, without the rotation). */
+/** One batch, its walk over tenants from the first, without the platform cap (what createScheduleFiring's loop does, without the rotation). */
 export async function fireSchedules(ctx: SchedulerContext, maxWaitMs: number): Promise<boolean | number> {
-  return (await fireBatch(ctx, maxWaitMs, "", scheduleBacklog(ctx))).wait;
-}
-
-/** The backlog cap for cron runs; none for a context whose env has no GLOBAL_MAX_PENDING_TASKS (parsed env always has its default; tests build partial ones). */
-function scheduleBacklog(ctx: SchedulerContext): ScheduleBacklog | null {
-  const cap = ctx.env.GLOBAL_MAX_PENDING_TASKS;
-  if (!Number.isSafeInteger(cap) || cap <= 0) return null;
-  return new ScheduleBacklog(ctx.db, cap, (error) =>
-    ctx.log.warn({ err: error }, "could not read the platform backlog; cron runs are not held back by GLOBAL_MAX_PENDING_TASKS meanwhile"),
-  );
+  return (await fireBatch(ctx, maxWaitMs, "", null)).wait;
 }
 
 async function fireBatch(
@@ -67,7 +58,6 @@ async function fireBatch(
   afterTenant: string,
   backlog: ScheduleBacklog | null,
 ): Promise<{ wait: boolean | number; walkedTo?: string; walkedOn?: boolean }> {
-  await backlog?.refresh();
   const result = await fireDueSchedules(ctx.db, {
     afterTenant,
     ...(backlog ? { backlog } : {}),
