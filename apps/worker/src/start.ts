@@ -102,7 +102,7 @@ const fetcher = new FairFetcher(ctx, async (started, executed) => {
     // The outcome could not be recorded: the lease will expire and the task runs again. An outcome
     // held for Postgres and given up on was logged by the batcher, once per interval for all of them.
     if (error instanceof OutcomeNotRecorded) return;
-    log.error({ err: error, taskId: started.task.id, tenantId: started.task.tenantId, attempt: started.task.attempts }, "could not record attempt outcome");
+    log.error({ err: error, taskId: started.task.id, tenantId: started.task.tenantId, queueId: started.task.queueId, attempt: started.task.attempts }, "could not record attempt outcome");
   } finally {
     inFlight.delete(started.task.id);
     ctx.metrics.inFlight.dec();

@@ -95,7 +95,7 @@ async function recordOutcome(
 ): Promise<AttemptOutcomeLabel> {
   const { task } = started;
   // Built only when a line is written: a pino child per task is a measurable cost at thousands of tasks/s.
-  const log = () => ctx.log.child({ taskId: task.id, tenantId: task.tenantId, attempt: task.attempts });
+  const log = () => ctx.log.child({ taskId: task.id, tenantId: task.tenantId, queueId: task.queueId, attempt: task.attempts });
   switch (outcome.kind) {
     case "succeeded": {
       const completion = { taskId: task.id, leaseGeneration: task.leaseGeneration, workflowId: task.workflowId };
