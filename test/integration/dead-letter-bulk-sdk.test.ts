@@ -3,11 +3,12 @@
  * tasks.redriveDeadLetters / discardDeadLetters (one call) and
  * redriveAllDeadLetters / discardAllDeadLetters (calls until none remain).
  */
-import { TasklaneClient, TasklaneError, type FetchLike } from "@tasklane/sdk";
+import { TasklaneClient, type FetchLike } from "@tasklane/sdk";
 import { IdPrefix, newId } from "@tasklane/core";
 import { describe, expect, it } from "vitest";
 import { useGateway } from "../helpers/gateway-fixture.js";
 import { createTenant } from "../helpers/platform.js";
+import { losingAnswers, sdkRejection as rejection } from "../helpers/sdk-calls.js";
 
 describe("SDK: dead letters in bulk", () => {
   const platform = useGateway();
@@ -28,15 +29,6 @@ describe("SDK: dead letters in bulk", () => {
 
   const statusesOf = async (ids: string[]) =>
     (await pool().query<{ status: string; n: number }>("SELECT status, count(*)::int AS n FROM tasks WHERE id = ANY($1) GROUP BY status", [ids])).rows;
-
-  async function rejection(promise: Promise<unknown>): Promise<TasklaneError> {
-    const error = await promise.then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    if (!(error instanceof TasklaneError)) throw new Error(`expected a TasklaneError, got ${String(error)}`);
-    return error;
-  }
 
   it("redriveAllDeadLetters calls until none remain, reporting progress; discardAllDeadLetters likewise", async () => {
     const { apiKey, tenantId } = await createTenant(platform.gateway);
@@ -72,16 +64,10 @@ describe("SDK: dead letters in bulk", () => {
   it("never sends a call again whose answer was lost (it would take more tasks), and stops when a call redrives none", async () => {
     const { apiKey, tenantId } = await createTenant(platform.gateway);
     const ids = await deadTasks(tenantId, 5);
-    let calls = 0;
-    const losing: FetchLike = async (input, init) => {
-      calls += 1;
-      const res = await fetch(input, init);
-      await res.text();
-      throw new TypeError("fetch failed", { cause: Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }) });
-    };
-    const client = new TasklaneClient({ url: platform.gateway.url, apiKey, fetch: losing });
+    const losing = losingAnswers();
+    const client = new TasklaneClient({ url: platform.gateway.url, apiKey, fetch: losing.fetch });
     await rejection(client.tasks.redriveDeadLetters({ max: 2 }));
-    expect(calls).toBe(1);
+    expect(losing.sent()).toBe(1);
     // The gateway did redrive them: only the answer was lost.
     expect(await statusesOf(ids)).toEqual(expect.arrayContaining([{ status: "QUEUED", n: 2 }, { status: "DEAD", n: 3 }]));
 

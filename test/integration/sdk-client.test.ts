@@ -3,10 +3,11 @@
  * and Redis): the typed resources return the contract's shapes, and gateway
  * errors arrive as TasklaneError with the contract's codes.
  */
-import { TasklaneClient, TasklaneError, isTasklaneError, type FetchLike } from "@tasklane/sdk";
+import { TasklaneClient, isTasklaneError, type FetchLike } from "@tasklane/sdk";
 import { describe, expect, it } from "vitest";
 import { useGateway } from "../helpers/gateway-fixture.js";
 import { createTenant } from "../helpers/platform.js";
+import { sdkRejection as rejection } from "../helpers/sdk-calls.js";
 
 describe("SDK client against the gateway", () => {
   const platform = useGateway();
@@ -14,15 +15,6 @@ describe("SDK client against the gateway", () => {
   async function tenantClient(): Promise<TasklaneClient> {
     const { apiKey } = await createTenant(platform.gateway);
     return new TasklaneClient({ url: platform.gateway.url, apiKey });
-  }
-
-  async function rejection(promise: Promise<unknown>): Promise<TasklaneError> {
-    const error = await promise.then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    if (!(error instanceof TasklaneError)) throw new Error(`expected a TasklaneError, got ${String(error)}`);
-    return error;
   }
 
   it("submits, reads, lists and iterates tasks with the contract's shapes", async () => {

@@ -6,10 +6,11 @@
  * answer carried would never be seen.
  */
 import { IdPrefix, newId } from "@tasklane/core";
-import { TasklaneClient, TasklaneError, type FetchLike } from "@tasklane/sdk";
+import { TasklaneClient } from "@tasklane/sdk";
 import { describe, expect, it } from "vitest";
 import { useGateway } from "../helpers/gateway-fixture.js";
 import { createTenant } from "../helpers/platform.js";
+import { losingAnswers, sdkRejection as rejection } from "../helpers/sdk-calls.js";
 
 // A literal public address: no DNS, and nothing is delivered here (no notifier).
 const URL_ = "https://93.184.216.34/hooks";
@@ -17,15 +18,6 @@ const URL_ = "https://93.184.216.34/hooks";
 describe("SDK: webhook secret rotation and delivery schedule", () => {
   const platform = useGateway();
   const pool = () => platform.database.db.pool;
-
-  async function rejection(promise: Promise<unknown>): Promise<TasklaneError> {
-    const error = await promise.then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    if (!(error instanceof TasklaneError)) throw new Error(`expected a TasklaneError, got ${String(error)}`);
-    return error;
-  }
 
   const secretsOf = async (id: string) =>
     (await pool().query<{ secret: string; previous_secret: string | null }>("SELECT secret, previous_secret FROM webhooks WHERE id = $1", [id])).rows[0];
@@ -55,18 +47,11 @@ describe("SDK: webhook secret rotation and delivery schedule", () => {
     const { apiKey } = await createTenant(platform.gateway);
     const plain = new TasklaneClient({ url: platform.gateway.url, apiKey });
     const created = await plain.webhooks.create({ url: URL_, events: ["*"] });
-    let rotations = 0;
     // The gateway answers; the answer is lost on the way back (a reset after the commit).
-    const losing: FetchLike = async (input, init) => {
-      const res = await fetch(input, init);
-      if (!/^\s*mutation RotateWebhookSecret\b/.test((JSON.parse(String(init.body)) as { query: string }).query)) return res;
-      rotations += 1;
-      await res.text();
-      throw new TypeError("fetch failed", { cause: Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }) });
-    };
-    const client = new TasklaneClient({ url: platform.gateway.url, apiKey, fetch: losing });
+    const losing = losingAnswers(/^\s*mutation RotateWebhookSecret\b/);
+    const client = new TasklaneClient({ url: platform.gateway.url, apiKey, fetch: losing.fetch });
     await rejection(client.webhooks.rotateSecret(created.webhook.id));
-    expect(rotations).toBe(1);
+    expect(losing.sent()).toBe(1);
     // Rotated once: the secret receivers hold is the one still signing beside the new one.
     expect((await secretsOf(created.webhook.id))?.previous_secret).toBe(created.secret);
   });
