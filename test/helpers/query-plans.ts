@@ -1,4 +1,5 @@
 import type { Queryable } from "@tasklane/db";
+import type pg from "pg";
 
 /** One node of `EXPLAIN (FORMAT JSON)` output, with the fields the plan tests read (the Actual ones need ANALYZE). */
 export interface PlanNode {
@@ -42,4 +43,51 @@ export function recordingPool(pool: Queryable): { query: (text: string, values: 
       return pool.query(text, values);
     },
   };
+}
+
+/** A statement sent through a transaction of recordingDatabase, with the SET LOCAL settings it ran under. */
+export interface RecordedStatement {
+  text: string;
+  values: unknown[];
+  settings: string[];
+}
+
+/**
+ * Stands in for a Database whose work runs in transactions (pool.connect):
+ * each statement is run on `pool` and kept with the transaction's SET LOCAL
+ * settings before it, to explain it afterwards under the same (explainRecorded).
+ */
+export function recordingDatabase(pool: pg.Pool): { db: { pool: pg.Pool }; statements: RecordedStatement[] } {
+  const statements: RecordedStatement[] = [];
+  const db = {
+    pool: {
+      query: (text: string, values?: unknown[]) => pool.query(text, values),
+      async connect() {
+        const client = await pool.connect();
+        const settings: string[] = [];
+        return {
+          query(text: string, values?: unknown[]) {
+            if (/^SET LOCAL/.test(text)) settings.push(text);
+            else statements.push({ text, values: values ?? [], settings: [...settings] });
+            return client.query(text, values);
+          },
+          release: () => client.release(),
+        };
+      },
+    },
+  } as unknown as { pool: pg.Pool };
+  return { db, statements };
+}
+
+/** The recorded statement's plan under its settings, in a transaction rolled back (with ANALYZE it runs). */
+export async function explainRecorded(pool: pg.Pool, { text, values, settings }: RecordedStatement, options: { analyze?: boolean } = {}): Promise<PlanNode[]> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    for (const setting of settings) await client.query(setting);
+    return await explainNodes(client, text, values, options);
+  } finally {
+    await client.query("ROLLBACK");
+    client.release();
+  }
 }

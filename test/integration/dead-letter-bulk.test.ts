@@ -12,7 +12,7 @@ import { DEAD_LETTER_STATEMENT_BATCH, discardDeadTasks, redriveDeadTasks, redriv
 import { createKeySpace, jobIdFor } from "@tasklane/queue";
 import { useGateway } from "../helpers/gateway-fixture.js";
 import { codeOf, createTenant, gql, waitFor } from "../helpers/platform.js";
-import { explainNodes, rowsRead } from "../helpers/query-plans.js";
+import { explainRecorded, recordingDatabase, rowsRead } from "../helpers/query-plans.js";
 import { seedPushQueue } from "../helpers/seed.js";
 
 const REDRIVE = `mutation ($q: String, $m: Int) { redriveDeadLetterTasks(queue: $q, max: $m) { count hasMore } }`;
@@ -275,6 +275,12 @@ describe("bulk dead-letter operations", () => {
     expect(await t.statuses(more)).toEqual({ DEAD: 10 });
   });
 
+  /** A Database whose batch statements (those locking candidates) are kept with the transaction settings they ran under. */
+  function recordBatchStatements() {
+    const recorded = recordingDatabase(pool());
+    return { db: recorded.db as never, statements: () => recorded.statements.filter((s) => s.text.includes("SKIP LOCKED")) };
+  }
+
   it("reads candidates from the dead-letter index, with and without a queue filter", async () => {
     const t = await tenant();
     const defaultQueue = await t.queueId("default");
@@ -299,7 +305,7 @@ describe("bulk dead-letter operations", () => {
     for (const [i, statement] of statements().entries()) {
       // Without a queue filter the tenant's dead-letter index; with one, the queue's.
       const index = i < 2 ? "tasks_dead_letter_idx" : "tasks_dead_letter_queue_idx";
-      const plan = await explainSent(statement, { analyze: false });
+      const plan = await explainRecorded(pool(), statement, { analyze: false });
       expect(plan.some((n) => n["Index Name"] === index), JSON.stringify(plan.map((n) => [n["Node Type"], n["Index Name"]]))).toBe(true);
     }
     expect(DEAD_LETTER_STATEMENT_BATCH).toBe(500);
@@ -320,49 +326,7 @@ describe("bulk dead-letter operations", () => {
     expect(statements()).toHaveLength(2);
     for (const statement of statements()) {
       // Walking the tenant's dead-letter index for hooks' (the plan enable_sort = off left): 'expected 3020 to be less than 100'.
-      expect(rowsRead(await explainSent(statement, { analyze: true }), "tasks")).toBeLessThan(100);
+      expect(rowsRead(await explainRecorded(pool(), statement, { analyze: true }), "tasks")).toBeLessThan(100);
     }
   });
-
-  /** A Database whose batch statements (those locking candidates) are kept with the transaction settings they ran under. */
-  function recordBatchStatements() {
-    const sent: Sent[] = [];
-    const db = {
-      pool: {
-        query: (text: string, values: unknown[]) => pool().query(text, values),
-        async connect() {
-          const client = await pool().connect();
-          const settings: string[] = [];
-          return {
-            query(text: string, values?: unknown[]) {
-              if (/^SET LOCAL/.test(text)) settings.push(text);
-              else sent.push({ text, values: values ?? [], settings: [...settings] });
-              return client.query(text, values);
-            },
-            release: () => client.release(),
-          };
-        },
-      },
-    } as never;
-    return { db, statements: () => sent.filter((s) => s.text.includes("SKIP LOCKED")) };
-  }
-
-  /** The statement's plan under its settings, in a transaction rolled back (with ANALYZE it runs). */
-  async function explainSent({ text, values, settings }: Sent, opts: { analyze: boolean }) {
-    const client = await pool().connect();
-    try {
-      await client.query("BEGIN");
-      for (const setting of settings) await client.query(setting);
-      return await explainNodes(client, text, values, opts);
-    } finally {
-      await client.query("ROLLBACK");
-      client.release();
-    }
-  }
 });
-
-interface Sent {
-  text: string;
-  values: unknown[];
-  settings: string[];
-}

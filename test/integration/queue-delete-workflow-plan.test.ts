@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertQueueDeletable, purgeQueue, type Database, type Queryable } from "@tasklane/db";
-import { explainNodes, recordingPool, rowsRead } from "../helpers/query-plans.js";
+import { explainNodes, explainRecorded, recordingDatabase, recordingPool, rowsRead } from "../helpers/query-plans.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
 
 let tdb: TestDatabase;
@@ -49,47 +49,17 @@ async function checkWork(queue: { id: string; name: string }): Promise<number> {
   return rows;
 }
 
-/** Rows the statements `sent` read from tasks, each explained with ANALYZE in a transaction rolled back. */
-async function tasksRead(sent: { text: string; values: unknown[] }[]): Promise<number> {
-  const client = await tdb.db.pool.connect();
-  try {
-    await client.query("BEGIN");
-    let rows = 0;
-    for (const s of sent) rows += rowsRead(await explainNodes(client, s.text, s.values), "tasks");
-    return rows;
-  } finally {
-    await client.query("ROLLBACK");
-    client.release();
-  }
-}
-
 beforeAll(seed);
 
 describe("purgeQueue's look for BLOCKED workflow tasks", () => {
   it("reads the queue's workflow tasks, not every BLOCKED task of the tenant", async () => {
-    const sent: { text: string; values: unknown[] }[] = [];
-    const pool = tdb.db.pool;
-    const db = {
-      pool: {
-        query: (text: string, values?: unknown[]) => pool.query(text, values),
-        async connect() {
-          const client = await pool.connect();
-          return {
-            query(text: string, values?: unknown[]) {
-              sent.push({ text, values: values ?? [] });
-              return client.query(text, values);
-            },
-            release: () => client.release(),
-          };
-        },
-      },
-    } as unknown as Database;
-    const result = await purgeQueue(db, "ten_wfplan", "que_target", { actor: "test", horizonMs: 300_000 });
+    const { db, statements } = recordingDatabase(tdb.db.pool);
+    const result = await purgeQueue(db as unknown as Database, "ten_wfplan", "que_target", { actor: "test", horizonMs: 300_000 });
     expect(result).toMatchObject({ cancelled: 0, blocked: 0 });
-    const blockedLooks = sent.filter((s) => s.text.includes("status = 'BLOCKED' AND t.queue_id"));
+    const blockedLooks = statements.filter((s) => s.text.includes("status = 'BLOCKED' AND t.queue_id"));
     expect(blockedLooks).toHaveLength(1);
     // Without 'workflow_id IS NOT NULL' (the tenant's 3,000 BLOCKED tasks elsewhere): 'expected 3000 to be less than 100'.
-    expect(await tasksRead(blockedLooks)).toBeLessThan(100);
+    expect(rowsRead(await explainRecorded(tdb.db.pool, blockedLooks[0]!, { analyze: true }), "tasks")).toBeLessThan(100);
   });
 });
 
