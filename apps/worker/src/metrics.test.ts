@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { MAX_TIMEOUT_SECONDS } from "@tasklane/core";
 import { createWorkerMetrics } from "./metrics.js";
 
 describe("createWorkerMetrics", () => {
@@ -15,5 +16,16 @@ describe("createWorkerMetrics", () => {
     expect(await metrics.registry.metrics()).toContain('tasklane_worker_held_outcomes{app="worker"} 0');
     held = 7;
     expect(await metrics.registry.metrics()).toContain('tasklane_worker_held_outcomes{app="worker"} 7');
+  });
+
+  it("has execution buckets up to the longest task timeout, so a p99 of long requests is not read as a shorter bucket", async () => {
+    const metrics = createWorkerMetrics();
+    metrics.execution.observe(2 * 3_600);
+    const text = await metrics.registry.metrics();
+    const bounds = [...text.matchAll(/^tasklane_task_execution_seconds_bucket\{le="([0-9.e+]+)"/gm)].map((m) => Number(m[1]));
+    expect(Math.max(...bounds)).toBe(MAX_TIMEOUT_SECONDS);
+    // A two-hour request lands in a finite bucket above two hours.
+    const above = bounds.filter((b) => b >= 2 * 3_600);
+    expect(above.length).toBeGreaterThan(0);
   });
 });

@@ -3,7 +3,7 @@
  * `outcome` has seven values; no tenant or queue labels (a fleet serves every
  * tenant, so those would multiply series by customers — docs/operations.md).
  */
-import type { FailureDecision } from "@tasklane/core";
+import { MAX_TIMEOUT_SECONDS, type FailureDecision } from "@tasklane/core";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { collectProcessMetrics, countFromZero, labelValues } from "@tasklane/observability";
 
@@ -65,14 +65,17 @@ export function createWorkerMetrics(heldOutcomes: () => number = () => 0): Worke
     startDelay: new Histogram({
       name: "tasklane_task_start_delay_seconds",
       help: "Actual start minus runAt of each attempt (Postgres clock)",
-      // Milliseconds matter here: the promise is "starts within a few ms of runAt".
-      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      // Milliseconds matter here: the promise is "starts within a few ms of runAt". The top buckets keep a
+      // backlog's p99 readable (the oldest-queued-age alerts fire at 1 and 10 minutes).
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3_600],
       registers: [registry],
     }),
     execution: new Histogram({
       name: "tasklane_task_execution_seconds",
       help: "Duration of the PUSH request of each attempt",
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900],
+      // Up to MAX_TIMEOUT_SECONDS (a day): past the last finite bucket histogram_quantile answers that bucket's
+      // bound, so a p99 of two-hour requests would read as the bucket below them.
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3_600, 14_400, MAX_TIMEOUT_SECONDS],
       registers: [registry],
     }),
     inFlight: new Gauge({ name: "tasklane_worker_in_flight", help: "PUSH attempts running in this worker now", registers: [registry] }),
