@@ -76,4 +76,35 @@ describe("switching a queue from PULL to PUSH while tasks are being started", ()
     const rows = await tdb.db.pool.query("SELECT id FROM tasks WHERE id = ANY($1) AND dispatch_generation > enqueued_generation", [[late, soon]]);
     expect(rows.rowCount).toBe(2);
   }, 30_000);
+
+  it("does not hold the queue's row against the key checks of a transition it waits for", async () => {
+    const t = await createTenant(gateway);
+    await as(t)(UPSERT, { i: { name: "sw2", mode: "PULL" } });
+    const far = (await as(t)<{ submitTask: { id: string } }>(`mutation { submitTask(input: {type: "j", queue: "sw2", delaySeconds: 1200}) { id } }`)).submitTask.id;
+    // A transition's statement on `far`, in two steps: its row lock, then its write, whose counter trigger
+    // writes this connection's first CANCELLED row of the queue (queue_counters' key check: KEY SHARE on the queue).
+    const holder: pg.PoolClient = await tdb.db.pool.connect();
+    let swap: Promise<unknown> | undefined;
+    let write: Promise<unknown> | undefined;
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT id FROM tasks WHERE id = $1 FOR UPDATE", [far]);
+      // The switch locks the queue's row, then waits for `far`.
+      swap = as(t)(UPSERT, { i: { name: "sw2", mode: "PUSH", endpointUrl: "http://127.0.0.1:9/sw2" } });
+      swap.catch(() => undefined); // settled below
+      await waitFor(async () => (await lockWaiters()) >= 1, 10_000, 20);
+      write = holder.query("UPDATE tasks SET status = 'CANCELLED', completed_at = now(), updated_at = now() WHERE id = $1 AND status = 'SCHEDULED'", [far]);
+      await write;
+      await holder.query("COMMIT");
+    } catch (error: unknown) {
+      await holder.query("ROLLBACK");
+      throw error;
+    } finally {
+      holder.release();
+    }
+    // With the queue's row held FOR UPDATE the write waited for the switch, which waited for it: 'deadlock detected'.
+    const outcomes = await Promise.allSettled([write, swap]);
+    expect(outcomes.map((o) => (o.status === "rejected" ? String(o.reason) : "ok"))).toEqual(["ok", "ok"]);
+    expect((await tdb.db.pool.query("SELECT mode::text AS mode FROM queues WHERE tenant_id = $1 AND name = 'sw2'", [t.tenantId])).rows[0]).toEqual({ mode: "PUSH" });
+  }, 30_000);
 });

@@ -155,14 +155,17 @@ export class QueueService {
       });
     }
     // The row as the write finds it, locked: read apart from the write, a pause committed in between
-    // (read running, written over) was a resume that put nothing back in Redis.
+    // (read running, written over) was a resume that put nothing back in Redis. FOR NO KEY UPDATE, not
+    // FOR UPDATE: a switch to PUSH goes on to wait for task locks (HAND_FAR_TASKS_TO_PROMOTION), and a
+    // transition holding one may need the queue's key (KEY SHARE: its counter trigger's first row for the
+    // queue on its connection, a task insert), which FOR UPDATE refused: 'deadlock detected'.
     const { before, row } = await this.db.prisma.$transaction(async (tx) => {
       // A create is capped (MAX_QUEUES_PER_TENANT, owned-caps.ts): its lock is taken before the read below, so
       // a create of the same name that committed while this one waited is read here, and this becomes its update.
       const creating = seen === null;
       if (creating) await lockOwnedCreates(prismaRunner(tx), tenantId, "queues");
       const locked = await tx.$queryRaw<BeforeUpsert[]>`
-        SELECT mode::text AS mode, paused, endpoint_url AS "endpointUrl" FROM queues WHERE tenant_id = ${tenantId} AND name = ${input.name} FOR UPDATE`;
+        SELECT mode::text AS mode, paused, endpoint_url AS "endpointUrl" FROM queues WHERE tenant_id = ${tenantId} AND name = ${input.name} FOR NO KEY UPDATE`;
       const before = locked[0] ?? null;
       if (before === null) {
         // A queue seen above and deleted since (deleteQueue) is created again: the create's lock and cap apply.
