@@ -5,7 +5,7 @@
 import { gatewayEnvSchema, listenForStopSignals, loadEnvOrExit } from "@tasklane/config";
 import { SHUTDOWN_DEADLINE_MS } from "@tasklane/config/shutdown-deadlines";
 import { prepareDatabaseOrExit } from "@tasklane/db";
-import { startTracing, tracingRequested } from "@tasklane/observability";
+import { logProcessCrashes, startTracing, tracingRequested } from "@tasklane/observability";
 import { createLogger } from "./observability/logger.js";
 import { createGatewayServer } from "./server.js";
 
@@ -14,6 +14,7 @@ const SHUTDOWN_TIMEOUT_MS = SHUTDOWN_DEADLINE_MS.gateway;
 
 const env = loadEnvOrExit(gatewayEnvSchema, "tasklane-gateway");
 const log = createLogger(env.LOG_LEVEL);
+logProcessCrashes(log);
 // From here on a signal is logged and stops the gateway once it has started, closing what it opened.
 const signals = listenForStopSignals(log, SHUTDOWN_TIMEOUT_MS);
 const tracing = await startTracing({ enabled: tracingRequested(), serviceName: "tasklane-gateway" });

@@ -1,7 +1,7 @@
 import { createLogger, listenForStopSignals, loadEnvOrExit, notifierEnvSchema, startPeriodic } from "@tasklane/config";
 import { NOTIFIER_DRAIN_GRACE_MS, SHUTDOWN_DEADLINE_MS } from "@tasklane/config/shutdown-deadlines";
 import { createDatabase, fanOutNotifications, listenForWakeups, NOTIFY_BATCH_SIZE, OUTBOX_WAKEUPS, prepareDatabaseOrExit, REDELIVERY_WAKEUP } from "@tasklane/db";
-import { dependencyProbe, startOpsServerOrExit, startTracing, tracingRequested } from "@tasklane/observability";
+import { dependencyProbe, logProcessCrashes, startOpsServerOrExit, startTracing, tracingRequested } from "@tasklane/observability";
 import { createDeliveryTick, REQUEST_TIMEOUT_MS } from "./delivery/delivery-loop.js";
 import { InFlight } from "./delivery/in-flight.js";
 import { createOutboundAgent } from "@tasklane/outbound";
@@ -10,6 +10,7 @@ import { startRelay } from "./relay/start-relay.js";
 
 const env = loadEnvOrExit(notifierEnvSchema, "tasklane-notifier");
 const log = createLogger("notifier", env.LOG_LEVEL);
+logProcessCrashes(log);
 // From here on a signal is logged and stops the notifier once it has started, closing what it opened.
 const signals = listenForStopSignals(log, SHUTDOWN_DEADLINE_MS.notifier);
 const tracing = await startTracing({ enabled: tracingRequested(), serviceName: "tasklane-notifier" });

@@ -1,7 +1,7 @@
 import { createFailureLog, createLogger, listenForStopSignals, loadEnvOrExit, schedulerEnvSchema } from "@tasklane/config";
 import { SHUTDOWN_DEADLINE_MS } from "@tasklane/config/shutdown-deadlines";
 import { SCHEDULE_WAKEUPS, createDatabase, listenForWakeups, prepareDatabaseOrExit } from "@tasklane/db";
-import { dependencyProbe, startOpsServerOrExit, startTracing, tracingRequested } from "@tasklane/observability";
+import { dependencyProbe, logProcessCrashes, startOpsServerOrExit, startTracing, tracingRequested } from "@tasklane/observability";
 import { createKeySpace, createRedis, createTaskDispatcher, pingIfConnected, redisTargetOf } from "@tasklane/queue";
 import type { SchedulerContext } from "./context.js";
 import { expireStaleLeases } from "./loops/lease-expiry.js";
@@ -19,6 +19,7 @@ import { startLoop } from "./loop-runner.js";
 
 const env = loadEnvOrExit(schedulerEnvSchema, "tasklane-scheduler");
 const log = createLogger("scheduler", env.LOG_LEVEL);
+logProcessCrashes(log);
 // From here on a signal is logged and stops the scheduler once it has started, closing what it opened.
 const signals = listenForStopSignals(log, SHUTDOWN_DEADLINE_MS.scheduler);
 const tracing = await startTracing({ enabled: tracingRequested(), serviceName: "tasklane-scheduler" });

@@ -3,7 +3,7 @@ import { createFailureLog, createLogger, listenForStopSignals, loadEnvOrExit, wo
 import { workerShutdownDeadlineMs } from "@tasklane/config/shutdown-deadlines";
 import { ServerClock } from "@tasklane/core/server-clock";
 import { createDatabase, prepareDatabaseOrExit, type DispatchIntent } from "@tasklane/db";
-import { dependencyProbe, startOpsServerOrExit, startTracing, tracingRequested } from "@tasklane/observability";
+import { dependencyProbe, logProcessCrashes, startOpsServerOrExit, startTracing, tracingRequested } from "@tasklane/observability";
 import { createKeySpace, createRedis, createTaskDispatcher, dispatchAfterCommit, parseDoorbell, pingIfConnected, redisTargetOf, untilUnreachable } from "@tasklane/queue";
 import { CompletionBatcher, OutcomeNotRecorded } from "./completion-batcher.js";
 import type { WorkerContext } from "./context.js";
@@ -18,6 +18,7 @@ import { runAttempt } from "./task-runner.js";
 const env = loadEnvOrExit(workerEnvSchema, "tasklane-worker");
 const workerId = env.WORKER_ID ?? `${hostname()}-${process.pid}`;
 const log = createLogger("worker", env.LOG_LEVEL).child({ workerId });
+logProcessCrashes(log);
 const GRACE_MS = env.WORKER_DRAIN_GRACE_SECONDS * 1000;
 /**
  * Past this the process exits 1 without finishing its drain: a step waiting on an unreachable Redis or

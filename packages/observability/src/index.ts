@@ -5,3 +5,4 @@ export * from "./tracing.js";
 export * from "./task-trace.js";
 export * from "./process-metrics.js";
 export * from "./counters-from-zero.js";
+export * from "./process-crash.js";
