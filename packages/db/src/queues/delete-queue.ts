@@ -61,7 +61,8 @@ const RUNNING_WORKFLOW_SQL = `SELECT w.id FROM workflows w
 /**
  * $1 tenant, $2 queue, $3 status, $4 cursor (the last id of the previous batch, descending; null at first), $5 batch.
  * Walks the tenant's tasks of one finished status by (tenant_id, status, id DESC), `batch` index entries at a time,
- * and deletes the queue's among them: no index leads with queue_id, and bounding the rows matched instead let one
+ * and deletes the queue's among them: no index leads with queue_id over every finished task (only over DEAD ones and
+ * workflow tasks), and bounding the rows matched instead let one
  * statement read through every finished task of the tenant's other queues to find its batch.
  */
 const DELETE_FINISHED_SQL = `WITH scanned AS (

@@ -11,7 +11,9 @@ import { TASK_COLUMNS, mapTaskRow } from "./task-record.js";
  * cursor on (completed_at, id). Read from tasks_dead_letter_idx, a partial
  * index holding DEAD tasks only, so it costs nothing on the hot path (a task
  * enters it when it dies) and a page stops after `first` rows whatever the
- * backlog. `queue` narrows it to one queue of the tenant. A page also ends
+ * backlog. `queue` narrows it to one queue of the tenant, read from
+ * tasks_dead_letter_queue_idx (the same led by queue_id), so a queue's page
+ * does not walk the other queues' dead tasks. A page also ends
  * before its payloads and results pass PAGE_BODY_BYTES (page-body-budget.ts).
  */
 export async function listDeadTasks(db: Database | { pool: Queryable }, tenantId: string, queue: string | null, page: Page): Promise<TaskPage> {
