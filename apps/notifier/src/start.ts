@@ -1,6 +1,16 @@
 import { createLogger, listenForStopSignals, loadEnvOrExit, notifierEnvSchema, startPeriodic } from "@tasklane/config";
 import { NOTIFIER_DRAIN_GRACE_MS, SHUTDOWN_DEADLINE_MS } from "@tasklane/config/shutdown-deadlines";
-import { createDatabase, fanOutNotifications, listenForWakeups, NOTIFY_BATCH_SIZE, OUTBOX_WAKEUPS, prepareDatabaseOrExit, REDELIVERY_WAKEUP } from "@tasklane/db";
+import {
+  createDatabase,
+  fanOutNotifications,
+  fillDeliveryOrigins,
+  listenForWakeups,
+  NOTIFY_BATCH_SIZE,
+  ORIGIN_FILL_BATCH,
+  OUTBOX_WAKEUPS,
+  prepareDatabaseOrExit,
+  REDELIVERY_WAKEUP,
+} from "@tasklane/db";
 import { dependencyProbe, logProcessCrashes, startOpsServerOrExit, startTracing, tracingRequested } from "@tasklane/observability";
 import { createDeliveryTick, REQUEST_TIMEOUT_MS } from "./delivery/delivery-loop.js";
 import { InFlight } from "./delivery/in-flight.js";
@@ -55,6 +65,21 @@ const fanOut = startPeriodic(
   },
   onError("fan-out"),
 );
+// Deliveries PENDING since before migration webhook_deliveries_origin have no origin, and the claim
+// passes them over until they do: one pass at start fills them, 1,000 rows a statement so no row
+// stays locked long (a no-op once done; every row written since gets its origin from a trigger).
+let originCursor: string | null = "";
+const originFill = startPeriodic(
+  5_000,
+  async () => {
+    if (originCursor === null) return false;
+    const { filled, lastId } = await fillDeliveryOrigins(db, originCursor);
+    if (filled > 0) delivery.poke();
+    originCursor = filled < ORIGIN_FILL_BATCH ? null : lastId;
+    return originCursor !== null;
+  },
+  onError("origin fill"),
+);
 // A commit that wrote NOTIFY outbox rows wakes the fan-out (migration outbox_notify_wakeup):
 // a webhook leaves within milliseconds of its task's end, with no 100 ms polls while idle.
 // A redelivery's commit says so on the same channel (REDELIVERY_WAKEUP): its rows are due now,
@@ -95,7 +120,7 @@ async function shutdown(signal: string): Promise<void> {
     log.error({ inFlight: inFlight.size }, "shutdown timed out; exiting");
     process.exit(1);
   }, SHUTDOWN_DEADLINE_MS.notifier).unref();
-  await Promise.all([wakeups.close(), fanOut.stop(), delivery.stop(), relay.stop()]);
+  await Promise.all([wakeups.close(), fanOut.stop(), originFill.stop(), delivery.stop(), relay.stop()]);
   const abandoned = await inFlight.drain(SHUTDOWN_GRACE_MS);
   await ops?.close();
   // destroy, not close: close would wait for any request still hanging after the grace period.

@@ -9,7 +9,7 @@ export interface ClaimedDelivery {
   /** The task the event is about; null for workflow events. */
   taskId: string | null;
   url: string;
-  /** The URL's scheme, host and port as the per-origin cap counts them (see ORIGIN_SQL). */
+  /** The URL's scheme, host and port as the per-origin cap counts them: the row's origin column (SQL tasklane_url_origin). */
   origin: string;
   event: string;
   /** The exact bytes to sign and send: stored once at fan-out, identical on every attempt. */
@@ -82,32 +82,14 @@ export function originKey(tenantId: string, origin: string): string {
 }
 
 /**
- * Due rows read per tenant with due work, oldest first, before the caps are
- * applied: enough for a tenant's share spread over a few origins. Rows to an
- * origin at its cap are passed over first (PER_TENANT_SKIP_DEPTH).
+ * Distinct origins of one tenant with PENDING deliveries looked at per claim,
+ * in origin order: each costs one index descent, plus a read of its oldest
+ * due rows when it is below its cap. A tenant with more receiver origins than
+ * this waiting at once has only the first ones (by name) looked at until some
+ * of them have nothing PENDING left. Rows without an origin (PENDING since
+ * before the column, until fillDeliveryOrigins reaches them) are passed over.
  */
-const PER_TENANT_SCAN = 64;
-
-/**
- * Due rows of a tenant looked through, oldest first, for PER_TENANT_SCAN
- * that can start: rows to an origin already at its cap in this process are
- * passed over (a cheap prefix test of the URL, no origin computed), so one
- * hanging endpoint's backlog does not hold back the tenant's other endpoints
- * (QA: 100 events queued for a webhook whose receiver never answered held a
- * healthy webhook's delivery of the same tenant 91.5 s). ~1 µs a row passed
- * over; a backlog deeper than this at a full origin still holds the tenant's
- * other origins until its first attempts have moved it on to retries.
- */
-const PER_TENANT_SKIP_DEPTH = 2_000;
-
-/**
- * A URL's origin as the caps count it: scheme, host and port, lower-cased,
- * without user info, a default port (http 80, https 443) dropped. Computed
- * on the rows one claim reads (a few per tenant), so no column is kept.
- */
-const ORIGIN_SQL = String.raw`regexp_replace(
-  lower(regexp_replace(d.url, '^([A-Za-z][A-Za-z0-9+.-]*)://(?:[^/?#@]*@)?([^/?#]*).*$', '\1://\2')),
-  '^(?:(http://[^/]*):80|(https://[^/]*):443)$', '\1\2')`;
+const PER_TENANT_ORIGINS = 256;
 
 type Row = {
   walked: number;
@@ -143,16 +125,22 @@ type Row = {
  * - every tenant with due work is looked at, however deep another tenant's
  *   backlog: the tenants with PENDING rows are walked one index descent each
  *   (a loose index scan on webhook_deliveries_due_by_tenant_idx, whose first
- *   entry per tenant is its earliest next_attempt_at), then the oldest due
- *   rows of each one with any due are read from the same index
- *   (PER_TENANT_SCAN). The walk costs ~5 µs per tenant with PENDING rows, due
- *   or waiting for a retry (3.5 ms with 4 such tenants and 100,000 rows of
- *   one, ~25-35 ms with 5,000), so it takes at most `walkLimit` tenants,
+ *   entry per tenant is its earliest next_attempt_at). The walk costs ~5 µs
+ *   per tenant with PENDING rows, due or waiting for a retry (3.5 ms with 4
+ *   such tenants and 100,000 rows of one, ~25-35 ms with 5,000), so it takes
+ *   at most `walkLimit` tenants,
  *   from `afterTenant` round: past that many, successive claims take them in
  *   turn;
  * - per tenant and receiver origin at most `perOriginLimit` in flight in this
  *   process (callbacks included), so URLs differing by path or query string
- *   share one cap;
+ *   share one cap. Each tenant with due work has its distinct origins walked
+ *   one descent each (webhook_deliveries_due_by_origin_idx, at most
+ *   PER_TENANT_ORIGINS), and only the origins below their cap have their
+ *   oldest due rows read, as many as the cap leaves: a full origin is skipped
+ *   whole, however deep its backlog (a receiver that hangs), so the tenant's
+ *   other endpoints go on (as Svix and Stripe keep a slow endpoint from
+ *   delaying the others); the claim reads rows in proportion to the origins
+ *   and what it can start, not to any backlog;
  * - while two or more tenants have work this claim could start, none goes
  *   past `tenantShare` in flight; alone, a tenant may take every free slot
  *   (unless `shareAlone`);
@@ -188,36 +176,35 @@ export async function claimDueDeliveries(db: Database, options: ClaimOptions): P
      ),
      pending_tenants AS (SELECT * FROM walk UNION ALL SELECT * FROM wrap),
      busy_origin AS (SELECT * FROM unnest($4::text[], $5::int[]) AS b(key, n)),
-     -- One row per tenant: a row passed over is tested against its own tenant's full origins, not
-     -- against every busy origin of the process (with 60 other tenants' origins full: 126,078 plan rows, 8,323 this way).
-     full_origin AS (
-       SELECT split_part(key, ' ', 1) AS tenant_id, array_agg(substr(key, strpos(key, ' ') + 1)) AS origins
-       FROM busy_origin WHERE n >= $3 GROUP BY 1
-     ),
      busy_tenant AS (SELECT * FROM unnest($6::text[], $7::int[]) AS b(tenant_id, n)),
+     -- The distinct origins of each tenant with due work, one descent each of
+     -- webhook_deliveries_due_by_origin_idx (a loose index scan): a full origin's backlog is never read.
+     tenant_origin AS (
+       SELECT p.tenant_id, o.origin, 1 AS k FROM pending_tenants p CROSS JOIN LATERAL (
+         SELECT w.origin FROM webhook_deliveries w
+         WHERE w.tenant_id = p.tenant_id AND w.status = 'PENDING' AND w.origin IS NOT NULL ORDER BY w.origin LIMIT 1
+       ) o WHERE p.first_due <= now()
+       UNION ALL
+       SELECT t.tenant_id, o.origin, t.k + 1 FROM tenant_origin t CROSS JOIN LATERAL (
+         SELECT w.origin FROM webhook_deliveries w
+         WHERE w.tenant_id = t.tenant_id AND w.status = 'PENDING' AND w.origin > t.origin ORDER BY w.origin LIMIT 1
+       ) o WHERE t.k < $8
+     ),
+     -- Per origin, its oldest due rows up to what its cap leaves: none read at all for a full one (LIMIT 0).
      due AS (
-       SELECT r.id, r.tenant_id, r.next_attempt_at, r.origin,
-         row_number() OVER (PARTITION BY r.tenant_id, r.origin ORDER BY r.next_attempt_at, r.id) AS origin_rn
-       FROM pending_tenants p LEFT JOIN full_origin f ON f.tenant_id = p.tenant_id CROSS JOIN LATERAL (
-         SELECT d.id, d.tenant_id, d.next_attempt_at, ${ORIGIN_SQL} AS origin
-         FROM (
-           SELECT w.id, w.tenant_id, w.next_attempt_at, w.url FROM webhook_deliveries w
-           WHERE w.tenant_id = p.tenant_id AND w.status = 'PENDING' AND w.next_attempt_at <= now()
-             AND (w.locked_until IS NULL OR w.locked_until < now())
-           ORDER BY w.next_attempt_at, w.id LIMIT $13
-         ) d
-         WHERE f.origins IS NULL OR NOT EXISTS (
-           SELECT 1 FROM unnest(f.origins) AS o(origin)
-           WHERE starts_with(lower(d.url), o.origin) AND substr(d.url, length(o.origin) + 1, 1) IN ('', '/', '?', '#'))
-         ORDER BY d.next_attempt_at, d.id LIMIT $8
+       SELECT r.id, t.tenant_id, r.next_attempt_at
+       FROM tenant_origin t LEFT JOIN busy_origin bo ON bo.key = t.tenant_id || ' ' || t.origin
+       CROSS JOIN LATERAL (
+         SELECT w.id, w.next_attempt_at FROM webhook_deliveries w
+         WHERE w.tenant_id = t.tenant_id AND w.origin = t.origin AND w.status = 'PENDING' AND w.next_attempt_at <= now()
+           AND (w.locked_until IS NULL OR w.locked_until < now())
+         ORDER BY w.next_attempt_at, w.id LIMIT GREATEST($3 - COALESCE(bo.n, 0), 0)
        ) r
-       WHERE p.first_due <= now()
      ),
      fit AS (
        SELECT u.id, u.tenant_id, u.next_attempt_at,
          row_number() OVER (PARTITION BY u.tenant_id ORDER BY u.next_attempt_at, u.id) AS tenant_rn
-       FROM due u LEFT JOIN busy_origin bo ON bo.key = u.tenant_id || ' ' || u.origin
-       WHERE u.origin_rn <= $3 - COALESCE(bo.n, 0)
+       FROM due u
      ),
      cand AS (
        SELECT f.id FROM fit f LEFT JOIN busy_tenant bt ON bt.tenant_id = f.tenant_id
@@ -233,7 +220,7 @@ export async function claimDueDeliveries(db: Database, options: ClaimOptions): P
        UPDATE webhook_deliveries d SET locked_until = now() + $2 * interval '1 millisecond'
        FROM locked l JOIN tenants t ON t.id = l.tenant_id LEFT JOIN webhooks w ON w.id = l.webhook_id
        WHERE d.id = l.id
-       RETURNING d.id, d.tenant_id, d.webhook_id, d.task_id, d.url, ${ORIGIN_SQL} AS origin, d.event, d.body, d.attempts,
+       RETURNING d.id, d.tenant_id, d.webhook_id, d.task_id, d.url, d.origin, d.event, d.body, d.attempts,
          d.attempts - d.round_start_attempts AS round_attempts, d.locked_until,
          w.secret AS webhook_secret,
          CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END AS webhook_previous_secret,
@@ -253,12 +240,11 @@ export async function claimDueDeliveries(db: Database, options: ClaimOptions): P
         origins.map(([, n]) => n),
         tenants.map(([tenantId]) => tenantId),
         tenants.map(([, n]) => n),
-        PER_TENANT_SCAN,
+        PER_TENANT_ORIGINS,
         options.tenantShare,
         options.afterTenant,
         options.walkLimit,
         options.shareAlone ?? false,
-        PER_TENANT_SKIP_DEPTH,
       ],
     ),
   );

@@ -6,3 +6,4 @@ export * from "./record-delivery-outcome.js";
 export * from "./plan-workflow-deliveries.js";
 export * from "./listen-wakeups.js";
 export * from "./redeliver-deliveries.js";
+export * from "./fill-delivery-origins.js";
