@@ -136,4 +136,30 @@ describe("log lines of a live platform", () => {
     expect(deliveries.length).toBeGreaterThanOrEqual(2);
     for (const r of deliveries) expect(r, JSON.stringify(r)).toMatchObject({ tenantId, webhookId: hook.createWebhook.webhook.id, deliveryId: expect.any(String) });
   }, 120_000);
+
+  it("an internal error is one error line naming the request, the operation and the calling tenant, without the secret being made", async () => {
+    const created = await call<{ createTenant: { tenant: { id: string }; apiKey: string } }>(`mutation { createTenant(input: {name: "broken"}) { tenant { id } apiKey } }`, {}, adminToken);
+    // A fault nobody planned for: Postgres refuses this one insert for a reason that is not an outage.
+    await tdb.db.pool.query(`
+      CREATE FUNCTION ops_log_lines_fault() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected fault'; END $$;
+      CREATE TRIGGER ops_log_lines_fault BEFORE INSERT ON api_keys FOR EACH ROW WHEN (NEW.name = 'explodes') EXECUTE FUNCTION ops_log_lines_fault();`);
+    try {
+      const res = await gql(gateway.url, `mutation { createApiKey(name: "explodes") { secret } }`, {}, created.createTenant.apiKey);
+      expect(res.errors?.[0]?.extensions?.code).toBe("INTERNAL_SERVER_ERROR");
+      const requestId = res.errors?.[0]?.extensions?.requestId as string;
+      expect(requestId).toBeTruthy();
+      const line = await waitFor("the error line", () =>
+        gateway.app
+          .output()
+          .split("\n")
+          .filter((l) => l.includes(requestId) && l.includes("unhandled error"))
+          .map((l) => JSON.parse(l) as Record<string, unknown>)[0],
+      );
+      expect(line).toMatchObject({ level: 50, app: "gateway", requestId, tenantId: created.createTenant.tenant.id, path: ["createApiKey"] });
+      expect(JSON.stringify(line.err)).toContain("injected fault");
+      expect(JSON.stringify(line)).not.toContain(created.createTenant.apiKey);
+    } finally {
+      await tdb.db.pool.query("DROP TRIGGER ops_log_lines_fault ON api_keys; DROP FUNCTION ops_log_lines_fault()");
+    }
+  }, 60_000);
 });

@@ -112,13 +112,14 @@ export function formatError(
   const requestId = scope?.requestId ?? "unknown";
   // A scope's logger is a child carrying requestId already: adding it again wrote the key twice in one line.
   const log = scope?.log ?? opts.fallbackLog.child({ requestId });
+  const tenant = scope?.tenantId === undefined ? {} : { tenantId: scope.tenantId };
   if (isStoreUnavailable(error)) {
     // Postgres (or a connection to it) is down: nothing committed, and retrying later is the right move.
-    log.warn({ err: rootCause(error), path: formatted.path }, "store unavailable during GraphQL request");
+    log.warn({ err: rootCause(error), path: formatted.path, ...tenant }, "store unavailable during GraphQL request");
     const overloaded = storeUnavailableError();
     return { message: overloaded.message, ...where, extensions: { ...overloaded.extensions, code: overloaded.code, requestId } };
   }
-  log.error({ err: rootCause(error), path: formatted.path }, "unhandled error in GraphQL request");
+  log.error({ err: rootCause(error), path: formatted.path, ...tenant }, "unhandled error in GraphQL request");
   return { message: INTERNAL_MESSAGE, ...where, extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR, requestId } };
 }
 

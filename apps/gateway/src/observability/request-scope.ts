@@ -12,13 +12,15 @@ import type { Logger } from "./logger.js";
 export interface RequestScope {
   readonly requestId: string;
   readonly log: Logger;
+  /** The calling tenant, once its credential is known: a logged error names it beside the requestId. */
+  readonly tenantId?: string | undefined;
 }
 
 const errorScopes = new WeakMap<object, RequestScope>();
 
 /** Marks `error` as raised while serving `scope` (for formatError, which sees the error alone). */
 export function tagErrorScope(error: unknown, scope: RequestScope): void {
-  if (typeof error === "object" && error !== null) errorScopes.set(error, { requestId: scope.requestId, log: scope.log });
+  if (typeof error === "object" && error !== null) errorScopes.set(error, { requestId: scope.requestId, log: scope.log, tenantId: scope.tenantId });
 }
 
 /** The scope `error` itself was tagged with (formatError looks through the errors it wraps). */

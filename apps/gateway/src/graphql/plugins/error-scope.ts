@@ -1,7 +1,8 @@
 /**
- * Tags each error a request meets with the request's id and logger before
- * Apollo formats it: formatError sees the error alone, and a masked error must
- * carry the requestId the client can quote, logged under the same id.
+ * Tags each error a request meets with the request's id, logger and calling
+ * tenant before Apollo formats it: formatError sees the error alone, and a
+ * masked error must carry the requestId the client can quote, logged under the
+ * same id with the tenant it happened to.
  */
 import type { ApolloServerPlugin, GraphQLRequestListener } from "@apollo/server";
 import { tagErrorScope } from "../../observability/request-scope.js";
@@ -11,7 +12,9 @@ export function errorScope(): ApolloServerPlugin<GatewayContext> {
   // One listener for every request: it keeps no state of its own.
   const listener: GraphQLRequestListener<GatewayContext> = {
     async didEncounterErrors({ contextValue, errors }) {
-      for (const error of errors) tagErrorScope(error, contextValue);
+      const { requestId, log, principal } = contextValue;
+      const scope = { requestId, log, tenantId: principal.kind === "tenant" ? principal.tenantId : undefined };
+      for (const error of errors) tagErrorScope(error, scope);
     },
   };
   return {
