@@ -46,6 +46,28 @@ describe("SDK: dead letters in bulk", () => {
     expect(await client.tasks.redriveDeadLetters()).toEqual({ count: 0, hasMore: false });
   });
 
+  it("redriveAllDeadLetters takes no more than were dead when it began, while the tasks it redrives keep dying", async () => {
+    const { apiKey, tenantId } = await createTenant(platform.gateway);
+    const ids = await deadTasks(tenantId, 25);
+    let redrives = 0;
+    // Every redriven task dies again before the next call (an endpoint refusing them all, at once).
+    const dying: FetchLike = async (input, init) => {
+      const res = await fetch(input, init);
+      if (!/^\s*mutation RedriveDeadLetterTasks\b/.test((JSON.parse(String(init.body)) as { query: string }).query)) return res;
+      redrives += 1;
+      if (redrives > 10) throw new Error(`still redriving after ${redrives - 1} calls`);
+      const answer = await res.text();
+      await pool().query("UPDATE tasks SET status = 'DEAD', completed_at = now(), attempts = 1 WHERE id = ANY($1) AND status = 'QUEUED'", [ids]);
+      return new Response(answer, { status: res.status, headers: res.headers });
+    };
+    const client = new TasklaneClient({ url: platform.gateway.url, apiKey, fetch: dying });
+    // Without the bound each call took 10 again, hasMore true for ever: 'Error: still redriving after 10 calls'.
+    expect(await client.tasks.redriveAllDeadLetters({ batchSize: 10 })).toBe(25);
+    expect(redrives).toBe(3);
+    const events = await pool().query<{ n: number; tasks: number }>("SELECT count(*)::int AS n, count(DISTINCT task_id)::int AS tasks FROM task_events WHERE task_id = ANY($1) AND reason = 'redrive'", [ids]);
+    expect(events.rows[0]).toEqual({ n: 25, tasks: 25 });
+  });
+
   it("refuses a bad max locally and an unknown queue with NOT_FOUND", async () => {
     const { apiKey } = await createTenant(platform.gateway);
     let sent = 0;
@@ -73,7 +95,8 @@ describe("SDK: dead letters in bulk", () => {
 
     // A platform that says more remain while taking none (they are locked elsewhere): one call, not a spin.
     let asked = 0;
-    const stuck: FetchLike = async () => {
+    const stuck: FetchLike = async (input, init) => {
+      if (/^\s*query DeadLetterTasks\b/.test((JSON.parse(String(init.body)) as { query: string }).query)) return fetch(input, init);
       asked += 1;
       return new Response(JSON.stringify({ data: { redriveDeadLetterTasks: { count: 0, hasMore: true } } }), { headers: { "content-type": "application/json" } });
     };

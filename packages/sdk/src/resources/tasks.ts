@@ -55,6 +55,9 @@ export interface DeadLetterBatchOptions {
   max?: number | null;
 }
 
+/** The API's default `max` for one bulk dead-letter call. */
+const DEFAULT_DEAD_LETTER_BATCH = 1_000;
+
 export interface AllDeadLettersOptions {
   /** Only this queue's dead tasks; left out: every queue. */
   queue?: string | null;
@@ -215,17 +218,19 @@ export class TasksResource {
 
   /**
    * Redrives the dead-letter queue (of one queue, or all) a call at a time until none remain;
-   * returns how many were redriven. Stops once a call redrives none, so it ends even while
-   * redriven tasks keep dying; a task redriven here that dies again may be taken by a later call.
+   * returns how many were redriven. At most as many as were dead when it began (read first, as
+   * the console's "Redrive all" confirms a count): a task redriven here that dies again comes
+   * back to the end of the dead-letter queue, and without that bound a call at a time would take
+   * it again and again while its endpoint keeps failing. Stops once a call redrives none.
    * A failed call rejects (what earlier calls did stands; calling again goes on from there).
    */
   async redriveAllDeadLetters(options: AllDeadLettersOptions = {}, opts?: CallOptions): Promise<number> {
-    return this.#drain((batch) => this.redriveDeadLetters(batch, opts), options);
+    return this.#drain((batch) => this.redriveDeadLetters(batch, opts), options, opts);
   }
 
-  /** discardDeadLetters a call at a time until none remain; returns how many were discarded. */
+  /** discardDeadLetters a call at a time until none remain (at most as many as were dead when it began); returns how many were discarded. */
   async discardAllDeadLetters(options: AllDeadLettersOptions = {}, opts?: CallOptions): Promise<number> {
-    return this.#drain((batch) => this.discardDeadLetters(batch, opts), options);
+    return this.#drain((batch) => this.discardDeadLetters(batch, opts), options, opts);
   }
 
   async #deadLetterBatch(
@@ -245,13 +250,17 @@ export class TasksResource {
     return data[operation] as DeadLetterBatch;
   }
 
-  async #drain(call: (batch: DeadLetterBatchOptions) => Promise<DeadLetterBatch>, options: AllDeadLettersOptions): Promise<number> {
+  async #drain(call: (batch: DeadLetterBatchOptions) => Promise<DeadLetterBatch>, options: AllDeadLettersOptions, opts?: CallOptions): Promise<number> {
+    const queue = options.queue ?? null;
+    const dead = (await this.deadLetters({ queue, first: 1 }, opts)).totalCount;
+    const per = options.batchSize ?? DEFAULT_DEAD_LETTER_BATCH;
     let done = 0;
     for (;;) {
-      const batch = await call({ queue: options.queue ?? null, max: options.batchSize ?? null });
+      // The first call goes out whatever the count said (an unknown queue is its NOT_FOUND).
+      const batch = await call({ queue, max: done === 0 ? per : Math.min(per, dead - done) });
       done += batch.count;
       options.onProgress?.({ done, batch });
-      if (!batch.hasMore || batch.count === 0) return done;
+      if (!batch.hasMore || batch.count === 0 || done >= dead) return done;
     }
   }
 
