@@ -173,14 +173,18 @@ describe("Kubernetes manifests", () => {
     expect(gateway?.env.find((e) => e.name === "NODE_OPTIONS")?.value).toBe("--max-old-space-size=256");
   });
 
-  it("gives each app's pods a termination grace past the app's own shutdown deadline, the worker's for the drain grace it is given", () => {
+  it("gives each app's pods a termination grace past its preStop pause plus the app's own shutdown deadline, the worker's for the drain grace it is given", () => {
     const setIn = (name: string) => ofKind("ConfigMap", configData).map((m) => m.data?.[name]).find((v) => v !== undefined);
     const drainGrace = setIn("WORKER_DRAIN_GRACE_SECONDS");
     const deadlines: Record<string, number> = { ...SHUTDOWN_DEADLINE_MS, worker: workerShutdownDeadlineMs(drainGrace === undefined ? undefined : Number(drainGrace) * 1000) };
     for (const d of deployments) {
       const app = componentOf(d.spec.template.spec.containers[0] as Container);
       const grace = (d.spec.template.spec as { terminationGracePeriodSeconds?: number }).terminationGracePeriodSeconds ?? 30;
-      if (deadlines[app] !== undefined) expect(grace * 1000, `${app}: terminationGracePeriodSeconds`).toBeGreaterThan(deadlines[app]);
+      // A preStop hook runs inside the grace, before SIGTERM reaches the app: its pause comes off the app's time.
+      const preStop = (d.spec.template.spec.containers[0] as { lifecycle?: { preStop?: { exec?: { command?: string[] } } } }).lifecycle?.preStop?.exec?.command ?? [];
+      const pauseMs = preStop[0] === "sleep" ? Number(preStop[1]) * 1000 : 0;
+      expect(Number.isFinite(pauseMs), `${app}: preStop ${JSON.stringify(preStop)}`).toBe(true);
+      if (deadlines[app] !== undefined) expect(grace * 1000, `${app}: terminationGracePeriodSeconds`).toBeGreaterThan(pauseMs + deadlines[app]);
     }
   });
 
