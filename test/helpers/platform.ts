@@ -115,6 +115,15 @@ export async function gql<T = Record<string, unknown>>(
   return { status: res.status, headers: res.headers, data: body.data, errors: body.errors };
 }
 
+/** A caller of `gateway` as tenant `t` that answers the data and throws on GraphQL errors (for steps that must pass). */
+export const asTenant =
+  (gateway: StartedGateway, t: { apiKey: string }) =>
+  async <T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>): Promise<T> => {
+    const res = await gql<T>(gateway.url, query, variables, t.apiKey);
+    if (res.errors) throw new Error(JSON.stringify(res.errors));
+    return res.data as T;
+  };
+
 /** The first error's code, for terse assertions. */
 export function codeOf(res: { errors?: GqlError[] | undefined }): string | undefined {
   return res.errors?.[0]?.extensions?.code;

@@ -7,44 +7,27 @@
  */
 import { startAttemptsByIds } from "@tasklane/db";
 import type pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTenant, createTestDatabase, createTestRedis, gql, startGateway, waitFor, type CreatedTenant, type StartedGateway, type TestDatabase, type TestRedis } from "../helpers/platform.js";
+import { describe, expect, it } from "vitest";
+import { useGateway } from "../helpers/gateway-fixture.js";
+import { asTenant, createTenant, waitFor, type CreatedTenant } from "../helpers/platform.js";
 
-let tdb: TestDatabase;
-let redis: TestRedis;
-let gateway: StartedGateway;
+const platform = useGateway({ env: { ALLOW_PRIVATE_TARGETS: "1" } });
 
-const as = (t: CreatedTenant) => async <T = Record<string, unknown>>(q: string, v?: Record<string, unknown>) => {
-  const res = await gql<T>(gateway.url, q, v, t.apiKey);
-  if (res.errors) throw new Error(JSON.stringify(res.errors));
-  return res.data as T;
-};
+const as = (t: CreatedTenant) => asTenant(platform.gateway, t);
 
 const UPSERT = `mutation ($i: UpsertQueueInput!) { upsertQueue(input: $i) { name mode } }`;
 
 /** Backends of the test database waiting for a lock (a row lock or its tuple lock). */
 async function lockWaiters(): Promise<number> {
-  const res = await tdb.db.pool.query<{ n: number }>(
+  const res = await platform.database.db.pool.query<{ n: number }>(
     "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
   );
   return res.rows[0]?.n ?? 0;
 }
 
-beforeAll(async () => {
-  tdb = await createTestDatabase("qswitch");
-  redis = createTestRedis();
-  gateway = await startGateway({ databaseUrl: tdb.url, redis, env: { ALLOW_PRIVATE_TARGETS: "1" } });
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await redis?.cleanup();
-  await tdb?.drop();
-});
-
 describe("switching a queue from PULL to PUSH while tasks are being started", () => {
   it("takes its far-future tasks' locks in id order, so a PUSH start waiting on them does not deadlock with it", async () => {
-    const t = await createTenant(gateway);
+    const t = await createTenant(platform.gateway);
     await as(t)(UPSERT, { i: { name: "sw", mode: "PULL" } });
     // Ids grow with submission: `late` has the smaller id and the later runAt, both past the 5-minute horizon.
     const late = (await as(t)<{ submitTask: { id: string } }>(`mutation { submitTask(input: {type: "j", queue: "sw", delaySeconds: 1200}) { id } }`)).submitTask.id;
@@ -52,14 +35,14 @@ describe("switching a queue from PULL to PUSH while tasks are being started", ()
     expect(late < soon).toBe(true);
 
     // Someone (any transition) holds `late` for a moment.
-    const holder: pg.PoolClient = await tdb.db.pool.connect();
+    const holder: pg.PoolClient = await platform.database.db.pool.connect();
     let start: Promise<unknown> | undefined;
     let swap: Promise<unknown> | undefined;
     try {
       await holder.query("BEGIN");
       await holder.query("SELECT id FROM tasks WHERE id = $1 FOR UPDATE", [late]);
       // A PUSH start of both (stale jobs, say) locks in id order: it waits on `late`, holding nothing yet.
-      start = startAttemptsByIds(tdb.db, [late, soon], { workerId: "w", leaseMs: { timeoutPlusMs: 15_000 }, actor: "worker:w" });
+      start = startAttemptsByIds(platform.database.db, [late, soon], { workerId: "w", leaseMs: { timeoutPlusMs: 15_000 }, actor: "worker:w" });
       await waitFor(async () => (await lockWaiters()) >= 1, 10_000, 20);
       // The switch: in run_at order it took `soon` first and queued behind the start for `late`.
       swap = as(t)(UPSERT, { i: { name: "sw", mode: "PUSH", endpointUrl: "http://127.0.0.1:9/sw" } });
@@ -73,17 +56,17 @@ describe("switching a queue from PULL to PUSH while tasks are being started", ()
     const outcomes = await Promise.allSettled([start, swap]);
     expect(outcomes.map((o) => (o.status === "rejected" ? String(o.reason) : "ok"))).toEqual(["ok", "ok"]);
     // The switch did its work: both far tasks are handed to horizon promotion (dispatch generation ahead of what Redis has).
-    const rows = await tdb.db.pool.query("SELECT id FROM tasks WHERE id = ANY($1) AND dispatch_generation > enqueued_generation", [[late, soon]]);
+    const rows = await platform.database.db.pool.query("SELECT id FROM tasks WHERE id = ANY($1) AND dispatch_generation > enqueued_generation", [[late, soon]]);
     expect(rows.rowCount).toBe(2);
   }, 30_000);
 
   it("does not hold the queue's row against the key checks of a transition it waits for", async () => {
-    const t = await createTenant(gateway);
+    const t = await createTenant(platform.gateway);
     await as(t)(UPSERT, { i: { name: "sw2", mode: "PULL" } });
     const far = (await as(t)<{ submitTask: { id: string } }>(`mutation { submitTask(input: {type: "j", queue: "sw2", delaySeconds: 1200}) { id } }`)).submitTask.id;
     // A transition's statement on `far`, in two steps: its row lock, then its write, whose counter trigger
     // writes this connection's first CANCELLED row of the queue (queue_counters' key check: KEY SHARE on the queue).
-    const holder: pg.PoolClient = await tdb.db.pool.connect();
+    const holder: pg.PoolClient = await platform.database.db.pool.connect();
     let swap: Promise<unknown> | undefined;
     let write: Promise<unknown> | undefined;
     try {
@@ -105,6 +88,6 @@ describe("switching a queue from PULL to PUSH while tasks are being started", ()
     // With the queue's row held FOR UPDATE the write waited for the switch, which waited for it: 'deadlock detected'.
     const outcomes = await Promise.allSettled([write, swap]);
     expect(outcomes.map((o) => (o.status === "rejected" ? String(o.reason) : "ok"))).toEqual(["ok", "ok"]);
-    expect((await tdb.db.pool.query("SELECT mode::text AS mode FROM queues WHERE tenant_id = $1 AND name = 'sw2'", [t.tenantId])).rows[0]).toEqual({ mode: "PUSH" });
+    expect((await platform.database.db.pool.query("SELECT mode::text AS mode FROM queues WHERE tenant_id = $1 AND name = 'sw2'", [t.tenantId])).rows[0]).toEqual({ mode: "PUSH" });
   }, 30_000);
 });

@@ -10,18 +10,13 @@ import type pg from "pg";
 import { createKeySpace, createRedis, JobTaker, type RedisClient } from "@tasklane/queue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { explainNodes, rowsRead, type PlanNode } from "../helpers/query-plans.js";
-import { codeOf, createTenant, createTestDatabase, createTestRedis, gql, startGateway, type CreatedTenant, type StartedGateway, type TestDatabase, type TestRedis } from "../helpers/platform.js";
+import { useGateway } from "../helpers/gateway-fixture.js";
+import { asTenant, codeOf, createTenant, gql, type CreatedTenant } from "../helpers/platform.js";
 
-let tdb: TestDatabase;
-let redis: TestRedis;
+const platform = useGateway({ env: { ALLOW_PRIVATE_TARGETS: "1" } });
 let client: RedisClient;
-let gateway: StartedGateway;
 
-const as = (t: CreatedTenant) => async <T = Record<string, unknown>>(q: string, v?: Record<string, unknown>) => {
-  const res = await gql<T>(gateway.url, q, v, t.apiKey);
-  if (res.errors) throw new Error(JSON.stringify(res.errors));
-  return res.data as T;
-};
+const as = (t: CreatedTenant) => asTenant(platform.gateway, t);
 
 const UPSERT = `mutation ($i: UpsertQueueInput!) { upsertQueue(input: $i) { name } }`;
 const PURGE = `mutation ($n: String!) { purgeQueue(name: $n) { name stats { queued scheduled running retrying } } }`;
@@ -33,28 +28,22 @@ async function submit(t: CreatedTenant, inputs: Record<string, unknown>[]): Prom
 }
 
 const statuses = async (ids: string[]) =>
-  new Map((await tdb.db.pool.query<{ id: string; status: string }>("SELECT id, status::text FROM tasks WHERE id = ANY($1)", [ids])).rows.map((r) => [r.id, r.status]));
+  new Map((await platform.database.db.pool.query<{ id: string; status: string }>("SELECT id, status::text FROM tasks WHERE id = ANY($1)", [ids])).rows.map((r) => [r.id, r.status]));
 
 const queueIdOf = async (t: CreatedTenant, name: string) =>
-  (await tdb.db.pool.query<{ id: string }>("SELECT id FROM queues WHERE tenant_id = $1 AND name = $2", [t.tenantId, name])).rows[0]?.id as string;
+  (await platform.database.db.pool.query<{ id: string }>("SELECT id FROM queues WHERE tenant_id = $1 AND name = $2", [t.tenantId, name])).rows[0]?.id as string;
 
-beforeAll(async () => {
-  tdb = await createTestDatabase("qpurge");
-  redis = createTestRedis();
-  client = createRedis(redis.url);
-  gateway = await startGateway({ databaseUrl: tdb.url, redis, env: { ALLOW_PRIVATE_TARGETS: "1" } });
+beforeAll(() => {
+  client = createRedis(platform.redis.url);
 });
 
-afterAll(async () => {
-  await gateway?.close();
+afterAll(() => {
   client?.disconnect();
-  await redis?.cleanup();
-  await tdb?.drop();
 });
 
 describe("purgeQueue", () => {
   it("cancels QUEUED, SCHEDULED and RETRYING tasks as cancelTask does, leaves RUNNING ones, and keeps the counters right", async () => {
-    const t = await createTenant(gateway);
+    const t = await createTenant(platform.gateway);
     await as(t)(UPSERT, { i: { name: "p", mode: "PULL" } });
     await as(t)(`mutation { createWebhook(input: { url: "http://127.0.0.1:9/hook", events: ["task.cancelled"] }) { webhook { id } } }`);
     const [running, retrying] = await submit(t, [{ type: "run", queue: "p", priority: "HIGH" }, { type: "retry", queue: "p", priority: "HIGH", backoff: { strategy: "FIXED", delaySeconds: 600 } }]);
@@ -78,11 +67,11 @@ describe("purgeQueue", () => {
 
     // An audit event each, by the caller, and a task.cancelled notification each (the tenant has a webhook).
     const cancelled = [retrying!, ...queued, ...scheduled];
-    const events = await tdb.db.pool.query("SELECT task_id, from_status::text, actor, reason FROM task_events WHERE task_id = ANY($1) AND to_status = 'CANCELLED'", [cancelled]);
+    const events = await platform.database.db.pool.query("SELECT task_id, from_status::text, actor, reason FROM task_events WHERE task_id = ANY($1) AND to_status = 'CANCELLED'", [cancelled]);
     expect(events.rowCount).toBe(cancelled.length);
     expect(new Set(events.rows.map((r) => r.reason))).toEqual(new Set(["queue purged"]));
     expect(events.rows.every((r) => String(r.actor).startsWith("api-key:"))).toBe(true);
-    const notes = await tdb.db.pool.query("SELECT task_id FROM outbox WHERE kind = 'NOTIFY' AND task_id = ANY($1) AND payload->>'status' = 'CANCELLED'", [cancelled]);
+    const notes = await platform.database.db.pool.query("SELECT task_id FROM outbox WHERE kind = 'NOTIFY' AND task_id = ANY($1) AND payload->>'status' = 'CANCELLED'", [cancelled]);
     expect(notes.rowCount).toBe(cancelled.length);
     // The tenant's pending count (usage) dropped with them: only the other queue's task is pending.
     const usage = await as(t)<{ tenant: { usage: { pendingTasks: number } } }>(`{ tenant { usage { pendingTasks } } }`);
@@ -91,32 +80,32 @@ describe("purgeQueue", () => {
     // Safe to repeat: nothing left to cancel, nothing changes.
     const again = await as(t)<Purged>(PURGE, { n: "p" });
     expect(again.purgeQueue.stats.running).toBe(1);
-    const events2 = await tdb.db.pool.query("SELECT count(*)::int AS n FROM task_events WHERE task_id = ANY($1) AND to_status = 'CANCELLED'", [cancelled]);
+    const events2 = await platform.database.db.pool.query("SELECT count(*)::int AS n FROM task_events WHERE task_id = ANY($1) AND to_status = 'CANCELLED'", [cancelled]);
     expect(events2.rows[0].n).toBe(cancelled.length);
   });
 
   it("is NOT_FOUND for a queue the caller does not have, another tenant's included, and needs the scope that manages queues", async () => {
-    const a = await createTenant(gateway);
-    const b = await createTenant(gateway);
+    const a = await createTenant(platform.gateway);
+    const b = await createTenant(platform.gateway);
     await as(a)(UPSERT, { i: { name: "mine", mode: "PULL" } });
     const [task] = await submit(a, [{ type: "x", queue: "mine" }]);
     for (const name of ["mine", "nope"]) {
-      const res = await gql(gateway.url, PURGE, { n: name }, b.apiKey);
+      const res = await gql(platform.gateway.url, PURGE, { n: name }, b.apiKey);
       expect(codeOf(res), name).toBe("NOT_FOUND");
     }
-    expect(codeOf(await gql(gateway.url, PURGE, { n: "has space" }, a.apiKey))).toBe("BAD_USER_INPUT");
+    expect(codeOf(await gql(platform.gateway.url, PURGE, { n: "has space" }, a.apiKey))).toBe("BAD_USER_INPUT");
     const key = await as(a)<{ createApiKey: { secret: string } }>(`mutation { createApiKey(name: "s", scopes: ["submit"]) { secret } }`);
-    expect(codeOf(await gql(gateway.url, PURGE, { n: "mine" }, key.createApiKey.secret))).toBe("FORBIDDEN");
+    expect(codeOf(await gql(platform.gateway.url, PURGE, { n: "mine" }, key.createApiKey.secret))).toBe("FORBIDDEN");
     expect((await statuses([task!])).get(task!)).toBe("QUEUED");
   });
 
   it("cancels in batches: each transaction cancels at most a batch of tasks", async () => {
-    const t = await createTenant(gateway);
+    const t = await createTenant(platform.gateway);
     await as(t)(UPSERT, { i: { name: "big", mode: "PULL" } });
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push(...(await submit(t, Array.from({ length: 500 }, (_, n) => ({ type: "b", queue: "big", priority: ["HIGH", "NORMAL", "LOW"][n % 3] })))));
     const batches: number[] = [];
-    const result = await purgeQueue(tdb.db, t.tenantId, await queueIdOf(t, "big"), {
+    const result = await purgeQueue(platform.database.db, t.tenantId, await queueIdOf(t, "big"), {
       actor: "test",
       horizonMs: 300_000,
       batch: 1000,
@@ -127,7 +116,7 @@ describe("purgeQueue", () => {
     expect(result.cancelled).toBe(2500);
     expect(batches.slice(0, 3)).toEqual([1000, 1000, 500]);
     // The events of one transaction share its id (xmin): three transactions, none over the batch.
-    const tx = await tdb.db.pool.query<{ n: number }>(
+    const tx = await platform.database.db.pool.query<{ n: number }>(
       "SELECT count(*)::int AS n FROM task_events WHERE task_id = ANY($1) AND to_status = 'CANCELLED' GROUP BY xmin::text ORDER BY n DESC",
       [ids],
     );
@@ -135,7 +124,7 @@ describe("purgeQueue", () => {
   });
 
   it("runs alongside submissions: every task submitted before it began ends CANCELLED, later ones may stay, and the counters agree with the rows", async () => {
-    const t = await createTenant(gateway);
+    const t = await createTenant(platform.gateway);
     await as(t)(UPSERT, { i: { name: "live", mode: "PULL" } });
     const early = await submit(t, Array.from({ length: 1000 }, () => ({ type: "e", queue: "live" })));
     let stop = false;
@@ -149,7 +138,7 @@ describe("purgeQueue", () => {
     expect([...(await statuses(early)).values()].every((s) => s === "CANCELLED")).toBe(true);
     // Each later task is either cancelled by the purge or still waiting: nothing in between.
     expect([...(await statuses(during)).values()].every((s) => s === "CANCELLED" || s === "QUEUED")).toBe(true);
-    const rows = await tdb.db.pool.query<{ status: string; n: number }>(
+    const rows = await platform.database.db.pool.query<{ status: string; n: number }>(
       "SELECT status::text, count(*)::int AS n FROM tasks WHERE tenant_id = $1 AND queue_id = $2 GROUP BY status",
       [t.tenantId, await queueIdOf(t, "live")],
     );
@@ -158,7 +147,7 @@ describe("purgeQueue", () => {
   });
 
   it("cancels a workflow's BLOCKED task in the queue, skipping what depends on it, and leaves its tasks elsewhere", async () => {
-    const t = await createTenant(gateway);
+    const t = await createTenant(platform.gateway);
     await as(t)(UPSERT, { i: { name: "wq", mode: "PULL" } });
     const wf = await as(t)<{ submitWorkflow: { id: string; tasks: { key: string; task: { id: string } }[] } }>(
       `mutation ($i: SubmitWorkflowInput!) { submitWorkflow(input: $i) { id tasks { key task { id } } } }`,
@@ -180,12 +169,12 @@ describe("purgeQueue", () => {
   });
 
   it("releases an ordering key's next task in another queue when it cancels the key's waiting task", async () => {
-    const t = await createTenant(gateway);
+    const t = await createTenant(platform.gateway);
     await as(t)(UPSERT, { i: { name: "ko", mode: "PULL" } });
     await as(t)(UPSERT, { i: { name: "kp", mode: "PUSH", endpointUrl: "http://127.0.0.1:9/kp", paused: true } });
     const [first] = await submit(t, [{ type: "k", queue: "ko", orderingKey: "K" }]);
     const [next] = await submit(t, [{ type: "k", queue: "kp", orderingKey: "K" }]);
-    const gen = async () => (await tdb.db.pool.query("SELECT dispatch_generation FROM tasks WHERE id = $1", [next])).rows[0].dispatch_generation as number;
+    const gen = async () => (await platform.database.db.pool.query("SELECT dispatch_generation FROM tasks WHERE id = $1", [next])).rows[0].dispatch_generation as number;
     const before = await gen();
     await as(t)(PURGE, { n: "ko" });
     expect((await statuses([first!])).get(first!)).toBe("CANCELLED");
@@ -194,20 +183,20 @@ describe("purgeQueue", () => {
   });
 
   it("leaves a cancelled PUSH task's job in Redis, and a worker that takes it starts nothing", async () => {
-    const t = await createTenant(gateway);
+    const t = await createTenant(platform.gateway);
     await as(t)(UPSERT, { i: { name: "push", mode: "PUSH", endpointUrl: "http://127.0.0.1:9/push", paused: true } });
     const ids = await submit(t, Array.from({ length: 10 }, () => ({ type: "p", queue: "push" })));
     await as(t)(PURGE, { n: "push" });
-    const keys = createKeySpace(redis.prefix);
+    const keys = createKeySpace(platform.redis.prefix);
     const taken = await new JobTaker(client, keys).take(keys.bullQueueName(t.tenantId, await queueIdOf(t, "push")), 100);
     expect(taken.jobs.map((j) => j.data.taskId).sort()).toEqual([...ids].sort());
-    const started = await startAttemptsByIds(tdb.db, ids, { workerId: "w", leaseMs: { timeoutPlusMs: 15_000 }, actor: "worker:w" });
+    const started = await startAttemptsByIds(platform.database.db, ids, { workerId: "w", leaseMs: { timeoutPlusMs: 15_000 }, actor: "worker:w" });
     expect(started).toHaveLength(0);
     expect([...(await statuses(ids)).values()].every((s) => s === "CANCELLED")).toBe(true);
   });
 
   it("locks each batch by primary key: a batch reads about its own tasks, however many wait in the queue", async () => {
-    const t = await createTenant(gateway, "deep", { maxPendingTasks: 100_000 });
+    const t = await createTenant(platform.gateway, "deep", { maxPendingTasks: 100_000 });
     await as(t)(UPSERT, { i: { name: "deep", mode: "PULL" } });
     for (let i = 0; i < 20; i++) await submit(t, Array.from({ length: 1000 }, (_, n) => ({ type: "d", queue: "deep", priority: ["HIGH", "NORMAL", "LOW"][n % 3] })));
     // The first cancelling statement is explained (ANALYZE runs it; rolled back to a savepoint) before it runs for real.
@@ -226,8 +215,8 @@ describe("purgeQueue", () => {
           };
         },
       });
-    const pool = tdb.db.pool;
-    const db = { ...tdb.db, pool: { query: pool.query.bind(pool), connect: async () => explaining(await pool.connect()) } } as unknown as Database;
+    const pool = platform.database.db.pool;
+    const db = { ...platform.database.db, pool: { query: pool.query.bind(pool), connect: async () => explaining(await pool.connect()) } } as unknown as Database;
     const result = await purgeQueue(db, t.tenantId, await queueIdOf(t, "deep"), { actor: "test", horizonMs: 300_000 });
     expect(result.cancelled).toBe(20_000);
     // ~2,000 (the batch's lock probes and updates) with probes by id; the queue's whole waiting lane,
