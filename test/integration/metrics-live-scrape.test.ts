@@ -235,6 +235,13 @@ describe("a live platform's /metrics", () => {
     expect([...new Set(problems)]).toEqual([]);
   });
 
+  it("every metric served has a row in docs/operations.md's metrics table", async () => {
+    const rows = new Set([...read("docs/operations.md").matchAll(/^\| `(tasklane_[a-z0-9_]+)`(?:, `(tasklane_[a-z0-9_]+)`)? \|/gm)].flatMap((m) => [m[1], m[2]]).filter(Boolean));
+    const served = new Set((await scrapeAll()).flatMap(({ scrape: s }) => [...s.type.keys()].filter((name) => name.startsWith("tasklane_"))));
+    expect(served.size).toBeGreaterThan(30);
+    expect([...served].filter((name) => !rows.has(name)).sort()).toEqual([]);
+  });
+
   it("the KEDA query is a number on every scheduler, rises with PUSH work held by the endpoint and falls back once it is done", async () => {
     const schedulers = ["scheduler", "scheduler-tenant-labels"].map((name) => ops.get(name) as number);
     // Nothing due yet: 0 on each scheduler, not an empty answer (which KEDA turns into its fallback size).
