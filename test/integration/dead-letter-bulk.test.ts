@@ -271,7 +271,7 @@ describe("bulk dead-letter operations", () => {
     expect(await t.redrive({ m: 1_000 })).toEqual({ count: 1_000, hasMore: false });
     const capped = await platform.startAnother({ env: { GLOBAL_MAX_PENDING_TASKS: "1000" } });
     const more = await seedDead(pool(), t.tenantId, await t.queueId("default"), 10);
-    await waitFor(async () => codeOf(await gql(capped.url, REDRIVE, {}, t.apiKey)) === "OVERLOADED", 5_000, 200);
+    await waitFor(async () => codeOf(await gql(capped.url, REDRIVE, {}, t.apiKey)) === "OVERLOADED", 30_000, 200);
     expect(await t.statuses(more)).toEqual({ DEAD: 10 });
   });
 

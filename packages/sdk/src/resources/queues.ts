@@ -6,6 +6,7 @@ import { parseInput } from "@tasklane/core/schemas/parse";
 import { upsertQueueInputSchema } from "@tasklane/core/schemas/queue";
 import { QUEUE_FIELDS } from "../graphql/fragments.js";
 import type { CallOptions, GraphQLTransport } from "../transport.js";
+import { deleteCall } from "./delete-call.js";
 import type { Queue, UpsertQueueInput } from "../types.js";
 import { checkLocally } from "../validate.js";
 
@@ -73,11 +74,10 @@ export class QueuesResource {
   /**
    * Deletes the queue with its finished tasks, freeing its name and its place under the queue cap.
    * CONFLICT while it has unfinished tasks (purge first; running tasks must end), a live schedule
-   * targets it or a running workflow has tasks in it; the default queue is BAD_USER_INPUT. A retry
-   * after an answer that was lost may find it gone: NOT_FOUND.
+   * targets it or a running workflow has tasks in it; the default queue is BAD_USER_INPUT. Sent again
+   * after a lost answer, it finds the queue gone and answers true (delete-call.ts).
    */
   async delete(name: string, opts?: CallOptions): Promise<boolean> {
-    const data = await this.#transport.execute<{ deleteQueue: boolean }>({ operation: "deleteQueue", document: DELETE, idempotent: true }, { name }, opts);
-    return data.deleteQueue;
+    return deleteCall(this.#transport, "deleteQueue", DELETE, { name }, opts);
   }
 }

@@ -4,6 +4,7 @@
  */
 import { SCHEDULE_FIELDS, TASK_FIELDS } from "../graphql/fragments.js";
 import type { CallOptions, GraphQLTransport } from "../transport.js";
+import { deleteCall } from "./delete-call.js";
 import type { CreateScheduleInput, Schedule, Task, UpdateScheduleInput } from "../types.js";
 
 const CREATE = `mutation CreateSchedule($input: CreateScheduleInput!) { createSchedule(input: $input) { ...ScheduleFields } }
@@ -47,8 +48,7 @@ export class SchedulesResource {
   }
 
   async delete(id: string, opts?: CallOptions): Promise<boolean> {
-    const data = await this.#transport.execute<{ deleteSchedule: boolean }>({ operation: "deleteSchedule", document: DELETE, idempotent: true }, { id }, opts);
-    return data.deleteSchedule;
+    return deleteCall(this.#transport, "deleteSchedule", DELETE, { id }, opts);
   }
 
   /** Runs the schedule's task now, outside the cron. */

@@ -5,6 +5,7 @@
  */
 import { WEBHOOK_FIELDS } from "../graphql/fragments.js";
 import type { CallOptions, GraphQLTransport } from "../transport.js";
+import { deleteCall } from "./delete-call.js";
 import type { CreateWebhookInput, DateTimeInput, UpdateWebhookInput, Webhook, WebhookDeliveriesOptions, WebhookDelivery, WebhookWithSecret } from "../types.js";
 import { asIso, checkLocally } from "../validate.js";
 
@@ -73,8 +74,7 @@ export class WebhooksResource {
   }
 
   async delete(id: string, opts?: CallOptions): Promise<boolean> {
-    const data = await this.#transport.execute<{ deleteWebhook: boolean }>({ operation: "deleteWebhook", document: DELETE, idempotent: true }, { id }, opts);
-    return data.deleteWebhook;
+    return deleteCall(this.#transport, "deleteWebhook", DELETE, { id }, opts);
   }
 
   async list(opts?: CallOptions): Promise<Webhook[]> {
