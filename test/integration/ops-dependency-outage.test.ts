@@ -49,6 +49,14 @@ async function probeAll() {
   return new Map(answers.map((a) => [a.key, a]));
 }
 
+/** Every line an app printed, parsed: a line that is not one JSON object fails the test. */
+const logLines = (app: AppProcess) =>
+  app
+    .output()
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l) as { level: number; msg: string });
+
 const statuses = (answers: Awaited<ReturnType<typeof probeAll>>) => Object.fromEntries([...answers].map(([key, a]) => [key, a.status]));
 
 const LIVE = { "gateway /livez": 200, "scheduler /livez": 200, "scheduler /healthz": 200, "worker /livez": 200, "worker /healthz": 200, "notifier /livez": 200, "notifier /healthz": 200 };
@@ -107,6 +115,10 @@ describe("probes during a dependency outage", () => {
       expect(statuses(answers)).toEqual({ ...LIVE, "gateway /healthz": 503, "gateway /readyz": 503, "scheduler /readyz": 503, "worker /readyz": 503, "notifier /readyz": 200 });
       for (const app of ["gateway", "scheduler", "worker"] as const) expect(answers.get(`${app} /readyz`)?.body, app).toMatchObject({ postgres: "ok", redis: "down" });
       for (const a of answers.values()) expect(a.ms).toBeLessThan(PROBE_TIMEOUT_MS);
+      // What the operator reads meanwhile: one JSON warning per connection, in every app.
+      for (const app of apps) {
+        await waitFor(`${app.name} logs the Redis outage`, () => logLines(app).some((l) => l.msg === "redis connection error" && l.level === 40), 15_000, 200);
+      }
     } finally {
       await redisProxy.restore();
     }
@@ -143,4 +155,8 @@ describe("probes during a dependency outage", () => {
     }
     await allReady();
   }, 120_000);
+
+  it("logged nothing but JSON lines through every outage", () => {
+    for (const app of apps) expect(() => logLines(app), app.name).not.toThrow();
+  });
 });
