@@ -198,6 +198,9 @@ describe("Kubernetes manifests", () => {
     }
     const pdbs = ofKind("PodDisruptionBudget", selectorSpec);
     for (const pdb of pdbs) expect(podsOf(pdb.spec.selector.matchLabels)).toHaveLength(1);
+    // Every pod goes unready while Postgres or Redis is away; with the default policy (IfHealthyBudget) a
+    // budget with no ready pods refuses every eviction, so a node drain would hang for the whole outage.
+    for (const pdb of pdbs) expect((pdb.spec as { unhealthyPodEvictionPolicy?: string }).unhealthyPodEvictionPolicy, pdb.metadata.name).toBe("AlwaysAllow");
     expect(pdbs).toHaveLength(deployments.length);
   });
 
