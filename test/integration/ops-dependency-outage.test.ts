@@ -63,8 +63,13 @@ const LIVE = { "gateway /livez": 200, "scheduler /livez": 200, "scheduler /healt
 const ALL_READY = { ...LIVE, "gateway /healthz": 200, "gateway /readyz": 200, "scheduler /readyz": 200, "worker /readyz": 200, "notifier /readyz": 200 };
 
 async function allReady(): Promise<void> {
+  let last: Record<string, number> = {};
   const same = (got: Record<string, number>) => Object.entries(ALL_READY).every(([key, status]) => got[key] === status);
-  await waitFor("every app ready again", async () => same(statuses(await probeAll())), 60_000, 250);
+  try {
+    await waitFor("every app ready again", async () => same((last = statuses(await probeAll()))), 60_000, 250);
+  } catch (error) {
+    throw new Error(`not ready again: ${JSON.stringify(Object.fromEntries(Object.entries(last).filter(([key, status]) => status !== ALL_READY[key as keyof typeof ALL_READY])))}`, { cause: error });
+  }
 }
 
 beforeAll(async () => {
@@ -79,6 +84,7 @@ beforeAll(async () => {
     LOG_LEVEL: "warn",
     // A hung server is noticed in 3 s rather than 10 / 30 (the defaults): the probes must not wait for it anyway.
     REDIS_SOCKET_TIMEOUT_SECONDS: "3",
+    DATABASE_QUERY_TIMEOUT_SECONDS: "3",
   };
   const gateway = await startGatewayProcess(env, `admin-${randomSuffix(16)}`);
   apps.push(gateway.app);
@@ -154,6 +160,23 @@ describe("probes during a dependency outage", () => {
       await Promise.all([pgProxy.restore(), redisProxy.restore()]);
     }
     await allReady();
+  }, 120_000);
+
+  it("Postgres connections silenced (lost without a reset): probes answer within the timeout, and every app is ready again on new connections", async () => {
+    // Warm every app's pool (concurrent readiness checks each take a connection), so idle connections are there to go silent.
+    await Promise.all((["gateway", "scheduler", "worker", "notifier"] as const).flatMap((app) => Array.from({ length: 30 }, () => probe(app, "/readyz"))));
+    // Every open connection goes silent; new ones go through, as after a failover or a NAT that forgot its flows.
+    pgProxy.silence();
+    for (let round = 0; round < 3; round++) {
+      const answers = await probeAll();
+      const got = statuses(answers);
+      for (const [key, status] of Object.entries(LIVE)) expect(got[key], key).toBe(status);
+      for (const [key, a] of answers) expect(a.ms, key).toBeLessThan(PROBE_TIMEOUT_MS);
+    }
+    const started = Date.now();
+    await allReady();
+    // The scheduler and worker drop a connection after DATABASE_QUERY_TIMEOUT_SECONDS (3 here); no app may take much longer.
+    expect(Date.now() - started).toBeLessThan(20_000);
   }, 120_000);
 
   it("logged nothing but JSON lines through every outage", () => {

@@ -63,7 +63,7 @@ export async function createGatewayServer(env: GatewayEnv, deps: GatewayDeps = {
   const production = process.env.NODE_ENV === "production";
   const introspection = env.INTROSPECTION ?? !production;
   const adminToken = env.ADMIN_TOKEN ?? randomBytes(32).toString("base64url");
-  const db = deps.db ?? createDatabase({ url: env.DATABASE_URL, applicationName: "tasklane-gateway" });
+  const db = deps.db ?? createDatabase({ url: env.DATABASE_URL, applicationName: "tasklane-gateway", queryTimeoutMs: env.DATABASE_QUERY_TIMEOUT_SECONDS * 1000 });
   const redis = deps.redis ?? createRedis(redisTargetOf(env), "tasklane-gateway", { log });
   if (deps.redis) logRedisErrors(deps.redis, "tasklane-gateway", log);
 

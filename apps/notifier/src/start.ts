@@ -25,7 +25,7 @@ logProcessCrashes(log);
 const signals = listenForStopSignals(log, SHUTDOWN_DEADLINE_MS.notifier);
 const tracing = await startTracing({ enabled: tracingRequested(), serviceName: "tasklane-notifier" });
 await prepareDatabaseOrExit(env.DATABASE_URL, "tasklane-notifier");
-const db = createDatabase({ url: env.DATABASE_URL, max: 8, applicationName: "tasklane-notifier" });
+const db = createDatabase({ url: env.DATABASE_URL, max: 8, applicationName: "tasklane-notifier", queryTimeoutMs: env.DATABASE_QUERY_TIMEOUT_SECONDS * 1000 });
 const inFlight = new InFlight();
 const metrics = createMetrics(() => inFlight.size);
 const agent = createOutboundAgent(env.ALLOW_PRIVATE_TARGETS, REQUEST_TIMEOUT_MS);

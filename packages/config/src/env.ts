@@ -144,7 +144,22 @@ const globalMaxPendingTasks = numberVar({ integer: true, positive: true }).defau
 /** How late a cron occurrence may fire and still count as on time rather than missed (scheduler; the gateway's schedule changes alike). */
 const scheduleMisfireGrace = numberVar({ min: 0 }).default(30);
 
+/**
+ * A Postgres statement not answered within this long fails and its connection
+ * is dropped (the pool makes a new one). A connection the network lost without
+ * a reset (a failover, a NAT or firewall forgetting it) otherwise holds its
+ * statement until TCP gives up (~15 minutes of retransmissions on Linux, for
+ * ever to a peer that acknowledges), and each such statement keeps a pool
+ * connection: the scheduler's loops and the worker's starts and completions
+ * stopped for that long, and the gateway and notifier, whose pools filled
+ * with such connections, stayed unready and served nothing after the network
+ * was back. Far above any statement of theirs (batches of milliseconds; a row
+ * lock held by a frozen session ends within 10 s).
+ */
+const databaseQueryTimeout = numberVar({ min: 1, max: 3_600 }).default(30);
+
 export const gatewayEnvSchema = baseEnvSchema.extend({
+  DATABASE_QUERY_TIMEOUT_SECONDS: databaseQueryTimeout,
   PORT: port().default(4000),
   HOST: z.string().default("0.0.0.0"),
   ADMIN_TOKEN: z.string().min(16, { error: "expected at least 16 characters" }).optional(),
@@ -182,18 +197,6 @@ const metricsHost = z
   .string()
   .regex(/^[A-Za-z0-9.:%_-]+$/, { error: "expected an IP address or a host name" })
   .optional();
-
-/**
- * A Postgres statement not answered within this long fails and its connection
- * is dropped (the pool makes a new one). A connection the network lost without
- * a reset (a failover, a NAT or firewall forgetting it) otherwise holds its
- * statement until TCP gives up (~15 minutes of retransmissions on Linux, for
- * ever to a peer that acknowledges), and each such statement keeps a pool
- * connection: the scheduler's loops and the worker's starts and completions
- * stopped for that long. Far above any statement of theirs (batches of
- * milliseconds; a row lock held by a frozen session ends within 10 s).
- */
-const databaseQueryTimeout = numberVar({ min: 1, max: 3_600 }).default(30);
 
 export const schedulerEnvSchema = baseEnvSchema.extend({
   DATABASE_QUERY_TIMEOUT_SECONDS: databaseQueryTimeout,
@@ -236,6 +239,7 @@ export const workerEnvSchema = baseEnvSchema.extend({
 });
 
 export const notifierEnvSchema = baseEnvSchema.extend({
+  DATABASE_QUERY_TIMEOUT_SECONDS: databaseQueryTimeout,
   WEBHOOK_RETRY_SCHEDULE: retrySchedule,
   NOTIFIER_CONCURRENCY: numberVar({ integer: true, positive: true }).default(32),
   /** How often the notifier looks for webhook events when no wake-up from Postgres (LISTEN) has come. */
