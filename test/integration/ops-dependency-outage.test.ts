@@ -11,6 +11,7 @@
  * connections and never answers. Both come back by themselves.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SHUTDOWN_DEADLINE_MS } from "@tasklane/config/shutdown-deadlines";
 import { waitFor, type AppProcess } from "../helpers/app-process.js";
 import { createTestRedis, randomSuffix, type TestRedis } from "../helpers/platform.js";
 import { printAppLogsOnFailure, startGatewayProcess, startServingApp } from "../helpers/ready-apps.js";
@@ -182,4 +183,27 @@ describe("probes during a dependency outage", () => {
   it("logged nothing but JSON lines through every outage", () => {
     for (const app of apps) expect(() => logLines(app), app.name).not.toThrow();
   });
+
+  it("SIGTERM while Postgres and Redis hang: each app exits by itself within its shutdown deadline, logging JSON only", async () => {
+    await Promise.all([pgProxy.hang(), redisProxy.hang()]);
+    // Work that waits on them: a submission and readiness probes in flight when the signal comes.
+    void fetch(`${base.get("gateway")}/graphql`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"query":"{ queues { name } }"}' }).catch(() => undefined);
+    for (const app of ["gateway", "scheduler", "worker", "notifier"] as const) void probe(app, "/readyz").catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 300));
+    const deadlines: Record<string, number> = SHUTDOWN_DEADLINE_MS;
+    const exits = await Promise.all(
+      apps.map(async (app) => {
+        const started = Date.now();
+        app.kill("SIGTERM");
+        const code = await app.exited;
+        return { app: app.name, code, ms: Date.now() - started };
+      }),
+    );
+    for (const { app, code, ms } of exits) {
+      // 0 when the drain finished, 1 when the deadline cut it short; never a kill from outside.
+      expect([0, 1], `${app} exit code`).toContain(code);
+      expect(ms, `${app} stopped after ${ms} ms`).toBeLessThan((deadlines[app] as number) + 3_000);
+    }
+    for (const app of apps) expect(() => logLines(app), app.name).not.toThrow();
+  }, 120_000);
 });
