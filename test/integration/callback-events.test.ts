@@ -6,7 +6,8 @@
  * The real notifier process delivers to a local receiver.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startApp, waitFor, type AppProcess } from "../helpers/app-process.js";
+import { waitFor, type AppProcess } from "../helpers/app-process.js";
+import { startTestNotifier } from "../helpers/test-notifier.js";
 import { startReceiver, type HttpReceiver, type ReceivedRequest } from "../helpers/http-receiver.js";
 import {
   codeOf,
@@ -49,16 +50,7 @@ beforeAll(async () => {
   redis = createTestRedis();
   receiver = await startReceiver();
   gateway = await startGateway({ databaseUrl: tdb.url, redis, env: { ALLOW_PRIVATE_TARGETS: "1" } });
-  notifier = startApp("notifier", {
-    DATABASE_URL: tdb.url,
-    REDIS_URL: redis.url,
-    REDIS_KEY_PREFIX: redis.prefix,
-    ALLOW_PRIVATE_TARGETS: "1",
-    WEBHOOK_RETRY_SCHEDULE: "0.2,0.2",
-    NOTIFIER_OUTBOX_POLL_MS: "200",
-    NOTIFIER_DELIVERY_POLL_MS: "200",
-    LOG_LEVEL: "warn",
-  });
+  notifier = startTestNotifier(tdb, redis, { WEBHOOK_RETRY_SCHEDULE: "0.2,0.2" });
   tenant = await createTenant(gateway);
 });
 

@@ -7,16 +7,12 @@
  * (nextAttemptAt), null once the delivery is finished. Gateway in process,
  * notifier as a process, real Postgres and Redis, receiver on 127.0.0.1.
  */
-import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startApp, waitFor, type AppProcess } from "../helpers/app-process.js";
+import { waitFor, type AppProcess } from "../helpers/app-process.js";
+import { StandardWebhook, startTestNotifier } from "../helpers/test-notifier.js";
 import { startReceiver, type HttpReceiver, type ReceivedRequest } from "../helpers/http-receiver.js";
 import { createTenant, createTestDatabase, createTestRedis, gql, startGateway, type CreatedTenant, type StartedGateway, type TestDatabase, type TestRedis } from "../helpers/platform.js";
 import { runPullTask } from "../helpers/pull-task.js";
-
-const { Webhook: StandardWebhook } = createRequire(import.meta.url)("standardwebhooks") as {
-  Webhook: new (secret: string) => { verify(body: string, headers: Record<string, string>): unknown };
-};
 
 /** Two seconds after the first failure (±20 %), then a minute: out of the test's reach. */
 const SCHEDULE = "2,60";
@@ -82,16 +78,7 @@ beforeAll(async () => {
     res.writeHead(500).end("down");
   });
   gateway = await startGateway({ databaseUrl: tdb.url, redis, env: { ALLOW_PRIVATE_TARGETS: "1" } });
-  notifier = startApp("notifier", {
-    DATABASE_URL: tdb.url,
-    REDIS_URL: redis.url,
-    REDIS_KEY_PREFIX: redis.prefix,
-    ALLOW_PRIVATE_TARGETS: "1",
-    WEBHOOK_RETRY_SCHEDULE: SCHEDULE,
-    NOTIFIER_OUTBOX_POLL_MS: "200",
-    NOTIFIER_DELIVERY_POLL_MS: "200",
-    LOG_LEVEL: "warn",
-  });
+  notifier = startTestNotifier(tdb, redis, { WEBHOOK_RETRY_SCHEDULE: SCHEDULE });
   tenant = await createTenant(gateway);
 });
 

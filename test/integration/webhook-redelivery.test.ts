@@ -11,7 +11,8 @@ import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "@tasklane/core";
 import { redeliverFailedSince } from "@tasklane/db";
-import { startApp, waitFor, type AppProcess } from "../helpers/app-process.js";
+import { waitFor, type AppProcess } from "../helpers/app-process.js";
+import { startTestNotifier } from "../helpers/test-notifier.js";
 import { startReceiver, type HttpReceiver, type ReceivedRequest } from "../helpers/http-receiver.js";
 import {
   codeOf,
@@ -121,16 +122,7 @@ beforeAll(async () => {
   });
   gateway = await startGateway({ databaseUrl: tdb.url, redis, env: { ALLOW_PRIVATE_TARGETS: "1" } });
   strict = await startGateway({ databaseUrl: tdb.url, redis, env: { ALLOW_PRIVATE_TARGETS: "0" } });
-  notifier = startApp("notifier", {
-    DATABASE_URL: tdb.url,
-    REDIS_URL: redis.url,
-    REDIS_KEY_PREFIX: redis.prefix,
-    ALLOW_PRIVATE_TARGETS: "1",
-    WEBHOOK_RETRY_SCHEDULE: SCHEDULE,
-    NOTIFIER_OUTBOX_POLL_MS: "200",
-    NOTIFIER_DELIVERY_POLL_MS: "200",
-    LOG_LEVEL: "warn",
-  });
+  notifier = startTestNotifier(tdb, redis, { WEBHOOK_RETRY_SCHEDULE: SCHEDULE });
   a = await createTenant(gateway);
   b = await createTenant(gateway);
 });

@@ -6,9 +6,9 @@
  * `standardwebhooks` package. The gateway runs in process, the notifier as a
  * process on its dist/main.js; real Postgres and Redis, receiver on 127.0.0.1.
  */
-import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startApp, waitFor, type AppProcess } from "../helpers/app-process.js";
+import { waitFor, type AppProcess } from "../helpers/app-process.js";
+import { StandardWebhook, startTestNotifier } from "../helpers/test-notifier.js";
 import { startReceiver, type HttpReceiver, type ReceivedRequest } from "../helpers/http-receiver.js";
 import {
   codeOf,
@@ -23,11 +23,6 @@ import {
   type TestRedis,
 } from "../helpers/platform.js";
 import { runPullTask } from "../helpers/pull-task.js";
-
-// The package's CommonJS build; its constructor takes the whole "whsec_…" secret.
-const { Webhook: StandardWebhook } = createRequire(import.meta.url)("standardwebhooks") as {
-  Webhook: new (secret: string) => { verify(body: string, headers: Record<string, string>): unknown };
-};
 
 const ROTATE = `mutation ($id: ID!) { rotateWebhookSecret(id: $id) { webhook { id previousSecretExpiresAt } secret } }`;
 
@@ -67,16 +62,7 @@ beforeAll(async () => {
   redis = createTestRedis();
   receiver = await startReceiver();
   gateway = await startGateway({ databaseUrl: tdb.url, redis, env: { ALLOW_PRIVATE_TARGETS: "1" } });
-  notifier = startApp("notifier", {
-    DATABASE_URL: tdb.url,
-    REDIS_URL: redis.url,
-    REDIS_KEY_PREFIX: redis.prefix,
-    ALLOW_PRIVATE_TARGETS: "1",
-    WEBHOOK_RETRY_SCHEDULE: "1",
-    NOTIFIER_OUTBOX_POLL_MS: "200",
-    NOTIFIER_DELIVERY_POLL_MS: "200",
-    LOG_LEVEL: "warn",
-  });
+  notifier = startTestNotifier(tdb, redis, { WEBHOOK_RETRY_SCHEDULE: "1" });
   a = await createTenant(gateway);
   b = await createTenant(gateway);
 });
