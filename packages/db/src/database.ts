@@ -3,6 +3,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "./generated/prisma/client.js";
 import { DeferredOutboxDeletes } from "./outbox/deferred-outbox-deletes.js";
 import { poolTypeParsers } from "./pg-timestamps.js";
+import { watchStalledStatements } from "./stalled-statements.js";
 
 export { prepared } from "./prepared-statement.js";
 
@@ -25,10 +26,10 @@ export interface DatabaseOptions {
   max?: number;
   applicationName?: string;
   /**
-   * A statement not answered within this long fails (pg's query_timeout) and
-   * its connection is dropped rather than reused: one a silent network holds
-   * would otherwise keep its statement, and its pool slot, until TCP gives up.
-   * @defaultValue no limit
+   * A statement not answered within this long fails and its connection is
+   * dropped rather than reused: one a silent network holds would otherwise
+   * keep its statement, and its pool slot, until TCP gives up
+   * (stalled-statements.ts). @defaultValue no limit
    */
   queryTimeoutMs?: number;
 }
@@ -76,7 +77,6 @@ export function createDatabase(options: DatabaseOptions): Database {
     // A lost Postgres must surface as an error quickly, not as a hung request.
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
-    ...(options.queryTimeoutMs === undefined ? {} : { query_timeout: options.queryTimeoutMs }),
     // Our raw SQL's parsers (Prisma's adapter brings its own per query).
     types: poolTypeParsers(),
   });
@@ -87,6 +87,7 @@ export function createDatabase(options: DatabaseOptions): Database {
   // kills the process. The failure still reaches the next query, and pg-pool discards
   // the broken client on release. Found by the chaos suite (PostgreSQL restart).
   pool.on("connect", (client) => client.on("error", () => undefined));
+  const stopWatching = options.queryTimeoutMs === undefined ? () => undefined : watchStalledStatements(pool, options.queryTimeoutMs);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   const dispatchedOutbox = new DeferredOutboxDeletes(pool);
   return {
@@ -94,6 +95,7 @@ export function createDatabase(options: DatabaseOptions): Database {
     prisma,
     dispatchedOutbox,
     async close() {
+      stopWatching();
       await dispatchedOutbox.flush();
       await prisma.$disconnect();
       await pool.end();
@@ -148,8 +150,8 @@ export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClie
     result = await fn(client);
     await client.query("COMMIT");
   } catch (error) {
-    // A client whose ROLLBACK fails is dropped, not reused: after a query timeout its connection still
-    // waits for the unanswered statement, and every later query on it would wait behind that.
+    // A client whose ROLLBACK fails is dropped, not reused: its connection is broken (cut, or dropped by
+    // the stalled-statement watchdog), and pg-pool would otherwise hand it out again.
     const rolledBack = await client.query("ROLLBACK").then(
       () => true,
       () => false,

@@ -16,8 +16,10 @@ const UNAVAILABLE_PRISMA_CODES: ReadonlySet<string> = new Set(["P1001", "P1002",
 /** Prisma driver adapter error kinds (meta.driverAdapterError.cause.kind). */
 const UNAVAILABLE_ADAPTER_KINDS: ReadonlySet<string> = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections"]);
 /**
- * pg and pg-pool report these without a code. "Query read timeout" is pg's
- * query_timeout (DatabaseOptions.queryTimeoutMs): no answer on a connection
+ * pg and pg-pool report these without a code. "Query read timeout" is the
+ * stalled-statement watchdog's (DatabaseOptions.queryTimeoutMs, which drops
+ * the connection; the statement may then also fail as "Connection
+ * terminated"), or pg's own query_timeout: no answer on a connection
  * the network lost without a reset; like a cut connection, the statement may
  * or may not have committed, and a retry on a new connection may pass.
  */
