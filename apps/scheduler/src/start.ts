@@ -1,6 +1,6 @@
 import { createFailureLog, createLogger, listenForStopSignals, loadEnvOrExit, schedulerEnvSchema } from "@tasklane/config";
 import { SHUTDOWN_DEADLINE_MS } from "@tasklane/config/shutdown-deadlines";
-import { SCHEDULE_WAKEUPS, createDatabase, listenForWakeups, prepareDatabaseOrExit } from "@tasklane/db";
+import { PlatformBacklogReading, SCHEDULE_WAKEUPS, createDatabase, listenForWakeups, prepareDatabaseOrExit } from "@tasklane/db";
 import { dependencyProbe, logProcessCrashes, startOpsServerOrExit, startTracing, tracingRequested } from "@tasklane/observability";
 import { createKeySpace, createRedis, createTaskDispatcher, pingIfConnected, redisTargetOf } from "@tasklane/queue";
 import type { SchedulerContext } from "./context.js";
@@ -8,7 +8,6 @@ import { expireStaleLeases } from "./loops/lease-expiry.js";
 import { promoteIntoHorizon } from "./loops/horizon-promotion.js";
 import { dispatchOutbox } from "./loops/outbox-dispatch.js";
 import { createReconciler } from "./loops/reconciler.js";
-import { ScheduleBacklog } from "./loops/schedule-backlog.js";
 import { SCHEDULE_IDLE_MAX_MS, SCHEDULE_POLL_MS, createScheduleFiring } from "./loops/schedule-firing.js";
 import { createPriorityAging } from "./loops/priority-aging.js";
 import { promoteDueStatuses } from "./loops/status-promotion.js";
@@ -59,7 +58,7 @@ const scheduleWakeups = listenForWakeups({
   onError: wakeupFailures.failed,
 });
 // Cron runs answer to the platform's backlog cap, read once a second by its own loop (off the firing path).
-const backlog = new ScheduleBacklog(db, env.GLOBAL_MAX_PENDING_TASKS);
+const backlog = new PlatformBacklogReading(db.pool, env.GLOBAL_MAX_PENDING_TASKS);
 const fireSchedules = createScheduleFiring(ctx, backlog);
 const schedules = startLoop(log, "schedules", SCHEDULE_IDLE_MAX_MS, () =>
   fireSchedules(scheduleWakeups.listening ? SCHEDULE_IDLE_MAX_MS : SCHEDULE_POLL_MS),

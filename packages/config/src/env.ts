@@ -202,7 +202,7 @@ export const schedulerEnvSchema = baseEnvSchema.extend({
   DATABASE_QUERY_TIMEOUT_SECONDS: databaseQueryTimeout,
   RECONCILE_INTERVAL_SECONDS: numberVar({ positive: true }).default(15),
   SCHEDULE_MISFIRE_GRACE_SECONDS: scheduleMisfireGrace,
-  /** The gateway's platform cap, which cron runs answer to as well (the scheduler's schedule-backlog.ts). */
+  /** The gateway's platform cap, which cron runs answer to as well (db's PlatformBacklogReading, refreshed by the scheduler's backlog loop). */
   GLOBAL_MAX_PENDING_TASKS: globalMaxPendingTasks,
   METRICS_PORT: port().optional(),
   METRICS_HOST: metricsHost,

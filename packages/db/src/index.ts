@@ -27,6 +27,7 @@ export * from "./workflows/index.js";
 export * from "./transitions/workflow-progress.js";
 export * from "./tasks/submit-quotas.js";
 export * from "./tenancy/pending-counters.js";
+export * from "./tenancy/platform-backlog.js";
 export * from "./tenancy/tenant-scope.js";
 export * from "./tenancy/owned-caps.js";
 export * from "./retention/prune-finished.js";

@@ -15,9 +15,9 @@
  * queue_counters now and then, so neither table grows with every connection
  * the platform ever opened.
  */
-import { OverloadedError, admitToBacklog, heavyTenantThreshold, type BacklogState } from "@tasklane/core";
+import { OverloadedError } from "@tasklane/core";
 import { startPeriodic, type Periodic } from "@tasklane/config";
-import { foldPendingCounters, foldQueueCounters, platformBacklog, type Database } from "@tasklane/db";
+import { PlatformBacklogReading, foldPendingCounters, foldQueueCounters, type Database } from "@tasklane/db";
 import type { Logger } from "../observability/logger.js";
 
 const REFRESH_MS = 1_000;
@@ -27,23 +27,24 @@ const FOLD_EVERY = 30;
 export const OVERLOADED_RETRY_AFTER_SECONDS = 5;
 
 export class BacklogGuard {
-  #backlog: BacklogState | null = null;
+  readonly #backlog: PlatformBacklogReading;
   #ticks = 0;
   #loop: Periodic | undefined;
 
   constructor(
     private readonly db: Database,
-    private readonly maxPending: number,
+    maxPending: number,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.#backlog = new PlatformBacklogReading(db.pool, maxPending);
+  }
 
   start(): void {
     this.#loop ??= startPeriodic(REFRESH_MS, () => this.refresh(), (error: unknown) => this.log.warn({ err: error }, "could not read the platform backlog"));
   }
 
   async refresh(): Promise<void> {
-    const { pending, heavyTenants } = await platformBacklog(this.db.pool, heavyTenantThreshold(this.maxPending));
-    this.#backlog = { pending, heavyTenants: new Set(heavyTenants) };
+    await this.#backlog.refresh();
     this.#ticks += 1;
     if (this.#ticks % FOLD_EVERY === 0) {
       await foldPendingCounters(this.db.pool);
@@ -53,7 +54,7 @@ export class BacklogGuard {
 
   /** Throws OVERLOADED when the tenant's `newTasks` more are not admitted to the platform's backlog. */
   assertAccepting(tenantId: string, newTasks: number): void {
-    if (this.#backlog !== null && !admitToBacklog(this.#backlog, this.maxPending, tenantId, newTasks)) {
+    if (!this.#backlog.admits(tenantId, newTasks)) {
       throw new OverloadedError(OVERLOADED_RETRY_AFTER_SECONDS);
     }
   }

@@ -1,9 +1,8 @@
 import { TenantWalk } from "@tasklane/core";
-import { fireDueSchedules } from "@tasklane/db";
+import { fireDueSchedules, type PlatformBacklogReading } from "@tasklane/db";
 import { newTaskTrace, withFastPathSpans } from "@tasklane/observability";
 import { announceCancellations, dispatchAfterCommit } from "@tasklane/queue";
 import type { SchedulerContext } from "../context.js";
-import type { ScheduleBacklog } from "./schedule-backlog.js";
 
 const BATCH = 100;
 /** See FireOptions.lookaheadMs: ALLOW runs are materialised this early and started by BullMQ's delayed set. */
@@ -37,7 +36,7 @@ const WALK_ON = 8;
  * schedules successive batches take them in turn. `backlog`: the platform cap's
  * last reading (refreshed by a loop of its own); null: no cap.
  */
-export function createScheduleFiring(ctx: SchedulerContext, backlog: ScheduleBacklog | null): (maxWaitMs: number) => Promise<boolean | number> {
+export function createScheduleFiring(ctx: SchedulerContext, backlog: PlatformBacklogReading | null): (maxWaitMs: number) => Promise<boolean | number> {
   const walk = new TenantWalk(WALK_ON);
   return async (maxWaitMs) => {
     const result = await fireBatch(ctx, maxWaitMs, walk.after, backlog);
@@ -56,7 +55,7 @@ async function fireBatch(
   ctx: SchedulerContext,
   maxWaitMs: number,
   afterTenant: string,
-  backlog: ScheduleBacklog | null,
+  backlog: PlatformBacklogReading | null,
 ): Promise<{ wait: boolean | number; walkedTo?: string; walkedOn?: boolean }> {
   const result = await fireDueSchedules(ctx.db, {
     afterTenant,

@@ -4,7 +4,7 @@
  * BullMQ's retryJobs). Not in the contract: additions.
  */
 import { parseArg, parseInput } from "@tasklane/core";
-import { deadLetterBatchArgsSchema } from "@tasklane/core/schemas/dead-letter-batch";
+import { deadLetterBatchArgsSchema, type DeadLetterBatchArgs } from "@tasklane/core/schemas/dead-letter-batch";
 import { Arg, Ctx, ID, Int, Mutation, Resolver } from "type-graphql";
 import { requireTenant } from "../../auth/guards.js";
 import { Permission } from "../../auth/scopes.js";
@@ -33,11 +33,7 @@ export class DeadLetterResolver {
     @Arg("max", () => Int, { nullable: true }) max: number | null | undefined,
     @Ctx() ctx: GatewayContext,
   ): Promise<DeadLetterBatch> {
-    const caller = requireTenant(ctx.principal, Permission.SUBMIT);
-    const args = parseInput(deadLetterBatchArgsSchema, { queue, max });
-    const done = await ctx.services.tasks.redriveDeadLetters(caller.tenantId, args, `api-key:${caller.apiKeyId}`);
-    ctx.log.info({ tenantId: caller.tenantId, queue: args.queue, ...done }, "dead tasks redriven");
-    return done;
+    return inBulk(ctx, { queue, max }, "dead tasks redriven", (tenantId, args, actor) => ctx.services.tasks.redriveDeadLetters(tenantId, args, actor));
   }
 
   @Mutation(() => DeadLetterBatch, {
@@ -49,10 +45,20 @@ export class DeadLetterResolver {
     @Arg("max", () => Int, { nullable: true }) max: number | null | undefined,
     @Ctx() ctx: GatewayContext,
   ): Promise<DeadLetterBatch> {
-    const caller = requireTenant(ctx.principal, Permission.SUBMIT);
-    const args = parseInput(deadLetterBatchArgsSchema, { queue, max });
-    const done = await ctx.services.deadLetters.discardMany(caller.tenantId, args, `api-key:${caller.apiKeyId}`);
-    ctx.log.info({ tenantId: caller.tenantId, queue: args.queue, ...done }, "dead tasks discarded");
-    return done;
+    return inBulk(ctx, { queue, max }, "dead tasks discarded", (tenantId, args, actor) => ctx.services.deadLetters.discardMany(tenantId, args, actor));
   }
+}
+
+/** A bulk dead-letter call: the caller's permission and arguments checked, `run` over them, its count logged. */
+async function inBulk(
+  ctx: GatewayContext,
+  raw: { queue: string | null | undefined; max: number | null | undefined },
+  logged: string,
+  run: (tenantId: string, args: DeadLetterBatchArgs, actor: string) => Promise<DeadLetterBatch>,
+): Promise<DeadLetterBatch> {
+  const caller = requireTenant(ctx.principal, Permission.SUBMIT);
+  const args = parseInput(deadLetterBatchArgsSchema, raw);
+  const done = await run(caller.tenantId, args, `api-key:${caller.apiKeyId}`);
+  ctx.log.info({ tenantId: caller.tenantId, queue: args.queue, ...done }, logged);
+  return done;
 }
