@@ -18,3 +18,4 @@ export * from "./cron/index.js";
 export * from "./workflow/index.js";
 export * from "./answer-budget.js";
 export * from "./tenant-walk.js";
+export * from "./reschedule.js";

@@ -30,6 +30,8 @@ export const TaskTransition = {
   skip: "skip",
   /** The lease lapsed; the target is chosen by the retry decision (QUEUED when the attempt is not charged). */
   leaseExpired: "leaseExpired",
+  /** A QUEUED task is rescheduled to a later runAt: it waits for it again (reschedule.ts has the whole rule). */
+  reschedule: "reschedule",
 } as const;
 export type TaskTransition = (typeof TaskTransition)[keyof typeof TaskTransition];
 
@@ -53,6 +55,7 @@ export const TRANSITIONS: Readonly<Record<TaskTransition, TransitionRule>> = {
   release: { from: [S.BLOCKED], to: [S.QUEUED] },
   skip: { from: [S.BLOCKED, S.SCHEDULED, S.QUEUED], to: [S.SKIPPED] },
   leaseExpired: { from: [S.RUNNING], to: [S.QUEUED, S.RETRYING, S.DEAD] },
+  reschedule: { from: [S.QUEUED], to: [S.SCHEDULED] },
 };
 
 export function canTransition(name: TaskTransition, from: TaskStatus, to: TaskStatus): boolean {

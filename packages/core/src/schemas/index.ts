@@ -7,3 +7,4 @@ export * from "./task.js";
 export * from "./tenant.js";
 export * from "./schedule.js";
 export * from "./webhook.js";
+export * from "./reschedule.js";

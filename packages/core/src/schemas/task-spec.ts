@@ -33,12 +33,7 @@ export interface TaskSpec {
  * PULL queue, whose lanes are read in runAt order.
  */
 export function normalizeTaskSpec(input: SubmitTaskInput, nowMs: number): TaskSpec {
-  const runAtMs =
-    input.runAt != null
-      ? Math.max(input.runAt.getTime(), nowMs)
-      : input.delaySeconds != null
-        ? nowMs + Math.round(input.delaySeconds * 1000)
-        : nowMs;
+  const runAtMs = resolveRunAtMs(input, nowMs);
   return {
     type: input.type,
     queue: input.queue ?? DEFAULT_QUEUE_NAME,
@@ -53,4 +48,15 @@ export function normalizeTaskSpec(input: SubmitTaskInput, nowMs: number): TaskSp
     callbackUrl: input.callbackUrl ?? null,
     metadata: input.metadata ?? null,
   };
+}
+
+/**
+ * The runAt (epoch ms) of an input's runAt or delaySeconds (at most one, as
+ * their schemas check), `nowMs` being the call's time: neither means now, and
+ * a runAt in the past means now too (normalizeTaskSpec says why).
+ */
+export function resolveRunAtMs(input: { runAt?: Date | null; delaySeconds?: number | null }, nowMs: number): number {
+  if (input.runAt != null) return Math.max(input.runAt.getTime(), nowMs);
+  if (input.delaySeconds != null) return nowMs + Math.round(input.delaySeconds * 1000);
+  return nowMs;
 }

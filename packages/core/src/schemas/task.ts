@@ -26,21 +26,32 @@ export type BackoffInput = z.output<typeof backoffInputSchema>;
 
 const keySchema = z.string().min(1).max(MAX_KEY_LENGTH);
 
+/**
+ * When a task runs, as submission and rescheduleTask take it (with
+ * delaySeconds its alternative). Read against the wall clock at validation
+ * time: a year ahead is a limit on how long we keep rows around, not a
+ * precise contract. A time in the past means now (resolveRunAtMs).
+ */
+export const runAtSchema = z.date().refine((d) => d.getTime() <= Date.now() + MAX_DELAY_SECONDS * 1000, {
+  message: `must not be more than ${MAX_DELAY_SECONDS} seconds ahead`,
+});
+export const delaySecondsSchema = z.number().min(0).max(MAX_DELAY_SECONDS);
+
+/** The refusal of an input naming both runAt and delaySeconds (superRefine). */
+export function refuseBothRunAtAndDelay(input: { runAt?: Date | null; delaySeconds?: number | null }, ctx: z.RefinementCtx): void {
+  if (input.runAt != null && input.delaySeconds != null) {
+    ctx.addIssue({ code: "custom", path: ["delaySeconds"], message: "runAt and delaySeconds are mutually exclusive" });
+  }
+}
+
 export const submitTaskInputSchema = z
   .object({
     type: nonBlankString(MAX_TYPE_LENGTH),
     queue: queueNameSchema.nullish(),
     payload: boundedJson(MAX_PAYLOAD_BYTES).nullish(),
     priority: z.enum(Priority).nullish(),
-    // Read against the wall clock at validation time: a year ahead is a limit
-    // on how long we keep rows around, not a precise contract.
-    runAt: z
-      .date()
-      .refine((d) => d.getTime() <= Date.now() + MAX_DELAY_SECONDS * 1000, {
-        message: `must not be more than ${MAX_DELAY_SECONDS} seconds ahead`,
-      })
-      .nullish(),
-    delaySeconds: z.number().min(0).max(MAX_DELAY_SECONDS).nullish(),
+    runAt: runAtSchema.nullish(),
+    delaySeconds: delaySecondsSchema.nullish(),
     maxAttempts: z.number().int().min(1).max(MAX_MAX_ATTEMPTS).nullish(),
     backoff: backoffInputSchema.nullish(),
     timeoutSeconds: z.number().int().min(1).max(MAX_TIMEOUT_SECONDS).nullish(),
@@ -49,11 +60,7 @@ export const submitTaskInputSchema = z
     callbackUrl: httpUrlSchema.nullish(),
     metadata: boundedJson(MAX_METADATA_BYTES).nullish(),
   })
-  .superRefine((input, ctx) => {
-    if (input.runAt != null && input.delaySeconds != null) {
-      ctx.addIssue({ code: "custom", path: ["delaySeconds"], message: "runAt and delaySeconds are mutually exclusive" });
-    }
-  });
+  .superRefine(refuseBothRunAtAndDelay);
 export type SubmitTaskInput = z.output<typeof submitTaskInputSchema>;
 
 /** submitTasks: all or nothing, so the whole batch is validated before anything is written. */
