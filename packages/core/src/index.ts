@@ -19,3 +19,4 @@ export * from "./workflow/index.js";
 export * from "./answer-budget.js";
 export * from "./tenant-walk.js";
 export * from "./reschedule.js";
+export * from "./task-replay.js";
