@@ -1,0 +1,65 @@
+/** `tasklane tasks list|get|cancel|watch`. */
+import type { Command } from "commander";
+import { ErrorCode, TasklaneError, type TaskFilter, type TaskStatus } from "@tasklane/sdk";
+import { clientFor, globalsOf, type CliContext } from "../context.js";
+import { integerIn, taskStatuses } from "../option-values.js";
+import { printJson } from "../output/print.js";
+import { formatTaskDetail, formatTaskTable, shownOf } from "../output/task-views.js";
+import { readPages } from "../paging.js";
+import { addWatchCommand } from "./task-watch.js";
+
+/** The most `tasks list` and `dead-letters list` print. */
+export const MAX_LIST_LIMIT = 10_000;
+
+interface ListOptions {
+  queue?: string;
+  status?: TaskStatus[];
+  type?: string;
+  limit: number;
+}
+
+export function addTasksCommand(program: Command, ctx: CliContext): void {
+  const tasks = program.command("tasks").description("list, read, cancel and watch tasks");
+
+  tasks
+    .command("list")
+    .description("the newest tasks first, filtered")
+    .option("--queue <name>", "only this queue's tasks")
+    .option("--status <statuses>", "only tasks in these statuses, comma-separated (e.g. QUEUED,RUNNING)", taskStatuses)
+    .option("--type <type>", "only tasks of this type")
+    .option("--limit <n>", `at most n tasks (1 to ${MAX_LIST_LIMIT})`, integerIn(1, MAX_LIST_LIMIT), 50)
+    .addHelpText("after", "\n--json prints { totalCount, tasks: [Task, …] }: totalCount counts every match, tasks holds up to --limit.\n")
+    .action(async (options: ListOptions, command: Command) => {
+      const client = clientFor(ctx, command);
+      const filter: TaskFilter = { queue: options.queue ?? null, status: options.status ?? null, type: options.type ?? null };
+      const { nodes, totalCount } = await readPages((page) => client.tasks.list(filter, page), options.limit);
+      if (globalsOf(command).json) printJson(ctx.io, { totalCount, tasks: nodes });
+      else if (nodes.length === 0) ctx.io.out("No tasks.\n");
+      else ctx.io.out(formatTaskTable(nodes) + shownOf(nodes.length, totalCount, "tasks"));
+    });
+
+  tasks
+    .command("get")
+    .description("one task with its attempts")
+    .argument("<id>", "the task's id")
+    .action(async (id: string, _options: unknown, command: Command) => {
+      const task = await clientFor(ctx, command).tasks.get(id);
+      // The API answers null for an id this tenant does not have; the CLI says so as the API's mutations do.
+      if (task === null) throw new TasklaneError(ErrorCode.NOT_FOUND, `Task ${id} not found`, { operation: "task" });
+      if (globalsOf(command).json) printJson(ctx.io, task);
+      else ctx.io.out(formatTaskDetail(task));
+    });
+
+  tasks
+    .command("cancel")
+    .description("cancel a task; a RUNNING one's worker is told on its next heartbeat")
+    .argument("<id>", "the task's id")
+    .action(async (id: string, _options: unknown, command: Command) => {
+      const task = await clientFor(ctx, command).tasks.cancel(id);
+      if (globalsOf(command).json) printJson(ctx.io, task);
+      else if (task.status === "CANCELLED") ctx.io.out(`Cancelled ${task.id}.\n`);
+      else ctx.io.out(`Cancel requested for ${task.id}: it is ${task.status}, and its worker is told on its next heartbeat.\n`);
+    });
+
+  addWatchCommand(tasks, ctx);
+}

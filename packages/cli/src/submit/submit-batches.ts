@@ -1,0 +1,102 @@
+/**
+ * Sends tasks in batches, one submitTasks call each (all or nothing per
+ * batch), in file order. A batch the platform refuses for load
+ * (RATE_LIMITED, OVERLOADED: the contract says nothing was written) is sent
+ * again after the Retry-After it gave, a bounded number of times. Any other
+ * failure stops the run with SubmitStopped, which says how many were
+ * accepted so the user can resume with --skip, and whether the failed batch
+ * may have been accepted after all (no answer came back).
+ *
+ * The SDK's transport retries a refused call itself first (3 attempts,
+ * waiting a Retry-After of up to 30 s); these retries come on top, for a
+ * platform that stays busy longer than that while a big file goes in.
+ */
+import { TasklaneError, isTasklaneError, type SubmitTaskInput } from "@tasklane/sdk";
+import { failureKindOfCode } from "@tasklane/sdk/retry";
+
+/** submitTasks calls of this many tasks: the size the benchmark found cheapest per task for the gateway. */
+export const DEFAULT_BATCH_SIZE = 500;
+/** Tries again of one refused batch. */
+export const DEFAULT_REFUSAL_RETRIES = 5;
+/** A Retry-After longer than this stops the run instead of holding the terminal. */
+export const MAX_REFUSAL_WAIT_MS = 300_000;
+/** Without a Retry-After: 1 s, 2 s, 4 s … up to this. */
+const MAX_BACKOFF_MS = 30_000;
+
+export interface Refusal {
+  error: TasklaneError;
+  /** 1 for the first retry. */
+  retry: number;
+  waitMs: number;
+  /** Index of the batch's first task. */
+  from: number;
+}
+
+export interface SubmitBatchesOptions {
+  batchSize: number;
+  /** Tries again of a refused batch; 0: none. */
+  retries: number;
+  /** One submitTasks call; answers the ids in input order. */
+  send(batch: SubmitTaskInput[]): Promise<string[]>;
+  wait(ms: number): Promise<void>;
+  /** After each accepted batch, with the tasks accepted so far. */
+  onAccepted?(accepted: number): void;
+  /** Before waiting out a refusal. */
+  onRefused?(refusal: Refusal): void;
+}
+
+/** A run stopped at the batch [from, to): the tasks before `from` were accepted. */
+export class SubmitStopped extends Error {
+  /** Tasks accepted, in order, before the failed batch. */
+  readonly accepted: number;
+  readonly from: number;
+  readonly to: number;
+  /**
+   * True when no answer came back (timeout, reset, 5xx): the failed batch may
+   * have been accepted. False for a definite refusal: nothing of it was written.
+   */
+  readonly outcomeUnknown: boolean;
+  readonly ids: string[];
+
+  constructor(ids: string[], from: number, to: number, cause: unknown) {
+    super(`submit stopped after ${ids.length} tasks`, { cause });
+    this.name = "SubmitStopped";
+    this.ids = ids;
+    this.accepted = ids.length;
+    this.from = from;
+    this.to = to;
+    this.outcomeUnknown = !(cause instanceof TasklaneError) || failureKindOfCode(cause.code) === "ambiguous";
+  }
+}
+
+/** Answers every new task's id, in input order; throws SubmitStopped. */
+export async function submitInBatches(tasks: readonly SubmitTaskInput[], options: SubmitBatchesOptions): Promise<string[]> {
+  const ids: string[] = [];
+  for (let from = 0; from < tasks.length; from += options.batchSize) {
+    const batch = tasks.slice(from, from + options.batchSize);
+    for (let retry = 1; ; retry++) {
+      try {
+        ids.push(...(await options.send(batch)));
+        break;
+      } catch (error: unknown) {
+        const refused = isTasklaneError(error, "RATE_LIMITED", "OVERLOADED") ? error : null;
+        const waitMs = refused === null ? null : refusalWaitMs(refused, retry);
+        if (refused === null || waitMs === null || retry > options.retries) throw new SubmitStopped(ids, from, from + batch.length, error);
+        options.onRefused?.({ error: refused, retry, waitMs, from });
+        await options.wait(waitMs);
+      }
+    }
+    options.onAccepted?.(ids.length);
+  }
+  return ids;
+}
+
+/** How long to wait before the `retry`th try again: the Retry-After given, else doubling from 1 s; null past MAX_REFUSAL_WAIT_MS. */
+export function refusalWaitMs(error: TasklaneError, retry: number): number | null {
+  const given = error.retryAfterSeconds;
+  if (given !== undefined && Number.isFinite(given) && given >= 0) {
+    const ms = given * 1000;
+    return ms > MAX_REFUSAL_WAIT_MS ? null : ms;
+  }
+  return Math.min(MAX_BACKOFF_MS, 1000 * 2 ** (retry - 1));
+}
