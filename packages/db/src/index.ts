@@ -36,3 +36,4 @@ export * from "./transitions/return-leases.js";
 export * from "./store-unavailable.js";
 export * from "./transitions/purge-queue.js";
 export * from "./queues/delete-queue.js";
+export * from "./tasks/task-replays.js";

@@ -53,6 +53,8 @@ export interface TaskInsert extends TaskSpec {
   traceParent?: string | null;
   /** Why a task inserted SKIPPED was (tasks.last_error and its event's reason); set by admitRuns. */
   lastError?: string | null;
+  /** The finished task this one replays (replayTask; core's task-replay.ts); its creation event's reason names it. */
+  replayOf?: string | null;
 }
 
 export interface SubmitResult<T = TaskRecord> {
@@ -275,18 +277,19 @@ function insertStatement(queues: "queue-ids" | "queue-names", answer: "tasks" | 
          SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::"Priority"[], $7::timestamptz[],
            $8::int[], $9::"BackoffStrategy"[], $10::float8[], $11::float8[], $12::bool[], $13::int[], $14::text[],
            $15::text[], $16::text[], $17::text[], $20::text[], $21::text[], $22::text[], $23::text[], $24::text[], $25::text[],
-           $28::text[])
+           $28::text[], $29::text[])
            WITH ORDINALITY
          AS i(id, queue_ref, type, payload, priority, run_at, max_attempts, backoff_strategy, backoff_delay_seconds,
               backoff_max_delay_seconds, backoff_jitter, timeout_seconds, idempotency_key, ordering_key, callback_url,
-              metadata, schedule_id, occurrence_key, workflow_id, workflow_key, initial_status, trace_parent, last_error, ord)
+              metadata, schedule_id, occurrence_key, workflow_id, workflow_key, initial_status, trace_parent, last_error,
+              replay_of, ord)
          ${byName ? "WHERE (SELECT ok FROM go)" : ""}
        ),
        ins AS (
          INSERT INTO tasks (id, tenant_id, queue_id, type, payload, status, priority, run_at, max_attempts,
            backoff_strategy, backoff_delay_seconds, backoff_max_delay_seconds, backoff_jitter, timeout_seconds,
            idempotency_key, ordering_key, callback_url, metadata, schedule_id, occurrence_key, workflow_id,
-           workflow_key, completed_at, dispatch_generation, enqueued_generation, trace_parent, last_error)
+           workflow_key, completed_at, dispatch_generation, enqueued_generation, trace_parent, last_error, replay_of)
          SELECT i.id, $1, iq.id, i.type, i.payload::jsonb,
            (CASE WHEN i.initial_status IS NOT NULL THEN i.initial_status
                  WHEN i.run_at <= now() THEN 'QUEUED' ELSE 'SCHEDULED' END)::"TaskStatus",
@@ -296,7 +299,7 @@ function insertStatement(queues: "queue-ids" | "queue-names", answer: "tasks" | 
            CASE WHEN i.initial_status = 'SKIPPED' THEN now() END, 1,
            -- The outbox row written below hands generation 1 over; PULL tasks never go to Redis.
            CASE WHEN iq.mode = 'PULL' OR i.run_at <= now() + $19::float8 * interval '1 millisecond' THEN 1 ELSE 0 END,
-           i.trace_parent, i.last_error
+           i.trace_parent, i.last_error, i.replay_of
          -- Rows with a key go in key order: each waits on a concurrent statement inserting the same
          -- key, and two statements taking their keys in different orders deadlocked (one refused whole).
          FROM input i ${queueJoin} ORDER BY i.idempotency_key NULLS FIRST, i.occurrence_key NULLS FIRST, i.ord
@@ -306,7 +309,7 @@ function insertStatement(queues: "queue-ids" | "queue-names", answer: "tasks" | 
        ),
        ev AS (
          INSERT INTO task_events (task_id, tenant_id, from_status, to_status, attempt, lease_generation, actor, reason)
-         SELECT id, tenant_id, NULL, status, 0, 0, $18, last_error FROM ins
+         SELECT id, tenant_id, NULL, status, 0, 0, $18, coalesce(last_error, 'replay of ' || replay_of) FROM ins
        ),
        -- A schedule's run SKIPPED by its misfire or overlap policy is born terminal: task.skipped, as for any other.
        nt AS (${notifyOutboxInsert("ins")}),
@@ -370,6 +373,9 @@ function insertParams(tenantId: string, ids: string[], queueRefs: string[], spec
     usage !== "none",
     usage === "quota-row",
     specs.map((s) => s.lastError ?? null),
+    // Empty unless a spec replays a task: unnest pads a shorter array with NULLs, so a submission
+    // pays for no array of nulls.
+    specs.some((s) => s.replayOf != null) ? specs.map((s) => s.replayOf ?? null) : [],
   ];
 }
 
