@@ -90,6 +90,7 @@ export const CASES: IsolationCase[] = [
   { op: "cancelTask", query: `mutation ($id: ID!) { cancelTask(id: $id) { ${TASK_FIELDS} } }`, vars: (r) => ({ id: r.runningTaskId }) },
   { op: "redriveTask", query: `mutation ($id: ID!) { redriveTask(id: $id) { ${TASK_FIELDS} } }`, vars: (r) => ({ id: r.deadTaskId }) },
   { op: "discardTask", query: `mutation ($id: ID!) { discardTask(id: $id) { ${TASK_FIELDS} } }`, vars: (r) => ({ id: r.deadTaskId }) },
+  { op: "replayTask", query: `mutation ($id: ID!) { replayTask(id: $id) { ${TASK_FIELDS} replayOf } }`, vars: (r) => ({ id: r.deadTaskId }) },
   {
     op: "completeTasks",
     query: `mutation ($id: ID!, $t: String!) { completeTasks(completions: [{ taskId: $id, leaseToken: $t, result: 1 }]) { taskId accepted code task { ${TASK_FIELDS} } } }`,

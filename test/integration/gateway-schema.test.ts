@@ -49,6 +49,6 @@ describe("gateway schema", () => {
       if (!isObjectType(type) || type.name.startsWith("__") || roots.has(type)) continue;
       for (const field of Object.values(type.getFields())) if (field.resolve) resolved.push(`${type.name}.${field.name}`);
     }
-    expect(resolved.sort()).toEqual(["Queue.stats", "Schedule.runs", "Task.attemptHistory", "Task.events", "Tenant.usage", "Workflow.taskCount", "Workflow.tasks"]);
+    expect(resolved.sort()).toEqual(["Queue.stats", "Schedule.runs", "Task.attemptHistory", "Task.events", "Task.replayOf", "Tenant.usage", "Workflow.taskCount", "Workflow.tasks"]);
   });
 });

@@ -31,6 +31,8 @@ export interface RequestLoaders {
   scheduleRuns(tenantId: string, first: number): DataLoader<string, TaskRecord[]>;
   /** Task.events: one loader per (tenant, page) asked for, so a list of tasks costs one query. */
   taskEvents(tenantId: string, first: number, after: string | null): DataLoader<string, TaskAuditEventRecord[]>;
+  /** Task.replayOf: one loader per tenant, so a list of tasks costs one query (tasks.replay_of is read by no other path). */
+  replayOf(tenantId: string): DataLoader<string, string | null>;
   /** Forgets every cached row (a subscription's context outlives one event). */
   clearAll(): void;
 }
@@ -43,6 +45,7 @@ export interface RequestLoaders {
 export function createLoaders(services: { tasks: TaskService; queues: QueueService; workflows: WorkflowService; schedules: ScheduleService }): RequestLoaders {
   let eventLoaders: Map<string, DataLoader<string, TaskAuditEventRecord[]>> | undefined;
   let runLoaders: Map<string, DataLoader<string, TaskRecord[]>> | undefined;
+  let replayLoaders: Map<string, DataLoader<string, string | null>> | undefined;
   let budget: AnswerBudget | undefined;
   let attempts: DataLoader<string, AttemptRecord[]> | undefined;
   let queueStats: DataLoader<string, QueueStatsCounts> | undefined;
@@ -51,7 +54,7 @@ export function createLoaders(services: { tasks: TaskService; queues: QueueServi
   const answerBudget = () => (budget ??= new AnswerBudget());
   return {
     clearAll() {
-      eventLoaders = runLoaders = budget = attempts = queueStats = workflowTasks = workflowTaskCounts = undefined;
+      eventLoaders = runLoaders = replayLoaders = budget = attempts = queueStats = workflowTasks = workflowTaskCounts = undefined;
     },
     answerBudget,
     scheduleRuns(tenantId, first) {
@@ -77,6 +80,18 @@ export function createLoaders(services: { tasks: TaskService; queues: QueueServi
           return ids.map((id) => byTask.get(id) ?? []);
         });
         eventLoaders.set(key, loader);
+      }
+      return loader;
+    },
+    replayOf(tenantId) {
+      replayLoaders ??= new Map();
+      let loader = replayLoaders.get(tenantId);
+      if (!loader) {
+        loader = new DataLoader<string, string | null>(async (ids) => {
+          const byTask = await services.tasks.replaysOf(tenantId, ids);
+          return ids.map((id) => byTask.get(id) ?? null);
+        });
+        replayLoaders.set(tenantId, loader);
       }
       return loader;
     },

@@ -13,6 +13,7 @@ import {
   listAttempts,
   listTaskAuditEvents,
   listTasks,
+  readReplayOf,
   redriveDeadTasks,
   redriveTask,
   submitTaskRefs,
@@ -27,6 +28,7 @@ import {
   type SubmitResult,
   type SubmittedTaskRef,
   type TaskFilter,
+  type TaskInsert,
   type TaskPage,
   type TaskAuditEventRecord,
   type TaskRecord,
@@ -60,6 +62,10 @@ export interface TaskService {
   /** Audit trails (oldest first, a page per task) of tasks the caller may see. */
   events(tenantId: string, taskIds: string[], page: AuditPage): Promise<Map<string, TaskAuditEventRecord[]>>;
   cancel(tenantId: string, id: string, actor: string): Promise<TaskRecord>;
+  /** replayTask: submit's path and guards for one spec naming the task it replays (graphql/resolvers/task-replay.resolver.ts). */
+  replay(tenantId: string, spec: TaskSpec & Required<Pick<TaskInsert, "replayOf">>, actor: string, traceParent: string | null): Promise<TaskRecord>;
+  /** Task.replayOf of tasks the tenant owns: only those that are replays are in the map. */
+  replaysOf(tenantId: string, taskIds: readonly string[]): Promise<Map<string, string>>;
   redrive(tenantId: string, id: string, actor: string): Promise<TaskRecord>;
   /**
    * redrive for up to `args.max` dead tasks outside workflows, a statement at a time, each
@@ -161,6 +167,13 @@ export function createTaskService({ db, dispatcher, log, announceCancel, horizon
     attempts: (taskIds) => listAttempts(db, taskIds),
     events: (tenantId, taskIds, page) =>
       withTenantScope(db.pool, tenantId, (client) => listTaskAuditEvents({ pool: client }, tenantId, taskIds, page)),
+    async replay(tenantId, spec, actor, traceParent) {
+      const [task] = (await accept(whole, tenantId, [spec], actor, traceParent)).tasks;
+      if (task === undefined) throw new Error("a replay's submission returned no task");
+      return task;
+    },
+    // One statement on the pool, no scoped transaction (four round trips): the tasks are the answer's own, and the read names the tenant.
+    replaysOf: (tenantId, taskIds) => readReplayOf(db, tenantId, taskIds),
     async cancel(tenantId, id, actor) {
       const { task, wasRunning, dispatch: released } = await cancelTask(db, tenantId, id, actor, horizonMs);
       await dispatch(released);

@@ -7,6 +7,7 @@ import { ScheduleResolver } from "./schedule.resolver.js";
 import { SubscriptionResolver } from "./subscription.resolver.js";
 import { TaskResolver } from "./task.resolver.js";
 import { TaskActivityResolver } from "./task-activity.resolver.js";
+import { TaskReplayResolver } from "./task-replay.resolver.js";
 import { TenantResolver } from "./tenant.resolver.js";
 import { WebhookResolver } from "./webhook.resolver.js";
 import { WorkflowResolver } from "./workflow.resolver.js";
@@ -24,4 +25,5 @@ export const resolvers = [
   ConsoleUserResolver,
   DeadLetterResolver,
   TaskActivityResolver,
+  TaskReplayResolver,
 ] as const;

@@ -29,7 +29,7 @@ import { selectsOnly } from "../selection.js";
 import { Attempt, SubmitTaskInput, Task, TaskConnection, TaskFilter } from "../types/task.js";
 import { TaskAuditEvent } from "../types/task-audit-event.js";
 
-const actorOf = (caller: TenantPrincipal) => `api-key:${caller.apiKeyId}`;
+export const actorOf = (caller: TenantPrincipal) => `api-key:${caller.apiKeyId}`;
 
 @Resolver(() => Task)
 export class TaskResolver {
@@ -156,7 +156,7 @@ function spendOnPage(ctx: GatewayContext, read: (bodyBytes: number) => Promise<T
   });
 }
 
-function allowPrivate(ctx: GatewayContext): boolean {
+export function allowPrivate(ctx: GatewayContext): boolean {
   return ctx.services.config.allowPrivateTargets;
 }
 
@@ -165,7 +165,7 @@ function allowPrivate(ctx: GatewayContext): boolean {
  * callbackUrl gets the literal-address SSRF check here; the notifier
  * resolves and checks again before it connects.
  */
-function toSpecs(inputs: Parameters<typeof normalizeTaskSpec>[0][], allowPrivateTargets: boolean, path: string): TaskSpec[] {
+export function toSpecs(inputs: Parameters<typeof normalizeTaskSpec>[0][], allowPrivateTargets: boolean, path: string): TaskSpec[] {
   const now = Date.now();
   return inputs.map((input, i) => {
     if (input.callbackUrl != null) {
