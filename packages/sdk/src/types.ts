@@ -69,6 +69,13 @@ export interface Task<TPayload = unknown, TResult = unknown> {
 /** A task with its attempts, as `tasks.get` returns it. */
 export interface TaskWithAttempts<TPayload = unknown, TResult = unknown> extends Task<TPayload, TResult> {
   attemptHistory: Attempt[];
+  /** The task this one replays (`tasks.replay`); null for any other task. */
+  replayOf: string | null;
+}
+
+/** `tasks.replay`'s answer: the new task, naming the finished one it replays. */
+export interface ReplayedTask<TPayload = unknown, TResult = unknown> extends Task<TPayload, TResult> {
+  replayOf: string;
 }
 
 export interface PageInfo {

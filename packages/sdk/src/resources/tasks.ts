@@ -13,6 +13,7 @@ import { ATTEMPT_FIELDS, TASK_FIELDS } from "../graphql/fragments.js";
 import type { CallOptions, GraphQLTransport, RetryLog } from "../transport.js";
 import type { PageOptions, SubmitTaskInput, Task, TaskConnection, TaskFilter, TaskWithAttempts } from "../types.js";
 import { asDate, asIso, checkLocally } from "../validate.js";
+import type { ReplayedTask } from "../types.js";
 
 const SUBMIT = `mutation SubmitTask($input: SubmitTaskInput!) { submitTask(input: $input) { ...TaskFields } }
 ${TASK_FIELDS}`;
@@ -20,7 +21,7 @@ const SUBMIT_MANY = `mutation SubmitTasks($inputs: [SubmitTaskInput!]!) { submit
 ${TASK_FIELDS}`;
 /** submitTasks answering only the new tasks' ids: what a producer that does not read its tasks back needs. */
 const SUBMIT_MANY_IDS = `mutation SubmitTaskIds($inputs: [SubmitTaskInput!]!) { submitTasks(inputs: $inputs) { id } }`;
-const GET = `query Task($id: ID!) { task(id: $id) { ...TaskFields attemptHistory { ...AttemptFields } } }
+const GET = `query Task($id: ID!) { task(id: $id) { ...TaskFields attemptHistory { ...AttemptFields } replayOf } }
 ${TASK_FIELDS}
 ${ATTEMPT_FIELDS}`;
 const LIST = `query Tasks($filter: TaskFilter, $first: Int, $after: String) {
@@ -36,6 +37,8 @@ ${TASK_FIELDS}`;
 const REDRIVE = `mutation RedriveTask($id: ID!) { redriveTask(id: $id) { ...TaskFields } }
 ${TASK_FIELDS}`;
 const DISCARD = `mutation DiscardTask($id: ID!) { discardTask(id: $id) { ...TaskFields } }
+${TASK_FIELDS}`;
+const REPLAY = `mutation ReplayTask($id: ID!) { replayTask(id: $id) { ...TaskFields replayOf } }
 ${TASK_FIELDS}`;
 const REDRIVE_DEAD_LETTERS = `mutation RedriveDeadLetterTasks($queue: String, $max: Int) { redriveDeadLetterTasks(queue: $queue, max: $max) { count hasMore } }`;
 const DISCARD_DEAD_LETTERS = `mutation DiscardDeadLetterTasks($queue: String, $max: Int) { discardDeadLetterTasks(queue: $queue, max: $max) { count hasMore } }`;
@@ -177,6 +180,17 @@ export class TasksResource {
     // Not idempotent: if the redriven task died again before the repeat, the repeat would redrive it twice.
     const data = await this.#transport.execute<{ redriveTask: Task }>({ operation: "redriveTask", document: REDRIVE, idempotent: false }, { id }, opts);
     return data.redriveTask;
+  }
+
+  /**
+   * Runs a finished task (SUCCEEDED, DEAD, CANCELLED, SKIPPED; not a workflow's) again as a new task
+   * with its queue, type, payload, metadata, priority, retry policy, timeout, callback and ordering
+   * key, due now; the original is unchanged. Refused as `submit` would be (quotas, OVERLOADED).
+   */
+  async replay<TPayload = unknown>(id: string, opts?: CallOptions): Promise<ReplayedTask<TPayload>> {
+    // Not idempotent: a repeat after a lost answer would create a second new task.
+    const data = await this.#transport.execute<{ replayTask: ReplayedTask<TPayload> }>({ operation: "replayTask", document: REPLAY, idempotent: false }, { id }, opts);
+    return data.replayTask;
   }
 
   /** DEAD → CANCELLED: takes a dead task out of the dead-letter queue, its history kept. A task that is not DEAD is CONFLICT. */
