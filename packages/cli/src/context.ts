@@ -8,6 +8,7 @@ import type { Command } from "commander";
 import { TasklaneClient, type FetchLike } from "@tasklane/sdk";
 import { ExitCode, UsageError } from "./errors.js";
 import type { CliIo } from "./io.js";
+import { printJson } from "./output/print.js";
 
 export const DEFAULT_URL = "http://127.0.0.1:4000/graphql";
 
@@ -43,4 +44,10 @@ export function clientFor(ctx: CliContext, command: Command): TasklaneClient {
     if (error instanceof TypeError) throw new UsageError(`--url: ${error.message}`);
     throw error;
   }
+}
+
+/** A command's result: `value` as one JSON document with --json, otherwise the text `human` makes. */
+export function answer(ctx: CliContext, command: Command, value: unknown, human: () => string): void {
+  if (globalsOf(command).json) printJson(ctx.io, value);
+  else ctx.io.out(human());
 }

@@ -160,7 +160,7 @@ describe("tasklane: parsing and exit codes", () => {
 
 describe("tasklane submit", () => {
   const lines = (n: number) => Array.from({ length: n }, (_, i) => JSON.stringify({ payload: { i } })).join("\n");
-  const accept = (operation: string, variables: Record<string, unknown>) => {
+  const accept = (_operation: string, variables: Record<string, unknown>) => {
     const inputs = variables.inputs as unknown[];
     return { body: { data: { submitTasks: inputs.map((_, i) => ({ id: `task_${i}` })) } } };
   };

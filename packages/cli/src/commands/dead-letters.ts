@@ -2,11 +2,10 @@
 import type { Command } from "commander";
 import type { AllDeadLettersOptions, TasklaneClient } from "@tasklane/sdk";
 import { confirmed, mustConfirm } from "../confirm.js";
-import { clientFor, globalsOf, type CliContext } from "../context.js";
+import { answer, clientFor, globalsOf, type CliContext } from "../context.js";
 import { ExitCode, ReportedFailure, UsageError, reportError } from "../errors.js";
 import { integerIn } from "../option-values.js";
 import { count, plural } from "../output/format.js";
-import { printJson } from "../output/print.js";
 import { startProgress } from "../output/progress.js";
 import { formatTaskTable, shownOf } from "../output/task-views.js";
 import { readPages } from "../paging.js";
@@ -47,9 +46,9 @@ export function addDeadLettersCommand(program: Command, ctx: CliContext): void {
     .action(async (options: ListOptions, command: Command) => {
       const client = clientFor(ctx, command);
       const { nodes, totalCount } = await readPages((page) => client.tasks.deadLetters({ queue: options.queue ?? null, ...page }), options.limit);
-      if (globalsOf(command).json) printJson(ctx.io, { totalCount, tasks: nodes });
-      else if (nodes.length === 0) ctx.io.out("No dead tasks.\n");
-      else ctx.io.out(formatTaskTable(nodes, { lastError: true }) + shownOf(nodes.length, totalCount, "dead tasks"));
+      answer(ctx, command, { totalCount, tasks: nodes }, () =>
+        nodes.length === 0 ? "No dead tasks.\n" : formatTaskTable(nodes, { lastError: true }) + shownOf(nodes.length, totalCount, "dead tasks"),
+      );
     });
 
   deadLetters
@@ -108,6 +107,7 @@ async function runBulk(ctx: CliContext, command: Command, options: BulkOptions, 
     throw new ReportedFailure(`${action.verb} failed`, { cause: error });
   }
   progress.finish();
-  if (json) printJson(io, { [action.key]: changed });
-  else io.out(changed === 0 ? `No dead tasks${where} to ${action.verb}.\n` : `${action.past} ${plural(changed, "dead task")}${where}.\n`);
+  answer(ctx, command, { [action.key]: changed }, () =>
+    changed === 0 ? `No dead tasks${where} to ${action.verb}.\n` : `${action.past} ${plural(changed, "dead task")}${where}.\n`,
+  );
 }

@@ -2,10 +2,9 @@
 import type { Command } from "commander";
 import { ErrorCode, TasklaneError, type Queue } from "@tasklane/sdk";
 import { confirmed, mustConfirm } from "../confirm.js";
-import { clientFor, globalsOf, type CliContext } from "../context.js";
+import { answer, clientFor, type CliContext } from "../context.js";
 import { ExitCode } from "../errors.js";
 import { count, plural } from "../output/format.js";
-import { printJson } from "../output/print.js";
 import { formatTable } from "../output/table.js";
 
 export function addQueuesCommand(program: Command, ctx: CliContext): void {
@@ -17,8 +16,7 @@ export function addQueuesCommand(program: Command, ctx: CliContext): void {
     .addHelpText("after", "\n--json prints { queues: [Queue, …] }.\n")
     .action(async (_options: unknown, command: Command) => {
       const list = await clientFor(ctx, command).queues.list();
-      if (globalsOf(command).json) printJson(ctx.io, { queues: list });
-      else ctx.io.out(list.length === 0 ? "No queues.\n" : formatQueueTable(list));
+      answer(ctx, command, { queues: list }, () => (list.length === 0 ? "No queues.\n" : formatQueueTable(list)));
     });
 
   queues
@@ -27,8 +25,7 @@ export function addQueuesCommand(program: Command, ctx: CliContext): void {
     .argument("<name>", "the queue's name")
     .action(async (name: string, _options: unknown, command: Command) => {
       const queue = await clientFor(ctx, command).queues.pause(name);
-      if (globalsOf(command).json) printJson(ctx.io, queue);
-      else ctx.io.out(`Paused queue "${queue.name}": ${plural(queue.stats.queued, "queued task")} held until resume.\n`);
+      answer(ctx, command, queue, () => `Paused queue "${queue.name}": ${plural(queue.stats.queued, "queued task")} held until resume.\n`);
     });
 
   queues
@@ -37,8 +34,7 @@ export function addQueuesCommand(program: Command, ctx: CliContext): void {
     .argument("<name>", "the queue's name")
     .action(async (name: string, _options: unknown, command: Command) => {
       const queue = await clientFor(ctx, command).queues.resume(name);
-      if (globalsOf(command).json) printJson(ctx.io, queue);
-      else ctx.io.out(`Resumed queue "${queue.name}".\n`);
+      answer(ctx, command, queue, () => `Resumed queue "${queue.name}".\n`);
     });
 
   queues
@@ -62,8 +58,8 @@ export function addQueuesCommand(program: Command, ctx: CliContext): void {
         }
       }
       const queue = await client.queues.purge(name);
-      if (globalsOf(command).json) printJson(ctx.io, queue);
-      else ctx.io.out(`Purged queue "${queue.name}"${queue.stats.running > 0 ? `: ${plural(queue.stats.running, "running task")} will finish` : ""}.\n`);
+      const running = queue.stats.running > 0 ? `: ${plural(queue.stats.running, "running task")} will finish` : "";
+      answer(ctx, command, queue, () => `Purged queue "${queue.name}"${running}.\n`);
     });
 }
 

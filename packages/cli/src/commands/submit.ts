@@ -6,12 +6,11 @@ import type { Command } from "commander";
 import { MAX_BATCH_SIZE } from "@tasklane/core/limits";
 import { TasklaneError } from "@tasklane/sdk";
 import { delay } from "@tasklane/sdk/delay";
-import { clientFor, globalsOf, type CliContext } from "../context.js";
+import { answer, clientFor, globalsOf, type CliContext } from "../context.js";
 import { ReportedFailure, UsageError, formatTasklaneError } from "../errors.js";
 import type { CliIo } from "../io.js";
 import { integerIn } from "../option-values.js";
 import { count, duration, plural } from "../output/format.js";
-import { printJson } from "../output/print.js";
 import { startProgress } from "../output/progress.js";
 import { DEFAULT_BATCH_SIZE, DEFAULT_REFUSAL_RETRIES, SubmitStopped, submitInBatches } from "../submit/submit-batches.js";
 import { readTaskLines, type LineError, type TaskLine } from "../submit/task-lines.js";
@@ -84,8 +83,7 @@ async function submit(ctx: CliContext, command: Command, options: SubmitOptions)
   }
   if (tasks.length === 0) {
     if (skipped === 0) throw new Error(`${source} holds no tasks`);
-    if (json) printJson(io, { queue: options.queue, submitted: 0, skipped, ids: [] });
-    else io.out(`Nothing to submit: all ${plural(skipped, "task")} of ${source} skipped.\n`);
+    answer(ctx, command, { queue: options.queue, submitted: 0, skipped, ids: [] }, () => `Nothing to submit: all ${plural(skipped, "task")} of ${source} skipped.\n`);
     return;
   }
 
@@ -112,13 +110,11 @@ async function submit(ctx: CliContext, command: Command, options: SubmitOptions)
     throw new ReportedFailure(error.message, { cause: error });
   }
   progress.finish();
-  if (json) {
-    printJson(io, { queue: options.queue, submitted: ids.length, skipped, ids });
-    return;
-  }
   const batches = Math.ceil(tasks.length / options.batchSize);
   const after = skipped > 0 ? `, after skipping ${count(skipped)}` : "";
-  io.out(`Submitted ${plural(ids.length, "task")} to queue "${options.queue}" in ${plural(batches, "batch", "batches")}${after} (${duration(Date.now() - started)}).\n`);
+  answer(ctx, command, { queue: options.queue, submitted: ids.length, skipped, ids }, () =>
+    `Submitted ${plural(ids.length, "task")} to queue "${options.queue}" in ${plural(batches, "batch", "batches")}${after} (${duration(Date.now() - started)}).\n`,
+  );
 }
 
 function reportBadLines(io: CliIo, source: string, errors: LineError[], json: boolean): void {

@@ -1,9 +1,8 @@
 /** `tasklane tasks list|get|cancel|watch`. */
 import type { Command } from "commander";
 import { ErrorCode, TasklaneError, type TaskFilter, type TaskStatus } from "@tasklane/sdk";
-import { clientFor, globalsOf, type CliContext } from "../context.js";
+import { answer, clientFor, type CliContext } from "../context.js";
 import { integerIn, taskStatuses } from "../option-values.js";
-import { printJson } from "../output/print.js";
 import { formatTaskDetail, formatTaskTable, shownOf } from "../output/task-views.js";
 import { readPages } from "../paging.js";
 import { addWatchCommand } from "./task-watch.js";
@@ -33,9 +32,7 @@ export function addTasksCommand(program: Command, ctx: CliContext): void {
       const client = clientFor(ctx, command);
       const filter: TaskFilter = { queue: options.queue ?? null, status: options.status ?? null, type: options.type ?? null };
       const { nodes, totalCount } = await readPages((page) => client.tasks.list(filter, page), options.limit);
-      if (globalsOf(command).json) printJson(ctx.io, { totalCount, tasks: nodes });
-      else if (nodes.length === 0) ctx.io.out("No tasks.\n");
-      else ctx.io.out(formatTaskTable(nodes) + shownOf(nodes.length, totalCount, "tasks"));
+      answer(ctx, command, { totalCount, tasks: nodes }, () => (nodes.length === 0 ? "No tasks.\n" : formatTaskTable(nodes) + shownOf(nodes.length, totalCount, "tasks")));
     });
 
   tasks
@@ -46,8 +43,7 @@ export function addTasksCommand(program: Command, ctx: CliContext): void {
       const task = await clientFor(ctx, command).tasks.get(id);
       // The API answers null for an id this tenant does not have; the CLI says so as the API's mutations do.
       if (task === null) throw new TasklaneError(ErrorCode.NOT_FOUND, `Task ${id} not found`, { operation: "task" });
-      if (globalsOf(command).json) printJson(ctx.io, task);
-      else ctx.io.out(formatTaskDetail(task));
+      answer(ctx, command, task, () => formatTaskDetail(task));
     });
 
   tasks
@@ -56,9 +52,9 @@ export function addTasksCommand(program: Command, ctx: CliContext): void {
     .argument("<id>", "the task's id")
     .action(async (id: string, _options: unknown, command: Command) => {
       const task = await clientFor(ctx, command).tasks.cancel(id);
-      if (globalsOf(command).json) printJson(ctx.io, task);
-      else if (task.status === "CANCELLED") ctx.io.out(`Cancelled ${task.id}.\n`);
-      else ctx.io.out(`Cancel requested for ${task.id}: it is ${task.status}, and its worker is told on its next heartbeat.\n`);
+      answer(ctx, command, task, () =>
+        task.status === "CANCELLED" ? `Cancelled ${task.id}.\n` : `Cancel requested for ${task.id}: it is ${task.status}, and its worker is told on its next heartbeat.\n`,
+      );
     });
 
   addWatchCommand(tasks, ctx);
