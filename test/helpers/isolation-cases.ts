@@ -89,6 +89,7 @@ export const CASES: IsolationCase[] = [
   { op: "cancelTask", query: `mutation ($id: ID!) { cancelTask(id: $id) { ${TASK_FIELDS} } }`, vars: (r) => ({ id: r.taskId }) },
   { op: "cancelTask", query: `mutation ($id: ID!) { cancelTask(id: $id) { ${TASK_FIELDS} } }`, vars: (r) => ({ id: r.runningTaskId }) },
   { op: "redriveTask", query: `mutation ($id: ID!) { redriveTask(id: $id) { ${TASK_FIELDS} } }`, vars: (r) => ({ id: r.deadTaskId }) },
+  { op: "rescheduleTask", query: `mutation ($id: ID!) { rescheduleTask(id: $id) { ${TASK_FIELDS} } }`, vars: (r) => ({ id: r.taskId }) },
   { op: "discardTask", query: `mutation ($id: ID!) { discardTask(id: $id) { ${TASK_FIELDS} } }`, vars: (r) => ({ id: r.deadTaskId }) },
   { op: "replayTask", query: `mutation ($id: ID!) { replayTask(id: $id) { ${TASK_FIELDS} replayOf } }`, vars: (r) => ({ id: r.deadTaskId }) },
   {

@@ -13,6 +13,7 @@ export * from "./transitions/start-attempts.js";
 export * from "./transitions/finish-attempts.js";
 export * from "./transitions/cancel-task.js";
 export * from "./transitions/redrive-task.js";
+export * from "./transitions/reschedule-task.js";
 export * from "./transitions/discard-task.js";
 export * from "./transitions/maintenance.js";
 export * from "./transitions/heartbeat.js";

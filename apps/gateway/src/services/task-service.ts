@@ -16,6 +16,7 @@ import {
   readReplayOf,
   redriveDeadTasks,
   redriveTask,
+  rescheduleTask,
   submitTaskRefs,
   submitTasks,
   withTenantScope,
@@ -67,6 +68,8 @@ export interface TaskService {
   /** Task.replayOf of tasks the tenant owns: only those that are replays are in the map. */
   replaysOf(tenantId: string, taskIds: readonly string[]): Promise<Map<string, string>>;
   redrive(tenantId: string, id: string, actor: string): Promise<TaskRecord>;
+  /** Moves a waiting task's runAt (null: now); packages/db reschedule-task.ts. */
+  reschedule(tenantId: string, id: string, runAt: Date | null, actor: string): Promise<TaskRecord>;
   /**
    * redrive for up to `args.max` dead tasks outside workflows, a statement at a time, each
    * dispatched after its commit. Platform backlog work: refused OVERLOADED when the backlog guard
@@ -186,6 +189,13 @@ export function createTaskService({ db, dispatcher, log, announceCancel, horizon
       const { task, dispatch: intents } = await redriveTask(db, tenantId, id, actor, horizonMs);
       await dispatch(intents);
       if (intents.length === 0) await ringPullQueues([task.queueId]).catch(() => undefined);
+      return task;
+    },
+    async reschedule(tenantId, id, runAt, actor) {
+      const { task, dispatch: intents } = await rescheduleTask(db, tenantId, id, runAt, actor, horizonMs);
+      await dispatch(intents);
+      // A PULL task now due: its queue's long polls are told at once.
+      if (intents.length === 0 && task.status === "QUEUED") await ringPullQueues([task.queueId]).catch(() => undefined);
       return task;
     },
     redriveDeadLetters: (tenantId, args, actor) =>

@@ -8,6 +8,7 @@ import { SubscriptionResolver } from "./subscription.resolver.js";
 import { TaskResolver } from "./task.resolver.js";
 import { TaskActivityResolver } from "./task-activity.resolver.js";
 import { TaskReplayResolver } from "./task-replay.resolver.js";
+import { TaskRescheduleResolver } from "./task-reschedule.resolver.js";
 import { TenantResolver } from "./tenant.resolver.js";
 import { WebhookResolver } from "./webhook.resolver.js";
 import { WorkflowResolver } from "./workflow.resolver.js";
@@ -25,5 +26,6 @@ export const resolvers = [
   ConsoleUserResolver,
   DeadLetterResolver,
   TaskActivityResolver,
+  TaskRescheduleResolver,
   TaskReplayResolver,
 ] as const;
