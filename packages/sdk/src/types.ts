@@ -131,6 +131,9 @@ export type SubmitTaskTiming =
 
 export type SubmitTaskInput<TPayload = unknown> = SubmitTaskFields<TPayload> & SubmitTaskTiming;
 
+/** tasks.reschedule: the task's new time, as at submission; neither runAt nor delaySeconds means now. */
+export type RescheduleOptions = SubmitTaskTiming;
+
 export interface TaskFilter {
   status?: TaskStatus[] | null;
   type?: string | null;

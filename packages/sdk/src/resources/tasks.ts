@@ -1,17 +1,18 @@
 /**
  * Tasks (contract: submitTask, submitTasks, task, tasks, cancelTask,
  * redriveTask, deadLetterTasks; additions: discardTask, redriveDeadLetterTasks,
- * discardDeadLetterTasks).
+ * discardDeadLetterTasks, rescheduleTask).
  */
 import { deadLetterBatchArgsSchema } from "@tasklane/core/schemas/dead-letter-batch";
 import { parseInput } from "@tasklane/core/schemas/parse";
+import { rescheduleTimeSchema } from "@tasklane/core/schemas/reschedule";
 import { submitTaskInputSchema, submitTasksInputSchema } from "@tasklane/core/schemas/task";
 import { isTerminalStatus } from "@tasklane/core/statuses";
 import { delay } from "../delay.js";
 import { ErrorCode, TasklaneError, isTasklaneError } from "../errors.js";
 import { ATTEMPT_FIELDS, TASK_FIELDS } from "../graphql/fragments.js";
 import type { CallOptions, GraphQLTransport, RetryLog } from "../transport.js";
-import type { PageOptions, SubmitTaskInput, Task, TaskConnection, TaskFilter, TaskWithAttempts } from "../types.js";
+import type { PageOptions, RescheduleOptions, SubmitTaskInput, Task, TaskConnection, TaskFilter, TaskWithAttempts } from "../types.js";
 import { asDate, asIso, checkLocally } from "../validate.js";
 import type { ReplayedTask } from "../types.js";
 
@@ -35,6 +36,10 @@ ${TASK_FIELDS}`;
 const CANCEL = `mutation CancelTask($id: ID!) { cancelTask(id: $id) { ...TaskFields } }
 ${TASK_FIELDS}`;
 const REDRIVE = `mutation RedriveTask($id: ID!) { redriveTask(id: $id) { ...TaskFields } }
+${TASK_FIELDS}`;
+const RESCHEDULE = `mutation RescheduleTask($id: ID!, $runAt: DateTime, $delaySeconds: Float) {
+  rescheduleTask(id: $id, runAt: $runAt, delaySeconds: $delaySeconds) { ...TaskFields }
+}
 ${TASK_FIELDS}`;
 const DISCARD = `mutation DiscardTask($id: ID!) { discardTask(id: $id) { ...TaskFields } }
 ${TASK_FIELDS}`;
@@ -180,6 +185,32 @@ export class TasksResource {
     // Not idempotent: if the redriven task died again before the repeat, the repeat would redrive it twice.
     const data = await this.#transport.execute<{ redriveTask: Task }>({ operation: "redriveTask", document: REDRIVE, idempotent: false }, { id }, opts);
     return data.redriveTask;
+  }
+
+  /**
+   * Moves a waiting task's runAt (SCHEDULED, QUEUED or RETRYING; otherwise CONFLICT): to `runAt`,
+   * `delaySeconds` from now, or now when neither is given (runNow). It keeps its id, keys, attempts
+   * and place in its ordering key. Repeated after a lost answer only with a runAt, which a repeat
+   * sets again; a delay would shift, and "now" met by a repeat after the task had started would
+   * answer CONFLICT for a call that worked, so those lost answers are the caller's to judge.
+   */
+  async reschedule(id: string, options: RescheduleOptions = {}, opts?: CallOptions): Promise<Task> {
+    let runAt: string | null | undefined;
+    checkLocally("rescheduleTask", () => {
+      parseInput(rescheduleTimeSchema, { ...options, runAt: asDate(options.runAt) });
+      runAt = asIso(options.runAt);
+    });
+    const data = await this.#transport.execute<{ rescheduleTask: Task }>(
+      { operation: "rescheduleTask", document: RESCHEDULE, idempotent: options.runAt != null },
+      { id, runAt: runAt ?? null, delaySeconds: options.delaySeconds ?? null },
+      opts,
+    );
+    return data.rescheduleTask;
+  }
+
+  /** reschedule to now: a waiting task (SCHEDULED, QUEUED or RETRYING) becomes due at once. */
+  async runNow(id: string, opts?: CallOptions): Promise<Task> {
+    return this.reschedule(id, {}, opts);
   }
 
   /**
