@@ -7,7 +7,7 @@ import type { TaskDetail, TaskPage } from "./types";
 
 /** The list's columns only: payloads and results can be 256 KiB each. */
 const SUMMARY = `id type queue status priority runAt createdAt completedAt attempts maxAttempts lastError`;
-const DETAIL = `${SUMMARY} payload result startedAt idempotencyKey orderingKey workflowId scheduleId cancelRequested
+const DETAIL = `${SUMMARY} payload result startedAt idempotencyKey orderingKey workflowId scheduleId cancelRequested replayOf
   attemptHistory { number workerId leaseToken startedAt finishedAt outcome error }`;
 
 export interface TaskFilterInput {

@@ -34,6 +34,8 @@ export interface TaskDetail extends TaskSummary {
   workflowId: string | null;
   scheduleId: string | null;
   cancelRequested: boolean;
+  /** The task this one replays (replayTask); null for any other. */
+  replayOf: string | null;
   attemptHistory: Attempt[];
 }
 

@@ -5,6 +5,7 @@ import { LiveRefresh } from "@/components/live/LiveRefresh";
 import { AttemptTimeline } from "@/components/tasks/AttemptTimeline";
 import { TaskActions } from "@/components/tasks/TaskActions";
 import { TaskMeta } from "@/components/tasks/TaskMeta";
+import { ReplayButton, ReplayOf } from "@/components/tasks/TaskReplay";
 import { ErrorState } from "@/components/ui/ErrorState";
 import { JsonBlock } from "@/components/ui/JsonBlock";
 import { PageHeader } from "@/components/ui/PageHeader";
@@ -58,6 +59,7 @@ export default async function TaskPage({ params, searchParams }: { params: Promi
           <>
             <LiveRefresh taskId={task.id} />
             <TaskActions task={task} />
+            <ReplayButton task={task} />
           </>
         }
       />
@@ -66,6 +68,7 @@ export default async function TaskPage({ params, searchParams }: { params: Promi
           {TASK_OPERATION_DONE[done]}
         </div>
       ) : null}
+      <ReplayOf task={task} />
       <div className="stack">
         <section className="card" aria-labelledby="details">
           <h2 id="details">Details</h2>
