@@ -7,7 +7,7 @@
  */
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createConsoleUser, startConsolePlatform, type ConsolePlatform } from "../helpers/console-platform.js";
+import { signInNewConsoleUser, startConsolePlatform, type ConsolePlatform } from "../helpers/console-platform.js";
 
 const EMAIL = "lin@example.com";
 const PASSWORD = "a password long enough";
@@ -18,9 +18,9 @@ let page: Page;
 beforeAll(async () => {
   p = await startConsolePlatform("Replay Ltd", { dailyTaskQuota: 1_000 });
   page = p.page;
-  await createConsoleUser(p, EMAIL, PASSWORD);
   const hooks = await p.api(`mutation ($i: UpsertQueueInput!) { upsertQueue(input: $i) { name } }`, { i: { name: "hooks", mode: "PUSH", endpointUrl: `${p.receiver.url}/tasks` } });
   if (hooks.errors) throw new Error(JSON.stringify(hooks.errors));
+  await signInNewConsoleUser(p, EMAIL, PASSWORD);
 }, 180_000);
 
 afterAll(async () => {
@@ -28,15 +28,6 @@ afterAll(async () => {
 });
 
 describe("console task replay", () => {
-  it("sign in", async () => {
-    await page.goto(`${p.consoleApp.url}/tasks`);
-    await page.waitForURL(/\/signin/);
-    await page.getByLabel("Email").fill(EMAIL);
-    await page.getByLabel("Password").fill(PASSWORD);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("heading", { name: "Tasks", level: 1 }).waitFor({ timeout: 30_000 });
-  });
-
   it("offers no Replay on an unfinished task", async () => {
     const waiting = await p.submit({ type: "later", delaySeconds: 3600 });
     await p.open(`/tasks/${waiting.id}`);

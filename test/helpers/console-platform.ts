@@ -160,3 +160,17 @@ export async function createConsoleUser(p: ConsolePlatform, email: string, passw
   );
   if (res.errors) throw new Error(`createConsoleUser failed: ${JSON.stringify(res.errors)}`);
 }
+
+/**
+ * A console user of the platform's tenant, signed in on `p.page` through the sign-in form
+ * (the console sends an anonymous visitor there), left on the Tasks page.
+ */
+export async function signInNewConsoleUser(p: ConsolePlatform, email: string, password: string): Promise<void> {
+  await createConsoleUser(p, email, password);
+  await p.page.goto(`${p.consoleApp.url}/tasks`);
+  await p.page.waitForURL(/\/signin/);
+  await p.page.getByLabel("Email").fill(email);
+  await p.page.getByLabel("Password").fill(password);
+  await p.page.getByRole("button", { name: "Sign in" }).click();
+  await p.page.getByRole("heading", { name: "Tasks", level: 1 }).waitFor({ timeout: 30_000 });
+}
