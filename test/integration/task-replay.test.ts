@@ -9,6 +9,7 @@
  * submitTask, nothing created, and a paused queue takes it to wait. The SDK's
  * tasks.replay is not sent again after a lost answer.
  */
+import { pruneFinished } from "@tasklane/db";
 import { TasklaneClient } from "@tasklane/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, waitFor, type AppProcess } from "../helpers/app-process.js";
@@ -215,7 +216,7 @@ describe("replayTask", () => {
     expect(await taskCount(t.tenantId)).toBe(count);
   });
 
-  it("is NOT_FOUND for another tenant's task, an unknown id and a task deleted with its queue; a read-only key is FORBIDDEN", async () => {
+  it("is NOT_FOUND for another tenant's task, an unknown id, a task deleted with its queue and one pruned by retention; a read-only key is FORBIDDEN", async () => {
     const a = await createTenant(platform.gateway);
     const b = await createTenant(platform.gateway);
     await asTenant(platform.gateway, a)(UPSERT, { i: { name: "gone", mode: "PULL" } });
@@ -240,6 +241,11 @@ describe("replayTask", () => {
     const key = await asTenant(platform.gateway, a)<{ createApiKey: { secret: string } }>(`mutation { createApiKey(name: "r", scopes: ["read"]) { secret } }`);
     expect(codeOf(await gql(platform.gateway.url, REPLAY, { id: done }, key.createApiKey.secret))).toBe("FORBIDDEN");
     expect(await taskCount(a.tenantId)).toBe(aCount);
+    // Retention takes finished tasks whole, payload included: a pruned task is as unknown (a 0-day retention prunes every finished task here).
+    await pruneFinished(platform.database.db, 0);
+    expect(await statusOf(done)).toBeUndefined();
+    expect(codeOf(await replayAs(a, done))).toBe("NOT_FOUND");
+    expect(await taskCount(a.tenantId)).toBe(0);
     expect(await taskCount(b.tenantId)).toBe(bCount);
   });
 
