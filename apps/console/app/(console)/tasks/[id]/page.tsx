@@ -13,6 +13,8 @@ import { StatusBadge } from "@/components/ui/StatusBadge";
 import { getTask } from "@/lib/api/tasks";
 import { decodeSegment } from "@/lib/route-param";
 import { param, type SearchParams } from "@/lib/search-params";
+import { RescheduleActions } from "@/components/tasks/RescheduleActions";
+import { RESCHEDULED_NOTICES, isRescheduledNotice } from "@/lib/rescheduled-notice";
 import { TASK_OPERATION_DONE, isTaskOperationName } from "@/lib/task-operations";
 
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
@@ -28,6 +30,7 @@ export default async function TaskPage({ params, searchParams }: { params: Promi
   if (id === null) notFound();
   // What the task's own buttons just did (tasks/actions.ts sends the page here after it).
   const done = param(await searchParams, "done");
+  const rescheduled = param(await searchParams, "rescheduled");
   const result = await getTask(id);
   const breadcrumb = <Link href="/tasks">← Tasks</Link>;
   if (!result.ok) {
@@ -58,6 +61,7 @@ export default async function TaskPage({ params, searchParams }: { params: Promi
         actions={
           <>
             <LiveRefresh taskId={task.id} />
+            <RescheduleActions task={task} />
             <TaskActions task={task} />
             <ReplayButton task={task} />
           </>
@@ -66,6 +70,11 @@ export default async function TaskPage({ params, searchParams }: { params: Promi
       {isTaskOperationName(done) ? (
         <div className="notice notice-success" role="status" style={{ marginBottom: "1rem" }}>
           {TASK_OPERATION_DONE[done]}
+        </div>
+      ) : null}
+      {isRescheduledNotice(rescheduled) ? (
+        <div className="notice notice-success" role="status" style={{ marginBottom: "1rem" }}>
+          {RESCHEDULED_NOTICES[rescheduled]}
         </div>
       ) : null}
       <ReplayOf task={task} />

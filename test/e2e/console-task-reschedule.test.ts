@@ -1,0 +1,90 @@
+/**
+ * The task page's "Run now" and "Reschedule" in Debian's headless Chromium
+ * against the real platform (gateway, scheduler, worker, notifier, the built
+ * console): a task delayed by an hour runs once "Run now" is confirmed; a
+ * reschedule to a time in the browser's time zone is stored as that instant;
+ * a finished task offers neither; a refusal shows in the form.
+ */
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createConsoleUser, startConsolePlatform, type ConsolePlatform } from "../helpers/console-platform.js";
+
+const EMAIL = "ren@example.com";
+const PASSWORD = "a password long enough";
+
+let p: ConsolePlatform;
+let page: Page;
+
+/** A datetime-local value (the browser's zone) for `at`, to the second. */
+async function localInputValue(at: Date): Promise<string> {
+  return page.evaluate((ms) => {
+    const d = new Date(ms);
+    const two = (n: number) => String(n).padStart(2, "0");
+    return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}T${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+  }, at.getTime());
+}
+
+beforeAll(async () => {
+  p = await startConsolePlatform("Reschedule Ltd", { dailyTaskQuota: 1_000 });
+  page = p.page;
+  await createConsoleUser(p, EMAIL, PASSWORD);
+  const hooks = await p.api(`mutation ($i: UpsertQueueInput!) { upsertQueue(input: $i) { name } }`, { i: { name: "hooks", mode: "PUSH", endpointUrl: `${p.receiver.url}/tasks` } });
+  if (hooks.errors) throw new Error(JSON.stringify(hooks.errors));
+}, 180_000);
+
+afterAll(async () => {
+  await p?.stop();
+});
+
+describe("console task reschedule", () => {
+  it("sign in", async () => {
+    await page.goto(`${p.consoleApp.url}/tasks`);
+    await page.waitForURL(/\/signin/);
+    await page.getByLabel("Email").fill(EMAIL);
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Tasks", level: 1 }).waitFor({ timeout: 30_000 });
+  });
+
+  it("runs a task delayed by an hour once Run now is confirmed", async () => {
+    const task = await p.submit({ type: "later", delaySeconds: 3600 });
+    await p.open(`/tasks/${task.id}`);
+    await page.getByRole("button", { name: "Run now" }).click();
+    const dialog = page.getByRole("dialog", { name: "Run this task now?" });
+    await dialog.waitFor();
+    await dialog.getByRole("button", { name: "Run now" }).click();
+    await page.getByText("Task due now: it runs as soon as a worker is free.").waitFor({ timeout: 30_000 });
+    await p.until(task.id, "SUCCEEDED");
+    expect(p.receiver.requests.some((r) => (r.json as { taskId?: string }).taskId === task.id)).toBe(true);
+    // Its page shows it finished, with neither button.
+    await p.open(`/tasks/${task.id}`);
+    await page.getByTestId("task-status").getByText("SUCCEEDED").waitFor({ timeout: 15_000 });
+    expect(await page.getByRole("button", { name: "Run now" }).count()).toBe(0);
+    expect(await page.getByRole("button", { name: "Reschedule" }).count()).toBe(0);
+  });
+
+  it("reschedules to a time picked in the browser's time zone", async () => {
+    const task = await p.submit({ type: "moved", delaySeconds: 3600 });
+    const at = new Date(Math.floor((Date.now() + 2 * 3_600_000) / 1000) * 1000);
+    await p.open(`/tasks/${task.id}`);
+    await page.getByRole("button", { name: "Reschedule" }).click();
+    const dialog = page.getByRole("dialog", { name: "Reschedule this task" });
+    await dialog.waitFor();
+    await dialog.getByLabel("Run at (your time zone)").fill(await localInputValue(at));
+    await dialog.getByRole("button", { name: "Reschedule" }).click();
+    await page.getByText("Task rescheduled: it runs at its new time.").waitFor({ timeout: 30_000 });
+    const stored = await p.tdb.db.pool.query<{ run_at: Date; status: string }>("SELECT run_at, status FROM tasks WHERE id = $1", [task.id]);
+    expect(stored.rows[0]).toEqual({ run_at: at, status: "SCHEDULED" });
+  });
+
+  it("shows the API's refusal in the form", async () => {
+    const task = await p.submit({ type: "too-far", delaySeconds: 3600 });
+    await p.open(`/tasks/${task.id}`);
+    await page.getByRole("button", { name: "Reschedule" }).click();
+    const dialog = page.getByRole("dialog", { name: "Reschedule this task" });
+    await dialog.getByLabel("Run at (your time zone)").fill(await localInputValue(new Date(Date.now() + 400 * 86_400_000)));
+    await dialog.getByRole("button", { name: "Reschedule" }).click();
+    await dialog.getByRole("alert").getByText(/must not be more than/).waitFor({ timeout: 30_000 });
+    expect(await p.statusOf(task.id)).toBe("SCHEDULED");
+  });
+});
