@@ -9,6 +9,7 @@
  * submitTask, nothing created, and a paused queue takes it to wait. The SDK's
  * tasks.replay is not sent again after a lost answer.
  */
+import { IdPrefix, newId } from "@tasklane/core";
 import { pruneFinished } from "@tasklane/db";
 import { TasklaneClient } from "@tasklane/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -181,6 +182,32 @@ describe("replayTask", () => {
     expect(await stored(cancelled)).toEqual(cancelledBefore);
     const deadLetters = await asTenant(platform.gateway, t)<{ deadLetterTasks: { nodes: { id: string }[] } }>(`{ deadLetterTasks { nodes { id } } }`);
     expect(deadLetters.deadLetterTasks.nodes.map((n) => n.id)).toEqual([dead]);
+  });
+
+  it("replays a schedule's SKIPPED run as a task of its own, outside the schedule", async () => {
+    const t = await createTenant(platform.gateway);
+    const schedule = await asTenant(platform.gateway, t)<{ createSchedule: { id: string } }>(
+      `mutation { createSchedule(input: { name: "nightly", cron: "0 3 * * *", task: { type: "nightly", payload: { full: true } } }) { id } }`,
+    );
+    const scheduleId = schedule.createSchedule.id;
+    // A run its overlap policy skipped, as the scheduler records one.
+    const skipped = newId(IdPrefix.task);
+    await pool().query(
+      `INSERT INTO tasks (id, tenant_id, queue_id, type, payload, status, run_at, completed_at, max_attempts, backoff_strategy, backoff_delay_seconds,
+                          backoff_jitter, timeout_seconds, schedule_id, last_error)
+       SELECT $1, $2, q.id, 'nightly', '{"full": true}', 'SKIPPED', now() - interval '1 hour', now() - interval '1 hour', 3, 'EXPONENTIAL', 1, true, 60, $3,
+              'overlap policy SKIP: the previous run was unfinished'
+         FROM queues q WHERE q.tenant_id = $2 AND q.name = 'default'`,
+      [skipped, t.tenantId, scheduleId],
+    );
+    const before = await stored(skipped);
+    const replay = await replayAs(t, skipped);
+    expect(replay.errors).toBeUndefined();
+    expect(replay.data?.replayTask).toMatchObject({ status: "QUEUED", type: "nightly", payload: { full: true }, replayOf: skipped });
+    expect((await stored(replay.data!.replayTask.id)).row).toMatchObject({ schedule_id: null, occurrence_key: null, last_error: null });
+    expect(await stored(skipped)).toEqual(before);
+    const runs = await asTenant(platform.gateway, t)<{ tasks: { totalCount: number } }>(`query ($s: ID) { tasks(filter: { scheduleId: $s }) { totalCount } }`, { s: scheduleId });
+    expect(runs.tasks.totalCount).toBe(1);
   });
 
   it("is CONFLICT for a QUEUED or RUNNING task and a workflow's finished task, creating nothing", async () => {
