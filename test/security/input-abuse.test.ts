@@ -96,7 +96,7 @@ describe("security: input abuse", () => {
       });
       outcomes.push(...(await Promise.all(batch)));
     }
-    expect(outcomes).toHaveLength(80);
+    expect(outcomes).toHaveLength(83);
     if (process.env.SECURITY_DEBUG) console.log(outcomes.join("\n"));
     expect(outcomes.filter((o) => o.includes("UNEXPECTED"))).toEqual([]);
     // Creating operations must refuse outright, never "succeed" with a truncated copy.

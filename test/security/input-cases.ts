@@ -62,6 +62,8 @@ export const STRING_TARGETS: StringTarget[] = [
   { op: "revokeApiKey", query: `mutation ($id: ID!) { revokeApiKey(id: $id) { id } }`, vars: { id: "key_x" } },
   { op: "cancelTask", query: `mutation ($id: ID!) { cancelTask(id: $id) { id } }`, vars: { id: TASK_ID } },
   { op: "redriveTask", query: `mutation ($id: ID!) { redriveTask(id: $id) { id } }`, vars: { id: TASK_ID } },
+  { op: "replayTask", query: `mutation ($id: ID!) { replayTask(id: $id) { id } }`, vars: { id: TASK_ID } },
+  { op: "rescheduleTask", query: `mutation ($id: ID!, $r: DateTime) { rescheduleTask(id: $id, runAt: $r) { id } }`, vars: { id: TASK_ID, r: "2027-06-01T00:00:00.000Z" } },
   { op: "deleteSchedule", query: `mutation ($id: ID!) { deleteSchedule(id: $id) }`, vars: { id: "sch_x" } },
   { op: "triggerSchedule", query: `mutation ($id: ID!) { triggerSchedule(id: $id) { id } }`, vars: { id: "sch_x" } },
   { op: "cancelWorkflow", query: `mutation ($id: ID!) { cancelWorkflow(id: $id) { id } }`, vars: { id: "wf_x" } },
@@ -126,6 +128,11 @@ export const BAD_TIMEZONES = ["../../etc/passwd", "/etc/localtime", "UTC; DROP T
 /** Hostile numbers, each on an otherwise valid call: BAD_USER_INPUT, nothing written. */
 export const BAD_NUMBERS: Array<{ label: string; query: string; vars: Record<string, unknown>; operator?: boolean }> = [
   ...[-1, 1e308, 366 * 86_400 + 1].map((n) => ({ label: `delaySeconds ${n}`, query: `mutation ($n: Float) { submitTask(input: { type: "n", delaySeconds: $n }) { id } }`, vars: { n } })),
+  ...[-1, 1e308, 366 * 86_400 + 1].map((n) => ({
+    label: `rescheduleTask delaySeconds ${n}`,
+    query: `mutation ($n: Float) { rescheduleTask(id: "${TASK_ID}", delaySeconds: $n) { id } }`,
+    vars: { n },
+  })),
   ...[-1, 0, 101, 2_147_483_647].map((n) => ({ label: `maxAttempts ${n}`, query: `mutation ($n: Int) { submitTask(input: { type: "n", maxAttempts: $n }) { id } }`, vars: { n } })),
   ...[-1, 0, 86_401, 2_147_483_647].map((n) => ({ label: `timeoutSeconds ${n}`, query: `mutation ($n: Int) { submitTask(input: { type: "n", timeoutSeconds: $n }) { id } }`, vars: { n } })),
   ...[-1, 1e308].map((n) => ({
