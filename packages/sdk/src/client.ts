@@ -6,6 +6,7 @@
  * const task = await client.tasks.submit({ type: "email.send", payload: { to } });
  * ```
  */
+import { LiveResource, type LiveOptions } from "./live.js";
 import { LeasesResource } from "./resources/leases.js";
 import { QueuesResource } from "./resources/queues.js";
 import { SchedulesResource } from "./resources/schedules.js";
@@ -15,7 +16,7 @@ import { WebhooksResource } from "./resources/webhooks.js";
 import { WorkflowsResource } from "./resources/workflows.js";
 import { GraphQLTransport, type CallOptions, type TransportOptions } from "./transport.js";
 
-export type TasklaneClientOptions = TransportOptions;
+export type TasklaneClientOptions = TransportOptions & LiveOptions;
 
 export interface RawRequestOptions extends CallOptions {
   /**
@@ -36,11 +37,14 @@ export class TasklaneClient {
   readonly tenant: TenantResource;
   /** createTenant / updateTenant: only with the platform admin token as apiKey. */
   readonly operator: OperatorResource;
+  /** Subscriptions (taskUpdated, workflowUpdated) as async iterators, over graphql-ws. */
+  readonly live: LiveResource;
   readonly #transport: GraphQLTransport;
 
   constructor(options: TasklaneClientOptions) {
     this.#transport = new GraphQLTransport(options);
-    this.tasks = new TasksResource(this.#transport);
+    this.live = new LiveResource(options.url, options.apiKey, options);
+    this.tasks = new TasksResource(this.#transport, this.live);
     this.queues = new QueuesResource(this.#transport);
     this.leases = new LeasesResource(this.#transport);
     this.schedules = new SchedulesResource(this.#transport);

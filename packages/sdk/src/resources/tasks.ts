@@ -15,6 +15,8 @@ import type { CallOptions, GraphQLTransport, RetryLog } from "../transport.js";
 import type { PageOptions, RescheduleOptions, SubmitTaskInput, Task, TaskConnection, TaskFilter, TaskWithAttempts } from "../types.js";
 import { asDate, asIso, checkLocally } from "../validate.js";
 import type { ReplayedTask } from "../types.js";
+import type { LiveResource } from "../live.js";
+import { waitUntilFinished, type WaitUntilFinishedOptions } from "../wait-until-finished.js";
 
 const SUBMIT = `mutation SubmitTask($input: SubmitTaskInput!) { submitTask(input: $input) { ...TaskFields } }
 ${TASK_FIELDS}`;
@@ -90,9 +92,12 @@ export interface WaitForOptions {
 
 export class TasksResource {
   readonly #transport: GraphQLTransport;
+  readonly #live: LiveResource | undefined;
 
-  constructor(transport: GraphQLTransport) {
+  /** `live`: the client's subscriptions, for waitUntilFinished. */
+  constructor(transport: GraphQLTransport, live?: LiveResource) {
     this.#transport = transport;
+    this.#live = live;
   }
 
   /** Submits one task. Retried after an ambiguous failure only when it carries an idempotencyKey. */
@@ -349,6 +354,17 @@ export class TasksResource {
         throw new TasklaneError("ABORTED", `waitFor(${id}): aborted by the caller`, { cause: options.signal?.reason, operation: "task" });
       }
     }
+  }
+
+  /**
+   * The task once it is terminal (SUCCEEDED, DEAD, CANCELLED, SKIPPED), told by the taskUpdated
+   * subscription instead of polls (wait-until-finished.ts): subscribes, then reads the task, so one
+   * already finished is answered at once. NOT_FOUND for an unknown or another tenant's id; TIMEOUT
+   * after `timeoutMs`; ABORTED when `signal` aborts.
+   */
+  async waitUntilFinished(id: string, options: WaitUntilFinishedOptions = {}): Promise<Task> {
+    if (this.#live === undefined) throw new TypeError("waitUntilFinished needs the client's live updates: use TasklaneClient's tasks");
+    return waitUntilFinished({ live: this.#live, read: (taskId, opts) => this.get(taskId, opts) }, id, options);
   }
 }
 

@@ -1,0 +1,224 @@
+/**
+ * Live updates: the API's graphql-ws subscriptions (taskUpdated,
+ * workflowUpdated) as async iterators.
+ *
+ * ```ts
+ * for await (const event of client.live.taskUpdates({ taskId })) {
+ *   console.log(event.previousStatus, "->", event.status);
+ *   if (event.status === "SUCCEEDED") break; // unsubscribes and closes the socket
+ * }
+ * ```
+ *
+ * Each iterator has a socket of its own, opened on the first `next()` and
+ * closed when the loop ends (`break`, `return`, a thrown error, the signal).
+ *
+ * What a caller may miss: the gateway keeps no events and takes no cursor
+ * (README "Subscriptions": no replay). Events sent while a socket is being
+ * made again after it was lost (graphql-ws's retries; `onConnected(true)`
+ * after each) are gone, as are events before the gateway began listening: graphql-ws
+ * acknowledges the connection, never the subscribe, so there is no moment
+ * from which a subscription is known to listen. After a reconnect, read the
+ * current state (`tasks.get`, `workflows.get`) to catch up;
+ * `tasks.waitUntilFinished` does that for you.
+ */
+import { createClient, type Client } from "graphql-ws";
+import WebSocket from "ws";
+import type { TaskStatus } from "@tasklane/core/statuses";
+import { ErrorCode, TasklaneError, isContractCode } from "./errors.js";
+import { TASK_FIELDS, WORKFLOW_FIELDS } from "./graphql/fragments.js";
+import type { Task, Workflow } from "./types.js";
+
+/** One status change of a task, as `taskUpdated` sends it. */
+export interface TaskEvent {
+  taskId: string;
+  previousStatus: TaskStatus | null;
+  status: TaskStatus;
+  /** When the change happened (ISO 8601). */
+  at: string;
+  /** The task as it is when the event is sent: it may already be past `status`. */
+  task: Task;
+}
+
+export interface LiveOptions {
+  /** The graphql-ws endpoint. @defaultValue the client's `url` with http(s) turned into ws(s) */
+  webSocketUrl?: string;
+  /** The WebSocket class graphql-ws opens sockets with. @defaultValue the `ws` package's (Node 20 has no global WebSocket) */
+  webSocketImpl?: unknown;
+  /**
+   * How many times a lost socket is made again (graphql-ws's retryAttempts, backing off
+   * randomly from 1 s); a socket the gateway closed for a bad key (4401) is never retried.
+   * @defaultValue 5
+   */
+  liveRetryAttempts?: number;
+}
+
+export interface LiveStreamOptions {
+  /** Aborting ends the loop: `next()` rejects with code ABORTED and the socket closes. */
+  signal?: AbortSignal;
+  /**
+   * Called each time the gateway accepts the socket: `reconnected` is true when it was made again
+   * after it was lost, and events in between are gone (read the state again).
+   */
+  onConnected?(reconnected: boolean): void;
+}
+
+export interface TaskUpdatesFilter {
+  /** Only this task's events (another tenant's or an unknown id: NOT_FOUND from the first `next()`). */
+  taskId?: string | null;
+  /** Only this queue's tasks (an unknown name: NOT_FOUND). */
+  queue?: string | null;
+}
+
+const TASK_UPDATED = `subscription TaskUpdated($taskId: ID, $queue: String) {
+  taskUpdated(taskId: $taskId, queue: $queue) { taskId previousStatus status at task { ...TaskFields } }
+}
+${TASK_FIELDS}`;
+const WORKFLOW_UPDATED = `subscription WorkflowUpdated($workflowId: ID!) { workflowUpdated(workflowId: $workflowId) { ...WorkflowFields } }
+${WORKFLOW_FIELDS}`;
+
+/** Close codes the gateway (graphql/ws.ts, realtime/socket-output-limit.ts) ends a socket with, as the SDK's codes. */
+const CLOSE_CODES: Readonly<Record<number, ErrorCode>> = {
+  4401: ErrorCode.UNAUTHENTICATED,
+  4429: ErrorCode.RATE_LIMITED,
+  1013: ErrorCode.OVERLOADED,
+};
+
+export class LiveResource {
+  readonly #url: string;
+  readonly #apiKey: string;
+  readonly #options: LiveOptions;
+
+  constructor(graphqlUrl: string, apiKey: string, options: LiveOptions = {}) {
+    this.#url = options.webSocketUrl ?? webSocketUrlOf(graphqlUrl);
+    this.#apiKey = apiKey;
+    this.#options = options;
+  }
+
+  /** The graphql-ws endpoint the iterators connect to. */
+  get url(): string {
+    return this.#url;
+  }
+
+  /** Every status change of the tenant's tasks, narrowed by `filter`, in the order they happened. It never ends on its own. */
+  taskUpdates(filter: TaskUpdatesFilter = {}, options: LiveStreamOptions = {}): AsyncGenerator<TaskEvent, void, undefined> {
+    const variables = { taskId: filter.taskId ?? null, queue: filter.queue ?? null };
+    return this.#stream<TaskEvent>("taskUpdated", TASK_UPDATED, variables, options);
+  }
+
+  /** The workflow each time one of its tasks changes status (a backlog collapses into the newest). It never ends on its own. */
+  workflowUpdates(workflowId: string, options: LiveStreamOptions = {}): AsyncGenerator<Workflow, void, undefined> {
+    return this.#stream<Workflow>("workflowUpdated", WORKFLOW_UPDATED, { workflowId }, options);
+  }
+
+  async *#stream<T>(operation: string, query: string, variables: Record<string, unknown>, options: LiveStreamOptions): AsyncGenerator<T, void, undefined> {
+    const inbox = new Inbox<T>();
+    const client: Client = createClient({
+      url: this.#url,
+      webSocketImpl: this.#options.webSocketImpl ?? WebSocket,
+      connectionParams: { authorization: `Bearer ${this.#apiKey}` },
+      retryAttempts: this.#options.liveRetryAttempts ?? 5,
+      lazy: true,
+      on: {
+        connected: (_socket, _payload, wasRetry) => options.onConnected?.(wasRetry),
+      },
+    });
+    const onAbort = () => inbox.fail(new TasklaneError("ABORTED", `${operation}: aborted by the caller`, { cause: options.signal?.reason, operation }));
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    if (options.signal?.aborted) onAbort();
+    const unsubscribe = client.subscribe<Record<string, T>>(
+      { query, variables, operationName: operation.charAt(0).toUpperCase() + operation.slice(1) },
+      {
+        next: (result) => {
+          if (result.errors?.length) inbox.fail(errorOfGraphQL(result.errors, operation));
+          else if (result.data?.[operation] !== undefined) inbox.push(result.data[operation] as T);
+        },
+        error: (error: unknown) => inbox.fail(errorOfTransport(error, operation)),
+        complete: () => inbox.end(),
+      },
+    );
+    try {
+      for (;;) {
+        const item = await inbox.take();
+        if (item.done) return;
+        yield item.value;
+      }
+    } finally {
+      options.signal?.removeEventListener("abort", onAbort);
+      unsubscribe();
+      await client.dispose();
+    }
+  }
+}
+
+/** http://host/graphql -> ws://host/graphql, https -> wss. */
+export function webSocketUrlOf(graphqlUrl: string): string {
+  return graphqlUrl.replace(/^http(s?):\/\//i, (_m, s: string) => `ws${s}://`);
+}
+
+/** Values and the end of one subscription, handed to the loop one at a time. */
+class Inbox<T> {
+  readonly #values: T[] = [];
+  #end: { error: unknown } | null = null;
+  #wake: (() => void) | null = null;
+
+  push(value: T): void {
+    if (this.#end !== null) return;
+    this.#values.push(value);
+    this.#notify();
+  }
+
+  /** Ends with `error` after what was received; the first end stands. */
+  fail(error: unknown): void {
+    if (this.#end === null) this.#end = { error };
+    this.#notify();
+  }
+
+  end(): void {
+    this.fail(undefined);
+  }
+
+  async take(): Promise<IteratorResult<T, undefined>> {
+    for (;;) {
+      // An error (an abort above all) wins over values still waiting; a plain end lets them out first.
+      if (this.#end !== null && this.#end.error !== undefined) throw this.#end.error;
+      if (this.#values.length > 0) return { done: false, value: this.#values.shift() as T };
+      if (this.#end !== null) return { done: true, value: undefined };
+      await new Promise<void>((resolve) => (this.#wake = resolve));
+    }
+  }
+
+  #notify(): void {
+    const wake = this.#wake;
+    this.#wake = null;
+    wake?.();
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The first GraphQL error of a subscription as the TasklaneError an HTTP call would have thrown. */
+function errorOfGraphQL(errors: readonly unknown[], operation: string): TasklaneError {
+  const first = errors[0];
+  const extensions = isRecord(first) && isRecord(first.extensions) ? first.extensions : {};
+  const message = isRecord(first) && typeof first.message === "string" ? first.message : "Unknown GraphQL error";
+  const code = isContractCode(extensions.code) ? extensions.code : ErrorCode.INTERNAL_SERVER_ERROR;
+  return new TasklaneError(code, message, {
+    retryAfterSeconds: typeof extensions.retryAfterSeconds === "number" ? extensions.retryAfterSeconds : undefined,
+    requestId: typeof extensions.requestId === "string" ? extensions.requestId : undefined,
+    extensions,
+    operation,
+  });
+}
+
+/** graphql-ws's `error`: GraphQL errors of an `error` message, a CloseEvent once retries are spent, or an Error. */
+function errorOfTransport(error: unknown, operation: string): TasklaneError {
+  if (Array.isArray(error)) return errorOfGraphQL(error, operation);
+  if (isRecord(error) && typeof error.code === "number") {
+    const reason = typeof error.reason === "string" && error.reason !== "" ? error.reason : "no reason given";
+    const code = CLOSE_CODES[error.code] ?? "NETWORK_ERROR";
+    return new TasklaneError(code, `${operation}: the socket closed (${error.code} ${reason})`, { cause: error, operation });
+  }
+  return new TasklaneError("NETWORK_ERROR", `${operation}: ${error instanceof Error ? error.message : String(error)}`, { cause: error, operation });
+}

@@ -1,0 +1,156 @@
+/**
+ * The SDK's live updates (client.live, tasks.waitUntilFinished) against a
+ * real gateway in-process and the notifier process (the event relay that
+ * feeds subscriptions). PULL tasks are leased and completed through the SDK,
+ * so no scheduler or worker runs.
+ *
+ * Whether the SDK closed its socket is seen on the gateway's side: every
+ * WebSocket upgrade the gateway's HTTP server accepts is counted until its
+ * TCP socket closes.
+ */
+import type { Duplex } from "node:stream";
+import { IdPrefix, newId } from "@tasklane/core";
+import { TasklaneClient, type FetchLike, type TaskEvent } from "@tasklane/sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitFor, type AppProcess } from "../helpers/app-process.js";
+import { useGateway } from "../helpers/gateway-fixture.js";
+import { createTenant, type CreatedTenant } from "../helpers/platform.js";
+import { sdkRejection } from "../helpers/sdk-calls.js";
+import { startTestNotifier } from "../helpers/test-notifier.js";
+
+/** Long enough that a test never sees a safety read: what ends a wait is the event or the first read. */
+const NO_RESYNC = 600_000;
+
+describe("SDK live updates", () => {
+  const platform = useGateway();
+  const openSockets = new Set<Duplex>();
+  let notifier: AppProcess;
+  let a: CreatedTenant;
+  let b: CreatedTenant;
+  let client: TasklaneClient;
+  let other: TasklaneClient;
+  /** Task reads (the `Task` query) client has sent. */
+  let taskReads = 0;
+
+  beforeAll(async () => {
+    platform.gateway.httpServer.on("upgrade", (_req, socket: Duplex) => {
+      openSockets.add(socket);
+      socket.once("close", () => openSockets.delete(socket));
+    });
+    notifier = startTestNotifier(platform.database, platform.redis);
+    a = await createTenant(platform.gateway);
+    b = await createTenant(platform.gateway);
+    const counting: FetchLike = async (input, init) => {
+      if (/query Task\(/.test(String(init.body))) taskReads += 1;
+      return fetch(input, init);
+    };
+    client = new TasklaneClient({ url: platform.gateway.url, apiKey: a.apiKey, fetch: counting });
+    other = new TasklaneClient({ url: platform.gateway.url, apiKey: b.apiKey });
+    await client.queues.upsert({ name: "live", mode: "PULL" });
+    // A queue per test that leases, so a task one test left does not meet another's lease.
+    for (const name of ["waits-event", "waits-early", "waits"]) await client.queues.upsert({ name, mode: "PULL" });
+  }, 60_000);
+
+  afterAll(async () => {
+    await notifier?.stop();
+  });
+
+  const socketsClosed = () => waitFor("the gateway to see every SDK socket closed", () => openSockets.size === 0, 10_000);
+
+  /** Leases the queue's one task and completes it. */
+  async function leaseAndComplete(queue: string, taskId: string): Promise<void> {
+    const [lease] = await client.leases.lease({ queue, workerId: "live-test" });
+    expect(lease?.task.id).toBe(taskId);
+    await client.leases.complete(taskId, lease!.leaseToken, { ok: true });
+  }
+
+  it("streams a task's status changes in order through the iterator; break closes the socket", async () => {
+    const events: TaskEvent[] = [];
+    const stop = AbortSignal.timeout(30_000);
+    const updates = client.live.taskUpdates({ queue: "live" }, { signal: stop });
+    // Probes until one is heard: from then on the subscription listens (the gateway acknowledges no subscribe).
+    const heard = (async () => {
+      for await (const event of updates) {
+        events.push(event);
+        if (event.task.type === "watched" && event.status === "SUCCEEDED") break;
+      }
+    })();
+    await waitFor(
+      "the subscription to hear a probe",
+      async () => {
+        if (events.some((e) => e.task.type === "probe")) return true;
+        await client.tasks.submit({ type: "probe", queue: "live", delaySeconds: 3600 });
+        return false;
+      },
+      20_000,
+      250,
+    );
+    expect(openSockets.size).toBe(1);
+    const task = await client.tasks.submit({ type: "watched", queue: "live" });
+    await leaseAndComplete("live", task.id);
+    await heard;
+    const watched = events.filter((e) => e.taskId === task.id);
+    expect(watched.map((e) => [e.previousStatus, e.status])).toEqual([
+      [null, "QUEUED"],
+      ["QUEUED", "RUNNING"],
+      ["RUNNING", "SUCCEEDED"],
+    ]);
+    expect(watched.every((e) => e.task.id === task.id && typeof e.at === "string")).toBe(true);
+    expect(watched.at(-1)?.task).toMatchObject({ status: "SUCCEEDED", result: { ok: true } });
+    await socketsClosed();
+  }, 60_000);
+
+  it("another tenant's taskId is NOT_FOUND from the iterator, and its socket closes", async () => {
+    const theirs = await other.tasks.submit({ type: "theirs", delaySeconds: 3600 });
+    const error = await sdkRejection(client.live.taskUpdates({ taskId: theirs.id }).next());
+    expect(error).toMatchObject({ code: "NOT_FOUND", operation: "taskUpdated" });
+    const wf = await sdkRejection(client.live.workflowUpdates(newId(IdPrefix.workflow)).next());
+    expect(wf.code).toBe("NOT_FOUND");
+    await socketsClosed();
+    const waited = await sdkRejection(client.tasks.waitUntilFinished(theirs.id, { timeoutMs: 20_000 }));
+    expect(waited.code).toBe("NOT_FOUND");
+    await socketsClosed();
+  });
+
+  it("waitUntilFinished answers a task completed through a PULL lease after it began, from the event", async () => {
+    const task = await client.tasks.submit({ type: "waited", queue: "waits-event" });
+    const readsBefore = taskReads;
+    const finished = client.tasks.waitUntilFinished(task.id, { timeoutMs: 30_000, resyncMs: NO_RESYNC });
+    // Its one read (after the socket was accepted) saw the task QUEUED: only an event can end the wait now.
+    await waitFor("the wait's first read", () => taskReads > readsBefore, 10_000);
+    expect(openSockets.size).toBe(1);
+    await leaseAndComplete("waits-event", task.id);
+    const done = await finished;
+    expect(done).toMatchObject({ id: task.id, status: "SUCCEEDED", result: { ok: true } });
+    expect(taskReads - readsBefore).toBe(1);
+    await socketsClosed();
+  }, 60_000);
+
+  it("waitUntilFinished answers a task that had finished before the call, from its read", async () => {
+    const task = await client.tasks.submit({ type: "early", queue: "waits-early" });
+    await leaseAndComplete("waits-early", task.id);
+    const started = Date.now();
+    const done = await client.tasks.waitUntilFinished(task.id, { timeoutMs: 20_000, resyncMs: NO_RESYNC });
+    expect(done).toMatchObject({ id: task.id, status: "SUCCEEDED" });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    await socketsClosed();
+  }, 60_000);
+
+  it("waitUntilFinished rejects TIMEOUT after timeoutMs and ABORTED on the signal, its socket closed", async () => {
+    const task = await client.tasks.submit({ type: "never", queue: "waits", delaySeconds: 3600 });
+    const started = Date.now();
+    const timedOut = await sdkRejection(client.tasks.waitUntilFinished(task.id, { timeoutMs: 1_500, resyncMs: NO_RESYNC }));
+    expect(timedOut.code).toBe("TIMEOUT");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_400);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    await socketsClosed();
+
+    const controller = new AbortController();
+    const readsBefore = taskReads;
+    const aborted = client.tasks.waitUntilFinished(task.id, { signal: controller.signal, resyncMs: NO_RESYNC });
+    await waitFor("the wait's first read", () => taskReads > readsBefore, 10_000);
+    controller.abort(new Error("caller gave up"));
+    expect((await sdkRejection(aborted)).code).toBe("ABORTED");
+    await socketsClosed();
+  }, 60_000);
+});
