@@ -98,6 +98,7 @@ beforeAll(async () => {
   await ok(a, UPSERT, { i: { name: "pull", mode: "PULL" } });
   await ok(a, UPSERT, { i: { name: "race", mode: "PULL" } });
   await ok(a, UPSERT, { i: { name: "wfq", mode: "PULL" } });
+  await ok(a, UPSERT, { i: { name: "line", mode: "PULL" } });
 }, 60_000);
 
 afterAll(async () => {
@@ -137,6 +138,18 @@ describe("rescheduleTask moves a waiting task earlier", () => {
     expect((await lease(a, "pull")).leaseTasks.map((l) => l.task.id)).not.toContain(task.id);
     await rescheduled(a, task.id);
     expect((await lease(a, "pull")).leaseTasks.map((l) => l.task.id)).toContain(task.id);
+  });
+
+  it("a task already due keeps its runAt, so its place in line and its aging, when run now or moved to a past time", async () => {
+    const first = await submit(a, { type: "line-1", queue: "line" });
+    const second = await submit(a, { type: "line-2", queue: "line" });
+    for (const args of [{}, { runAt: new Date(0).toISOString() }, { d: 0 }]) {
+      const moved = await rescheduled(a, first.id, args);
+      expect([moved.status, moved.runAt]).toEqual(["QUEUED", first.runAt]);
+    }
+    const one = await ok<{ leaseTasks: { task: { id: string } }[] }>(a, `mutation { leaseTasks(queue: "line", workerId: "w", max: 1) { task { id } } }`);
+    expect(one.leaseTasks.map((l) => l.task.id)).toEqual([first.id]);
+    expect((await lease(a, "line")).leaseTasks.map((l) => l.task.id)).toEqual([second.id]);
   });
 
   it("a RETRYING task waiting out an hour's backoff retries now, its attempt count kept", async () => {

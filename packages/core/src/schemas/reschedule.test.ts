@@ -25,9 +25,11 @@ describe("rescheduleTimeSchema", () => {
 });
 
 describe("requestedRunAt", () => {
-  it("null for now; a past runAt is now; delaySeconds from the call's time", () => {
+  it("null for now (a past runAt and a delay of 0 too: read on the database's clock); delaySeconds from the call's time", () => {
     expect(requestedRunAt({}, NOW)).toBeNull();
-    expect(requestedRunAt({ runAt: new Date(0) }, NOW)).toEqual(new Date(NOW));
+    expect(requestedRunAt({ runAt: new Date(0) }, NOW)).toBeNull();
+    expect(requestedRunAt({ runAt: new Date(NOW) }, NOW)).toBeNull();
+    expect(requestedRunAt({ delaySeconds: 0 }, NOW)).toBeNull();
     expect(requestedRunAt({ runAt: new Date(NOW + 5000) }, NOW)).toEqual(new Date(NOW + 5000));
     expect(requestedRunAt({ delaySeconds: 1.2345 }, NOW)).toEqual(new Date(NOW + 1235));
   });

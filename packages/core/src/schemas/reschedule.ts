@@ -17,10 +17,13 @@ export type RescheduleTime = z.output<typeof rescheduleTimeSchema>;
 /**
  * The runAt a parsed RescheduleTime asks for, `nowMs` being the call's time;
  * null for "now", which storage reads on the database's clock (the one that
- * decides whether a task is due). A runAt in the past is now as well: storage
- * never sets a time before its own now.
+ * decides whether a task is due). A runAt in the past and a delay of 0 are
+ * now as well: as this process's time they could read as a moment ahead of
+ * the database's (clock skew) and leave a "run now" SCHEDULED, and storage
+ * keeps the runAt of a task already due for "now" (its place in line).
  */
 export function requestedRunAt(time: RescheduleTime, nowMs: number): Date | null {
   if (time.runAt == null && time.delaySeconds == null) return null;
-  return new Date(resolveRunAtMs(time, nowMs));
+  const ms = resolveRunAtMs(time, nowMs);
+  return ms <= nowMs ? null : new Date(ms);
 }

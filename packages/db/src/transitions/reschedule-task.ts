@@ -22,7 +22,11 @@ const STATUS_AFTER = `(CASE cand.from_status ${RESCHEDULABLE_STATUSES.map(
 /**
  * $1 task, $2 tenant, $3 the new runAt (NULL: now), $4 actor, $5 horizon (ms),
  * $6 the statuses it may be moved from. The new runAt is never before the
- * database's now, the clock that decides whether it is due.
+ * database's now, the clock that decides whether it is due, except that a
+ * task already due keeps its runAt when asked to run now (or at a past time):
+ * leases take due tasks in runAt order and age them from it (GREATEST(run_at,
+ * created_at)), so "now" would send it behind every task that fell due since
+ * and restart its aging.
  *
  * The dispatch generation grows, so a PUSH task due within the horizon gets a
  * new job (jobId task.generation) at its new time through the outbox row;
@@ -34,7 +38,8 @@ const STATUS_AFTER = `(CASE cand.from_status ${RESCHEDULABLE_STATUSES.map(
  * the row first makes it RUNNING, which the status test refuses under the lock.
  */
 const RESCHEDULE_SQL = `WITH cand AS (
-    SELECT t.id, t.status AS from_status, t.run_at AS old_run_at, GREATEST($3::timestamptz, now()) AS new_run_at
+    SELECT t.id, t.status AS from_status, t.run_at AS old_run_at,
+      CASE WHEN COALESCE($3::timestamptz, now()) <= now() THEN LEAST(t.run_at, now()) ELSE $3::timestamptz END AS new_run_at
     FROM tasks t WHERE t.id = $1 AND t.tenant_id = $2 AND t.status = ANY($6::"TaskStatus"[]) FOR UPDATE OF t
   ),
   upd AS (
