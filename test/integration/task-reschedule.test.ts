@@ -99,6 +99,7 @@ beforeAll(async () => {
   await ok(a, UPSERT, { i: { name: "race", mode: "PULL" } });
   await ok(a, UPSERT, { i: { name: "wfq", mode: "PULL" } });
   await ok(a, UPSERT, { i: { name: "line", mode: "PULL" } });
+  await ok(a, UPSERT, { i: { name: "keyed", mode: "PULL" } });
 }, 60_000);
 
 afterAll(async () => {
@@ -209,6 +210,16 @@ describe("rescheduleTask moves a waiting task later", () => {
     const task = await submit(a, { type: "pull-now", queue: "pull" });
     expect((await rescheduled(a, task.id, { runAt: new Date(Date.now() + 3_600_000).toISOString() })).status).toBe("SCHEDULED");
     expect((await lease(a, "pull")).leaseTasks.map((l) => l.task.id)).not.toContain(task.id);
+  });
+
+  it("a task of an ordering key moved later keeps its place: the key's later task waits for it, another key's does not", async () => {
+    const key = `k-${Date.now()}`;
+    const first = await submit(a, { type: "keyed-1", queue: "keyed", orderingKey: key });
+    const second = await submit(a, { type: "keyed-2", queue: "keyed", orderingKey: key });
+    const other = await submit(a, { type: "keyed-other", queue: "keyed", orderingKey: `${key}-other` });
+    expect((await rescheduled(a, first.id, { d: 3600 })).status).toBe("SCHEDULED");
+    expect((await lease(a, "keyed")).leaseTasks.map((l) => l.task.id)).toEqual([other.id]);
+    expect((await row(second.id)).status).toBe("QUEUED");
   });
 
   it("a RETRYING task moved later stays RETRYING", async () => {
