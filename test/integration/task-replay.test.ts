@@ -9,7 +9,7 @@
  * submitTask, nothing created, and a paused queue takes it to wait. The SDK's
  * tasks.replay is not sent again after a lost answer.
  */
-import { IdPrefix, newId } from "@tasklane/core";
+import { IdPrefix, MAX_PAYLOAD_BYTES, newId } from "@tasklane/core";
 import { pruneFinished } from "@tasklane/db";
 import { TasklaneClient } from "@tasklane/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -319,6 +319,48 @@ describe("replayTask", () => {
     expect(await leaseOne(t, "held")).toBeUndefined();
     await asTenant(platform.gateway, t)(`mutation { resumeQueue(name: "held") { paused } }`);
     expect((await leaseOne(t, "held"))?.task).toEqual({ id: replay.data!.replayTask.id, payload: { n: 1 } });
+  });
+
+  it("refuses a task its submission would not pass today, naming the task's field (not an argument replayTask lacks), creating nothing", async () => {
+    const t = await createTenant(platform.gateway);
+    // A private callback URL, accepted by a gateway with ALLOW_PRIVATE_TARGETS: replayed on one without it.
+    const privateCallback = await submit(t, { type: "cb", callbackUrl: `${receiver.url}/callback` });
+    await complete(t, (await leaseOne(t))!);
+    // A payload past today's limit, as a row written under a larger one would hold it.
+    const oversized = newId(IdPrefix.task);
+    await pool().query(
+      `INSERT INTO tasks (id, tenant_id, queue_id, type, payload, status, run_at, completed_at, max_attempts, backoff_strategy, backoff_delay_seconds,
+                          backoff_jitter, timeout_seconds)
+       SELECT $1, $2, q.id, 'big', jsonb_build_object('blob', repeat('x', $3)), 'SUCCEEDED', now(), now(), 3, 'EXPONENTIAL', 1, true, 60
+         FROM queues q WHERE q.tenant_id = $2 AND q.name = 'default'`,
+      [oversized, t.tenantId, MAX_PAYLOAD_BYTES + 1],
+    );
+    const strict = await platform.startAnother();
+    const count = await taskCount(t.tenantId);
+    for (const [id, gateway, field] of [
+      [privateCallback, strict, "callbackUrl"],
+      [oversized, platform.gateway, "payload"],
+    ] as const) {
+      const refused = await replayAs(t, id, gateway);
+      expect(codeOf(refused), field).toBe("BAD_USER_INPUT");
+      expect(refused.errors?.[0]?.message).toContain(`Task ${id} cannot be replayed as it was submitted`);
+      const fieldErrors = refused.errors?.[0]?.extensions?.fieldErrors as { path: string }[];
+      expect(fieldErrors.map((f) => f.path)).toEqual([field]);
+    }
+    expect(await taskCount(t.tenantId)).toBe(count);
+  });
+
+  it("counts a replay in tasklane_tasks_submitted_total, whose help names replayTask", async () => {
+    const t = await createTenant(platform.gateway);
+    const done = await submit(t, { type: "counted" });
+    await complete(t, (await leaseOne(t))!);
+    const metrics = async () => (await fetch(platform.gateway.url.replace("/graphql", "/metrics"))).text();
+    const submitted = (text: string) => Number(/^tasklane_tasks_submitted_total(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1]);
+    const before = submitted(await metrics());
+    expect((await replayAs(t, done)).errors).toBeUndefined();
+    const after = await metrics();
+    expect(submitted(after)).toBe(before + 1);
+    expect(after).toMatch(/^# HELP tasklane_tasks_submitted_total .*replayTask/m);
   });
 
   it("the SDK's tasks.replay is not sent again after a lost answer: one new task", async () => {

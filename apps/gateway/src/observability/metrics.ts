@@ -15,7 +15,7 @@ export interface GatewayMetrics {
   readonly registry: Registry;
   /** One increment per root field of each GraphQL operation; `code` is OK or the contract error code. */
   readonly apiRequests: Counter<"operation" | "code">;
-  /** Tasks created through the API (submitTask(s), submitWorkflow); an idempotent repeat creates none. */
+  /** Tasks created through the API (submitTask(s), submitWorkflow, replayTask); an idempotent repeat creates none. */
   readonly tasksSubmitted: Counter<string>;
   /** Requests refused by a rate limit; `kind` names the limit (RATE_LIMIT_KINDS; never a tenant id). */
   readonly rateLimited: Counter<"kind">;
@@ -101,7 +101,7 @@ export function createMetrics(readings: GatewayMetricReadings = { requestBytesHe
     }),
     tasksSubmitted: new Counter({
       name: "tasklane_tasks_submitted_total",
-      help: "Tasks created through submitTask, submitTasks and submitWorkflow (idempotent repeats not counted)",
+      help: "Tasks created through submitTask, submitTasks, submitWorkflow and replayTask (idempotent repeats not counted)",
       registers: [registry],
     }),
   };

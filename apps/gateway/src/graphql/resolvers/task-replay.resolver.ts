@@ -7,7 +7,8 @@
  * outbox apply as they do to submitTask; the API rate limit took its token
  * before the operation ran. Not in the contract: an addition.
  */
-import { NotFoundError, assertReplayable, parseArg, parseInput, replayInput, submitTaskInputSchema } from "@tasklane/core";
+import { BadUserInputError, NotFoundError, assertReplayable, parseArg, parseInput, replayInput, submitTaskInputSchema, type TaskSpec } from "@tasklane/core";
+import type { TaskRecord } from "@tasklane/db";
 import { Arg, Ctx, FieldResolver, ID, Mutation, Resolver, Root } from "type-graphql";
 import { requireTenant } from "../../auth/guards.js";
 import { Permission } from "../../auth/scopes.js";
@@ -29,10 +30,7 @@ export class TaskReplayResolver {
     const original = await ctx.services.tasks.get(caller.tenantId, originalId);
     if (original === null) throw new NotFoundError("Task", originalId);
     assertReplayable(original);
-    // The original's submission through submitTask's own checks (today's limits, the callback URL under today's
-    // ALLOW_PRIVATE_TARGETS) and normalisation: a row written under other limits is refused as its submission would be.
-    const [spec] = toSpecs([parseInput(submitTaskInputSchema, replayInput(original))], allowPrivate(ctx), "input");
-    if (spec === undefined) throw new Error("toSpecs returned no spec for one input");
+    const spec = replaySpec(original, allowPrivate(ctx));
     const task = await ctx.services.tasks.replay(caller.tenantId, { ...spec, replayOf: original.id }, actorOf(caller), ctx.traceParent);
     // The answer's replayOf is known: no read for it.
     ctx.loaders.replayOf(caller.tenantId).prime(task.id, original.id);
@@ -44,5 +42,22 @@ export class TaskReplayResolver {
   async replayOf(@Root() task: Task, @Ctx() ctx: GatewayContext): Promise<string | null> {
     const caller = requireTenant(ctx.principal, Permission.READ);
     return ctx.loaders.replayOf(caller.tenantId).load(task.id);
+  }
+}
+
+/**
+ * The original's submission through submitTask's own checks (today's limits, the callback URL under today's
+ * ALLOW_PRIVATE_TARGETS) and normalisation: a row written under other limits is refused as its submission would
+ * be. The caller sent only an id, so the refusal says it is the stored task's field ("payload", "callbackUrl"),
+ * not an argument of the request.
+ */
+function replaySpec(original: TaskRecord, allowPrivateTargets: boolean): TaskSpec {
+  try {
+    const [spec] = toSpecs([parseInput(submitTaskInputSchema, replayInput(original))], allowPrivateTargets, null);
+    if (spec === undefined) throw new Error("toSpecs returned no spec for one input");
+    return spec;
+  } catch (error) {
+    if (!(error instanceof BadUserInputError)) throw error;
+    throw new BadUserInputError(`Task ${original.id} cannot be replayed as it was submitted: ${error.message}`, [...error.fieldErrors]);
   }
 }

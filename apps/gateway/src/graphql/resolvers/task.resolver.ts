@@ -163,14 +163,16 @@ export function allowPrivate(ctx: GatewayContext): boolean {
 /**
  * Defaults decided once, against one clock reading for the whole batch.
  * callbackUrl gets the literal-address SSRF check here; the notifier
- * resolves and checks again before it connects.
+ * resolves and checks again before it connects. `path`: the argument the
+ * inputs came in ("input", or the list "inputs"), or null for a stored
+ * task's own submission (replayTask, which has no such argument).
  */
-export function toSpecs(inputs: Parameters<typeof normalizeTaskSpec>[0][], allowPrivateTargets: boolean, path: string): TaskSpec[] {
+export function toSpecs(inputs: Parameters<typeof normalizeTaskSpec>[0][], allowPrivateTargets: boolean, path: string | null): TaskSpec[] {
   const now = Date.now();
   return inputs.map((input, i) => {
     if (input.callbackUrl != null) {
       const checked = checkOutboundUrl(input.callbackUrl, { allowPrivate: allowPrivateTargets });
-      const field = path === "input" ? "input.callbackUrl" : `${path}.${i}.callbackUrl`;
+      const field = path === null ? "callbackUrl" : path === "input" ? "input.callbackUrl" : `${path}.${i}.callbackUrl`;
       if (!checked.ok) throw new BadUserInputError(`${field} refused: ${checked.reason}`, [{ path: field, message: checked.reason }]);
     }
     return normalizeTaskSpec(input, now);
