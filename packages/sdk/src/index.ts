@@ -27,7 +27,7 @@ export { WorkflowsResource } from "./resources/workflows.js";
 export { WebhooksResource } from "./resources/webhooks.js";
 export { OperatorResource, TenantResource } from "./resources/tenant.js";
 export { LiveResource, webSocketUrlOf, type LiveOptions, type LiveStreamOptions, type TaskEvent, type TaskUpdatesFilter } from "./live.js";
-export type { WaitUntilFinishedOptions } from "./wait-until-finished.js";
+export { followTask, type FollowTaskDeps, type FollowTaskOptions, type WaitUntilFinishedOptions } from "./follow-task.js";
 export { isOmittedParentResult, type OmittedParentResult } from "./parent-results.js";
 export { DEFAULT_LEASE_AHEAD_MS, DEFAULT_START_AHEAD_MS } from "@tasklane/core/limits";
 export { BackoffStrategy, MisfirePolicy, OverlapPolicy, Priority, QueueMode, TaskStatus, WorkflowStatus } from "@tasklane/core/statuses";

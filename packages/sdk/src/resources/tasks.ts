@@ -16,7 +16,7 @@ import type { PageOptions, RescheduleOptions, SubmitTaskInput, Task, TaskConnect
 import { asDate, asIso, checkLocally } from "../validate.js";
 import type { ReplayedTask } from "../types.js";
 import type { LiveResource } from "../live.js";
-import { waitUntilFinished, type WaitUntilFinishedOptions } from "../wait-until-finished.js";
+import { waitUntilFinished, type WaitUntilFinishedOptions } from "../follow-task.js";
 
 const SUBMIT = `mutation SubmitTask($input: SubmitTaskInput!) { submitTask(input: $input) { ...TaskFields } }
 ${TASK_FIELDS}`;
@@ -358,7 +358,7 @@ export class TasksResource {
 
   /**
    * The task once it is terminal (SUCCEEDED, DEAD, CANCELLED, SKIPPED), told by the taskUpdated
-   * subscription instead of polls (wait-until-finished.ts): subscribes, then reads the task, so one
+   * subscription instead of polls (follow-task.ts): subscribes, then reads the task, so one
    * already finished is answered at once. NOT_FOUND for an unknown or another tenant's id; TIMEOUT
    * after `timeoutMs`; ABORTED when `signal` aborts.
    */

@@ -1,6 +1,7 @@
 /**
- * tasks.waitUntilFinished: a task's end through the taskUpdated subscription,
- * where tasks.waitFor polls.
+ * One task's states through the taskUpdated subscription, where
+ * tasks.waitFor polls: followTask yields each state it learns until the task
+ * is terminal; tasks.waitUntilFinished answers the last.
  *
  * It subscribes first and reads the task once the gateway has accepted the
  * socket, so a task that finished before the call is answered by the read and
@@ -8,7 +9,7 @@
  * not ordered on the gateway (graphql-ws never acknowledges a subscribe), and
  * events sent while a lost socket is made again are not replayed, so it reads
  * the task again after every reconnect and every `resyncMs` while it waits: a
- * terminal event lost in either gap delays the answer, never hangs it.
+ * terminal event lost in either gap delays the end, never hangs it.
  */
 import { isTerminalStatus } from "@tasklane/core/statuses";
 import { ErrorCode, TasklaneError } from "./errors.js";
@@ -16,7 +17,7 @@ import type { LiveResource, TaskEvent } from "./live.js";
 import type { CallOptions } from "./transport.js";
 import type { Task } from "./types.js";
 
-export interface WaitUntilFinishedOptions {
+export interface FollowTaskOptions {
   /** Aborting rejects with code ABORTED and closes the socket. */
   signal?: AbortSignal;
   /** Give up (code TIMEOUT) after this long. @defaultValue no limit */
@@ -25,7 +26,10 @@ export interface WaitUntilFinishedOptions {
   resyncMs?: number;
 }
 
-export interface WaitUntilFinishedDeps {
+/** What tasks.waitUntilFinished takes. */
+export type WaitUntilFinishedOptions = FollowTaskOptions;
+
+export interface FollowTaskDeps {
   live: LiveResource;
   /** tasks.get. */
   read(id: string, opts: CallOptions): Promise<Task | null>;
@@ -33,7 +37,12 @@ export interface WaitUntilFinishedDeps {
 
 type Wake = { kind: "event"; result: IteratorResult<TaskEvent, void> } | { kind: "failed"; error: unknown } | { kind: "read" };
 
-export async function waitUntilFinished(deps: WaitUntilFinishedDeps, id: string, options: WaitUntilFinishedOptions = {}): Promise<Task> {
+/**
+ * Each state of task `id` seen by a read or carried by an event, in the order learnt (a read may
+ * repeat a state), ending after the first terminal one. NOT_FOUND for an unknown or another
+ * tenant's id. Breaking the loop closes the socket.
+ */
+export async function* followTask(deps: FollowTaskDeps, id: string, options: FollowTaskOptions = {}): AsyncGenerator<Task, void, undefined> {
   const timeUp = options.timeoutMs === undefined ? null : AbortSignal.timeout(options.timeoutMs);
   const finished = new AbortController();
   const callerStop = AbortSignal.any([options.signal, timeUp].filter((s): s is AbortSignal => s != null));
@@ -61,13 +70,15 @@ export async function waitUntilFinished(deps: WaitUntilFinishedDeps, id: string,
       if (wake.kind === "failed") throw wake.error;
       if (wake.kind === "event" && !wake.result.done) {
         pending = null;
-        if (isTerminalStatus(wake.result.value.task.status)) return wake.result.value.task;
+        yield wake.result.value.task;
+        if (isTerminalStatus(wake.result.value.task.status)) return;
         continue;
       }
       readWanted = false;
       const task = await deps.read(id, { signal: callerStop });
       if (task === null) throw new TasklaneError(ErrorCode.NOT_FOUND, `Task ${id} not found`, { operation: "task" });
-      if (isTerminalStatus(task.status)) return task;
+      yield task;
+      if (isTerminalStatus(task.status)) return;
       // The gateway ended the subscription (it does not on its own): nothing would tell of the end.
       if (wake.kind === "event") throw new TasklaneError("NETWORK_ERROR", `taskUpdated(${id}) ended before the task finished`, { operation: "taskUpdated" });
     }
@@ -83,4 +94,13 @@ export async function waitUntilFinished(deps: WaitUntilFinishedDeps, id: string,
     await pending;
     await updates.return(undefined);
   }
+}
+
+/** The task once it is terminal (followTask's last state). */
+export async function waitUntilFinished(deps: FollowTaskDeps, id: string, options: FollowTaskOptions = {}): Promise<Task> {
+  for await (const task of followTask(deps, id, options)) {
+    if (isTerminalStatus(task.status)) return task;
+  }
+  // followTask ends only after a terminal state or by throwing.
+  throw new TasklaneError("NETWORK_ERROR", `Task ${id}: followed to no end`, { operation: "taskUpdated" });
 }
