@@ -10,9 +10,10 @@ import path from "node:path";
 import { IdPrefix, newId } from "@tasklane/core";
 import { TasklaneClient } from "@tasklane/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repoRoot } from "../helpers/app-process.js";
+import { repoRoot, type AppProcess } from "../helpers/app-process.js";
 import { useGateway } from "../helpers/gateway-fixture.js";
 import { createTenant, type CreatedTenant } from "../helpers/platform.js";
+import { startTestNotifier } from "../helpers/test-notifier.js";
 
 const CLI = path.join(repoRoot, "packages", "cli", "dist", "main.js");
 
@@ -26,6 +27,8 @@ interface CliOptions {
   apiKey?: string;
   /** Written to the process's stdin (a pipe, not a terminal); without it stdin is /dev/null. */
   input?: string;
+  /** Called with all of stdout so far each time more arrives. */
+  onStdout?(stdout: string): void;
 }
 
 describe("tasklane CLI", () => {
@@ -34,14 +37,18 @@ describe("tasklane CLI", () => {
   let tenant: CreatedTenant;
   let client: TasklaneClient;
   let dir: string;
+  /** The event relay behind `tasks watch`'s subscription. */
+  let notifier: AppProcess;
 
   beforeAll(async () => {
+    notifier = startTestNotifier(platform.database, platform.redis);
     tenant = await createTenant(platform.gateway);
     client = new TasklaneClient({ url: platform.gateway.url, apiKey: tenant.apiKey });
     dir = await mkdtemp(path.join(tmpdir(), "tasklane-cli-"));
   });
 
   afterAll(async () => {
+    await notifier?.stop();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
@@ -54,7 +61,10 @@ describe("tasklane CLI", () => {
       });
       let stdout = "";
       let stderr = "";
-      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stdout.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString();
+        options.onStdout?.(stdout);
+      });
       child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
       const timer = setTimeout(() => child.kill("SIGKILL"), 50_000);
       child.on("error", reject);
@@ -141,21 +151,31 @@ describe("tasklane CLI", () => {
     expect(missing.stderr).toContain("error: NOT_FOUND: Task task_doesnotexist not found");
   });
 
-  it("tasks watch follows a task to its end: exit 0 when it SUCCEEDED, 1 when it was cancelled", async () => {
+  it("tasks watch follows a task to its end through live updates: exit 0 when it SUCCEEDED, 1 when it was cancelled", async () => {
     await client.queues.upsert({ name: "watched", mode: "PULL" });
     const succeeding = await client.tasks.submit({ type: "w", queue: "watched" });
-    const watching = cli(["tasks", "watch", succeeding.id, "--interval", "0.25", "--timeout", "40", "--json"]);
-    // The watch prints QUEUED first; then the task runs and succeeds.
+    let printedQueued!: () => void;
+    const queuedShown = new Promise<void>((resolve) => (printedQueued = resolve));
+    const watching = cli(["tasks", "watch", succeeding.id, "--timeout", "40", "--json"], {
+      onStdout: (out) => out.includes('"QUEUED"') && printedQueued(),
+    });
+    // The watch has read the task (QUEUED); then it runs and succeeds, which only an event tells it
+    // within the bound below (its safety read comes after 15 s).
+    await queuedShown;
     const [lease] = await client.leases.lease({ queue: "watched", workerId: "cli-test" });
     expect(lease?.task.id).toBe(succeeding.id);
     await client.leases.complete(succeeding.id, lease!.leaseToken, { ok: true });
+    const completedAt = Date.now();
     const succeeded = await watching;
+    expect(Date.now() - completedAt).toBeLessThan(10_000);
     expect(succeeded.code).toBe(0);
     const lines = succeeded.stdout.trimEnd().split("\n").map((l) => JSON.parse(l) as { status: string; result: unknown });
+    // RUNNING shows only if its event was sent before the task completed (an event carries the task as it is then).
+    expect(lines[0]).toMatchObject({ status: "QUEUED" });
     expect(lines.at(-1)).toMatchObject({ status: "SUCCEEDED", result: { ok: true } });
 
     const cancelled = await client.tasks.submit({ type: "w", queue: "watched", delaySeconds: 3600 });
-    const watchingCancel = cli(["tasks", "watch", cancelled.id, "--interval", "0.25", "--timeout", "40"]);
+    const watchingCancel = cli(["tasks", "watch", cancelled.id, "--timeout", "40"]);
     await client.tasks.cancel(cancelled.id);
     const ended = await watchingCancel;
     expect(ended.code).toBe(1);

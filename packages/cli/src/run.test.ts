@@ -9,6 +9,7 @@ import { ExitCode } from "./errors.js";
 import { buildProgram } from "./program.js";
 import { runCli } from "./run.js";
 import { recordingIo, scriptedFetch, type RecordingIoOptions } from "./test-support/recording-io.js";
+import { startScriptedLive } from "./test-support/scripted-live.js";
 
 const KEY = "tlk_secret_key_value";
 const UNAUTHENTICATED = { status: 401, body: { errors: [{ message: "Invalid API key", extensions: { code: "UNAUTHENTICATED" } }] } };
@@ -103,7 +104,7 @@ describe("tasklane: parsing and exit codes", () => {
     [["tasks", "list", "--limit", "0"], "expected an integer from 1 to 10000"],
     [["tasks", "list", "--status", "QUEUED,WAITING"], "expected statuses from SCHEDULED, BLOCKED, QUEUED"],
     [["tasks", "get"], "missing required argument 'id'"],
-    [["tasks", "watch", "task_1", "--interval", "0.1"], "expected seconds from 0.25 to 60"],
+    [["tasks", "watch", "task_1", "--timeout", "0.5"], "expected seconds from 1 to 604800"],
     [["submit", "--file", "x.ndjson"], "required option '--queue <name>' not specified"],
     [["dead-letters", "redrive"], "dead-letters redrive needs --all"],
     [["tasks"], "Usage: tasklane tasks"],
@@ -223,20 +224,57 @@ describe("tasklane submit", () => {
 });
 
 describe("tasklane tasks watch", () => {
-  it("prints a line a change and exits 0 when the task SUCCEEDED, 1 when it ended otherwise", async () => {
-    const script = (statuses: Record<string, unknown>[]) => {
-      const left = [...statuses];
-      return () => ({ body: { data: { task: task(left.length > 1 ? left.shift() : left[0]) } } });
-    };
-    const ok = await run(["tasks", "watch", "task_1", "--interval", "0.25"], script([{ status: "QUEUED" }, { status: "QUEUED" }, { status: "RUNNING", attempts: 1 }, { status: "SUCCEEDED", attempts: 1, result: { sent: true } }]));
-    expect(ok.code).toBe(ExitCode.OK);
-    expect(ok.calls).toHaveLength(4);
-    expect(ok.stdout.split("\n").map((l) => l.split("  ").slice(1).join("  "))).toEqual(["QUEUED  attempt 0 of 3", "RUNNING  attempt 1 of 3", 'SUCCEEDED  attempt 1 of 3  result {"sent":true}', ""]);
+  const event = (overrides: Record<string, unknown>) => ({ taskId: "task_1", previousStatus: null, status: overrides.status, at: "2026-12-06T10:00:01.000Z", task: task(overrides) });
 
-    const dead = await run(["tasks", "watch", "task_1", "--json"], script([{ status: "DEAD", attempts: 3, lastError: "HTTP 500" }]));
-    expect(dead.code).toBe(ExitCode.FAILED);
-    expect(JSON.parse(dead.stdout)).toMatchObject({ id: "task_1", status: "DEAD", attempts: 3, lastError: "HTTP 500" });
-    expect(dead.stderr).toBe("");
+  it("subscribes, reads the task once, then prints a line a change from the events; exit 0 when it SUCCEEDED", async () => {
+    let read!: () => void;
+    const wasRead = new Promise<void>((resolve) => (read = resolve));
+    // The events go out once the read has been answered, so the lines come in one order.
+    const live = await startScriptedLive(
+      [event({ status: "QUEUED" }), event({ status: "RUNNING", attempts: 1 }), event({ status: "SUCCEEDED", attempts: 1, result: { sent: true } })],
+      () => wasRead,
+    );
+    try {
+      const ok = await run(["--url", live.url, "tasks", "watch", "task_1"], () => {
+        read();
+        return { body: { data: { task: task({ status: "QUEUED" }) } } };
+      });
+      expect(ok.stderr).toBe("");
+      expect(ok.code).toBe(ExitCode.OK);
+      expect(ok.calls.map((c) => c.operation)).toEqual(["Task"]);
+      expect(live.connectionParams).toEqual([{ authorization: `Bearer ${KEY}` }]);
+      expect(live.variables).toEqual([{ taskId: "task_1", queue: null }]);
+      // The read's QUEUED and the event's QUEUED are one line.
+      expect(ok.stdout.split("\n").map((l) => l.split("  ").slice(1).join("  "))).toEqual(["QUEUED  attempt 0 of 3", "RUNNING  attempt 1 of 3", 'SUCCEEDED  attempt 1 of 3  result {"sent":true}', ""]);
+      // The watch closed its socket when it ended.
+      await vi.waitFor(() => expect(live.openSockets()).toBe(0), { timeout: 5_000 });
+    } finally {
+      await live.close();
+    }
+  });
+
+  it("a task already finished is answered by the read: one JSON line, exit 1 when it is DEAD", async () => {
+    const live = await startScriptedLive([]);
+    try {
+      const dead = await run(["--url", live.url, "tasks", "watch", "task_1", "--json"], () => ({ body: { data: { task: task({ status: "DEAD", attempts: 3, lastError: "HTTP 500" }) } } }));
+      expect(dead.code).toBe(ExitCode.FAILED);
+      expect(JSON.parse(dead.stdout)).toMatchObject({ id: "task_1", status: "DEAD", attempts: 3, lastError: "HTTP 500" });
+      expect(dead.stderr).toBe("");
+    } finally {
+      await live.close();
+    }
+  });
+
+  it("gives up after --timeout with TIMEOUT (exit 1)", async () => {
+    const live = await startScriptedLive([]);
+    try {
+      const waited = await run(["--url", live.url, "tasks", "watch", "task_1", "--timeout", "1"], () => ({ body: { data: { task: task({ status: "QUEUED" }) } } }));
+      expect(waited.code).toBe(ExitCode.FAILED);
+      expect(waited.stdout.split("\n").map((l) => l.split("  ").slice(1).join("  "))).toEqual(["QUEUED  attempt 0 of 3", ""]);
+      expect(waited.stderr).toContain("TIMEOUT");
+    } finally {
+      await live.close();
+    }
   });
 });
 

@@ -2,14 +2,14 @@
  * `tasklane tasks watch <id>`: a line each time the task's status or attempt
  * changes, until it is terminal; exit 0 when it SUCCEEDED, 1 otherwise.
  *
- * It reads the task (tasks.get) every --interval: the SDK has no client for
- * the API's taskUpdated subscription, and a read a second costs the gateway
- * next to nothing.
+ * It follows the task through the API's taskUpdated subscription (the SDK's
+ * followTask: subscribe, read once, then events, with a read again after a
+ * reconnect and every 15 s), so a change shows as it happens and an idle watch
+ * costs the gateway nothing. No polling fallback: a gateway that refuses the
+ * socket fails the watch (exit 1) with the SDK's error.
  */
 import type { Command } from "commander";
-import { isTerminalStatus } from "@tasklane/core/statuses";
-import { ErrorCode, TasklaneError } from "@tasklane/sdk";
-import { delay } from "@tasklane/sdk/delay";
+import { followTask } from "@tasklane/sdk";
 import { clientFor, globalsOf, type CliContext } from "../context.js";
 import { ExitCode } from "../errors.js";
 import { secondsIn } from "../option-values.js";
@@ -17,7 +17,6 @@ import { printJsonLine } from "../output/print.js";
 import { formatWatchLine } from "../output/task-views.js";
 
 interface WatchOptions {
-  interval: number;
   timeout?: number;
 }
 
@@ -29,17 +28,18 @@ export function addWatchCommand(tasks: Command, ctx: CliContext): void {
     .command("watch")
     .description("follow a task until it ends: exit 0 if it SUCCEEDED, 1 if not")
     .argument("<id>", "the task's id")
-    .option("--interval <seconds>", "between reads (0.25 to 60)", secondsIn(0.25, 60), 1)
     .option("--timeout <seconds>", "give up after this long (exit 1, TIMEOUT)", secondsIn(1, MAX_WATCH_SECONDS))
     .addHelpText("after", "\n--json prints one object a change: { at, id, status, attempts, maxAttempts, cancelRequested, lastError, result }.\n")
     .action(async (id: string, options: WatchOptions, command: Command) => {
       const client = clientFor(ctx, command);
       const { json } = globalsOf(command);
-      const deadline = options.timeout === undefined ? Number.POSITIVE_INFINITY : Date.now() + options.timeout * 1000;
+      const states = followTask({ live: client.live, read: (taskId, opts) => client.tasks.get(taskId, opts) }, id, {
+        timeoutMs: options.timeout === undefined ? undefined : options.timeout * 1000,
+      });
       let shown = "";
-      for (;;) {
-        const task = await client.tasks.get(id);
-        if (task === null) throw new TasklaneError(ErrorCode.NOT_FOUND, `Task ${id} not found`, { operation: "task" });
+      let succeeded = false;
+      for await (const task of states) {
+        // A read can repeat what an event showed: a line only for a change.
         const seen = `${task.status}/${task.attempts}/${task.cancelRequested}`;
         if (seen !== shown) {
           shown = seen;
@@ -51,13 +51,9 @@ export function addWatchCommand(tasks: Command, ctx: CliContext): void {
             ctx.io.out(formatWatchLine(task, at));
           }
         }
-        if (isTerminalStatus(task.status)) {
-          ctx.exitCode = task.status === "SUCCEEDED" ? ExitCode.OK : ExitCode.FAILED;
-          return;
-        }
-        const left = deadline - Date.now();
-        if (left <= 0) throw new TasklaneError("TIMEOUT", `Task ${id} still ${task.status} after ${options.timeout} s`, { operation: "task" });
-        await delay(Math.min(options.interval * 1000, left));
+        succeeded = task.status === "SUCCEEDED";
       }
+      // followTask ends after the first terminal state (or throws: TIMEOUT, NOT_FOUND, a refused socket).
+      ctx.exitCode = succeeded ? ExitCode.OK : ExitCode.FAILED;
     });
 }
