@@ -364,12 +364,16 @@ describe("the SDK's tasks.reschedule and tasks.runNow", () => {
     expect((await sdkRejection(sdk.tasks.runNow(done.id))).code).toBe("CONFLICT");
   });
 
-  it("send a lost answer's call again only when it names a runAt", async () => {
+  it("send a lost answer's call again only when it names a runAt still ahead", async () => {
     const task = await submit(a, { type: "sdk-lost", queue: "pull", delaySeconds: 3600 });
     const withRunAt = losingAnswers(/rescheduleTask/);
     const client = (fetch: typeof withRunAt.fetch) => new TasklaneClient({ url: gateway.url, apiKey: a.apiKey, fetch, retry: { attempts: 3, baseDelayMs: 10 } });
     await sdkRejection(client(withRunAt.fetch).tasks.reschedule(task.id, { runAt: new Date(Date.now() + 7_200_000) }));
     expect(withRunAt.sent()).toBe(3);
+    // A runAt already past is "now": sent once, as runNow.
+    const past = losingAnswers(/rescheduleTask/);
+    await sdkRejection(client(past.fetch).tasks.reschedule(task.id, { runAt: new Date(Date.now() - 1000) }));
+    expect(past.sent()).toBe(1);
     const withDelay = losingAnswers(/rescheduleTask/);
     await sdkRejection(client(withDelay.fetch).tasks.reschedule(task.id, { delaySeconds: 600 }));
     expect(withDelay.sent()).toBe(1);

@@ -195,9 +195,10 @@ export class TasksResource {
   /**
    * Moves a waiting task's runAt (SCHEDULED, QUEUED or RETRYING; otherwise CONFLICT): to `runAt`,
    * `delaySeconds` from now, or now when neither is given (runNow). It keeps its id, keys, attempts
-   * and place in its ordering key. Repeated after a lost answer only with a runAt, which a repeat
-   * sets again; a delay would shift, and "now" met by a repeat after the task had started would
-   * answer CONFLICT for a call that worked, so those lost answers are the caller's to judge.
+   * and place in its ordering key. Repeated after a lost answer only with a runAt still ahead, which
+   * a repeat sets again; a delay would shift, and "now" (a runAt already past is now too) met by a
+   * repeat after the task had started would answer CONFLICT for a call that worked, so those lost
+   * answers are the caller's to judge.
    */
   async reschedule(id: string, options: RescheduleOptions = {}, opts?: CallOptions): Promise<Task> {
     let runAt: string | null | undefined;
@@ -206,7 +207,7 @@ export class TasksResource {
       runAt = asIso(options.runAt);
     });
     const data = await this.#transport.execute<{ rescheduleTask: Task }>(
-      { operation: "rescheduleTask", document: RESCHEDULE, idempotent: options.runAt != null },
+      { operation: "rescheduleTask", document: RESCHEDULE, idempotent: runAt != null && Date.parse(runAt) > Date.now() },
       { id, runAt: runAt ?? null, delaySeconds: options.delaySeconds ?? null },
       opts,
     );
