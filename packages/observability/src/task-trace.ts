@@ -197,15 +197,21 @@ export interface SubmitTrace {
 
 /**
  * Starts one submit span per task (children of the submitter's `incoming`
- * traceparent when it sent one, else each its own new trace). Tracing off:
- * the submitter's traceparent, if any, is stored as it is and no span is made.
+ * traceparent when it sent one, else each its own new trace). `linked`: the
+ * trace of a task the new one was made from (replayTask's original), linked
+ * from each span rather than continued: a replay is a new task with a trace
+ * of its own, as OpenTelemetry links a span to a cause outside its trace.
+ * Tracing off: the submitter's traceparent, if any, is stored as it is and
+ * no span is made.
  */
-export function startSubmitTrace(count: number, tenantId: string, incoming: string | null): SubmitTrace {
+export function startSubmitTrace(count: number, tenantId: string, incoming: string | null, linked: string | null = null): SubmitTrace {
   if (!active) {
     return { traceParents: new Array<string | null>(count).fill(incoming), finish: () => undefined };
   }
+  const cause = linked === null ? null : parseTraceParent(linked);
+  const links = cause === null ? undefined : [{ context: { ...cause, isRemote: true } }];
   const spans = Array.from({ length: count }, () =>
-    tracer().startSpan("task.submit", { kind: SpanKind.SERVER, attributes: { [TaskAttr.tenantId]: tenantId } }, parentContext(incoming)),
+    tracer().startSpan("task.submit", { kind: SpanKind.SERVER, attributes: { [TaskAttr.tenantId]: tenantId }, links }, parentContext(incoming)),
   );
   return {
     traceParents: spans.map(traceParentOf),

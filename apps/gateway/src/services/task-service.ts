@@ -63,8 +63,17 @@ export interface TaskService {
   /** Audit trails (oldest first, a page per task) of tasks the caller may see. */
   events(tenantId: string, taskIds: string[], page: AuditPage): Promise<Map<string, TaskAuditEventRecord[]>>;
   cancel(tenantId: string, id: string, actor: string): Promise<TaskRecord>;
-  /** replayTask: submit's path and guards for one spec naming the task it replays (graphql/resolvers/task-replay.resolver.ts). */
-  replay(tenantId: string, spec: TaskSpec & Required<Pick<TaskInsert, "replayOf">>, actor: string, traceParent: string | null): Promise<TaskRecord>;
+  /**
+   * replayTask: submit's path and guards for one spec naming the task it replays (graphql/resolvers/task-replay.resolver.ts).
+   * Its trace is new, as a submission's, and links to the original's (`originalTraceParent`).
+   */
+  replay(
+    tenantId: string,
+    spec: TaskSpec & Required<Pick<TaskInsert, "replayOf">>,
+    actor: string,
+    traceParent: string | null,
+    originalTraceParent: string | null,
+  ): Promise<TaskRecord>;
   /** Task.replayOf of tasks the tenant owns: only those that are replays are in the map. */
   replaysOf(tenantId: string, taskIds: readonly string[]): Promise<Map<string, string>>;
   redrive(tenantId: string, id: string, actor: string): Promise<TaskRecord>;
@@ -132,10 +141,11 @@ export function createTaskService({ db, dispatcher, log, announceCancel, horizon
     actor: string,
     traceParent: string | null,
     repeatBodyBytes?: number,
+    linkedTraceParent: string | null = null,
   ): Promise<{ tasks: T[]; repeatOf: SubmitResult<T>["repeatOf"] }> {
     backlog?.assertAccepting(tenantId, specs.length);
     // Each task's trace starts here (tasks.trace_parent); its dispatch, attempts and deliveries join it.
-    const trace = startSubmitTrace(specs.length, tenantId, traceParent);
+    const trace = startSubmitTrace(specs.length, tenantId, traceParent, linkedTraceParent);
     const traced = trace.traceParents.some((p) => p !== null) ? specs.map((s, i) => ({ ...s, traceParent: trace.traceParents[i] ?? null })) : specs;
     let tasks: T[];
     let intents: DispatchIntent[];
@@ -170,8 +180,8 @@ export function createTaskService({ db, dispatcher, log, announceCancel, horizon
     attempts: (taskIds) => listAttempts(db, taskIds),
     events: (tenantId, taskIds, page) =>
       withTenantScope(db.pool, tenantId, (client) => listTaskAuditEvents({ pool: client }, tenantId, taskIds, page)),
-    async replay(tenantId, spec, actor, traceParent) {
-      const [task] = (await accept(whole, tenantId, [spec], actor, traceParent)).tasks;
+    async replay(tenantId, spec, actor, traceParent, originalTraceParent) {
+      const [task] = (await accept(whole, tenantId, [spec], actor, traceParent, undefined, originalTraceParent)).tasks;
       if (task === undefined) throw new Error("a replay's submission returned no task");
       return task;
     },

@@ -31,7 +31,8 @@ export class TaskReplayResolver {
     if (original === null) throw new NotFoundError("Task", originalId);
     assertReplayable(original);
     const spec = replaySpec(original, allowPrivate(ctx));
-    const task = await ctx.services.tasks.replay(caller.tenantId, { ...spec, replayOf: original.id }, actorOf(caller), ctx.traceParent);
+    // A new trace (the caller's, as submitTask's), linked to the original's.
+    const task = await ctx.services.tasks.replay(caller.tenantId, { ...spec, replayOf: original.id }, actorOf(caller), ctx.traceParent, original.traceParent);
     // The answer's replayOf is known: no read for it.
     ctx.loaders.replayOf(caller.tenantId).prime(task.id, original.id);
     ctx.log.info({ tenantId: caller.tenantId, taskId: task.id, replayOf: original.id }, "task replayed");
