@@ -16,7 +16,22 @@ import { waitFor, type AppProcess } from "../helpers/app-process.js";
 import { useGateway } from "../helpers/gateway-fixture.js";
 import { createTenant, type CreatedTenant } from "../helpers/platform.js";
 import { sdkRejection } from "../helpers/sdk-calls.js";
+import { startTcpProxy } from "../helpers/tcp-proxy.js";
 import { startTestNotifier } from "../helpers/test-notifier.js";
+
+/**
+ * A fetch that calls `answered` each time a task read (the `Task` query) has been answered: counted
+ * on the answer, not the request, so "the wait has read the task" means its answer is in.
+ */
+function countingTaskReads(answered: () => void): FetchLike {
+  return async (input, init) => {
+    const res = await fetch(input, init);
+    if (!/query Task\(/.test(String(init.body))) return res;
+    const body = await res.text();
+    answered();
+    return new Response(body, { status: res.status, headers: res.headers });
+  };
+}
 
 /** Long enough that a test never sees a safety read: what ends a wait is the event or the first read. */
 const NO_RESYNC = 600_000;
@@ -29,7 +44,7 @@ describe("SDK live updates", () => {
   let b: CreatedTenant;
   let client: TasklaneClient;
   let other: TasklaneClient;
-  /** Task reads (the `Task` query) client has sent. */
+  /** Task reads (the `Task` query) of client's answered. */
   let taskReads = 0;
 
   beforeAll(async () => {
@@ -40,15 +55,11 @@ describe("SDK live updates", () => {
     notifier = startTestNotifier(platform.database, platform.redis);
     a = await createTenant(platform.gateway);
     b = await createTenant(platform.gateway);
-    const counting: FetchLike = async (input, init) => {
-      if (/query Task\(/.test(String(init.body))) taskReads += 1;
-      return fetch(input, init);
-    };
-    client = new TasklaneClient({ url: platform.gateway.url, apiKey: a.apiKey, fetch: counting });
+    client = new TasklaneClient({ url: platform.gateway.url, apiKey: a.apiKey, fetch: countingTaskReads(() => (taskReads += 1)) });
     other = new TasklaneClient({ url: platform.gateway.url, apiKey: b.apiKey });
     await client.queues.upsert({ name: "live", mode: "PULL" });
     // A queue per test that leases, so a task one test left does not meet another's lease.
-    for (const name of ["waits-event", "waits-early", "waits"]) await client.queues.upsert({ name, mode: "PULL" });
+    for (const name of ["waits-event", "waits-early", "waits-reconnect", "waits"]) await client.queues.upsert({ name, mode: "PULL" });
   }, 60_000);
 
   afterAll(async () => {
@@ -133,6 +144,27 @@ describe("SDK live updates", () => {
     const done = await client.tasks.waitUntilFinished(task.id, { timeoutMs: 20_000, resyncMs: NO_RESYNC });
     expect(done).toMatchObject({ id: task.id, status: "SUCCEEDED" });
     expect(Date.now() - started).toBeLessThan(10_000);
+    await socketsClosed();
+  }, 60_000);
+
+  it("waitUntilFinished reads the task again after its socket is made again: a terminal event sent while it was lost is not missed", async () => {
+    const gatewayUrl = new URL(platform.gateway.url);
+    const proxy = await startTcpProxy("127.0.0.1", Number(gatewayUrl.port));
+    let reads = 0;
+    const proxied = new TasklaneClient({ url: proxy.rewrite(platform.gateway.url), apiKey: a.apiKey, fetch: countingTaskReads(() => (reads += 1)) });
+    try {
+      const task = await client.tasks.submit({ type: "reconnected", queue: "waits-reconnect" });
+      const finished = proxied.tasks.waitUntilFinished(task.id, { timeoutMs: 30_000, resyncMs: NO_RESYNC });
+      await waitFor("the wait's first read", () => reads === 1, 10_000);
+      // The socket is lost; the task ends meanwhile (its events go nowhere); then the gateway can be reached again.
+      await proxy.cut();
+      await leaseAndComplete("waits-reconnect", task.id);
+      await proxy.restore();
+      expect(await finished).toMatchObject({ id: task.id, status: "SUCCEEDED" });
+      expect(reads).toBe(2);
+    } finally {
+      await proxy.close();
+    }
     await socketsClosed();
   }, 60_000);
 

@@ -152,7 +152,7 @@ export class LiveResource {
 
 /** http://host/graphql -> ws://host/graphql, https -> wss. */
 export function webSocketUrlOf(graphqlUrl: string): string {
-  return graphqlUrl.replace(/^http(s?):\/\//i, (_m, s: string) => `ws${s}://`);
+  return graphqlUrl.replace(/^http(s?):\/\//i, (_m, s: string) => `ws${s.toLowerCase()}://`);
 }
 
 /** Values and the end of one subscription, handed to the loop one at a time. */
