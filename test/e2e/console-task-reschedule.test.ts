@@ -2,8 +2,9 @@
  * The task page's "Run now" and "Reschedule" in Debian's headless Chromium
  * against the real platform (gateway, scheduler, worker, notifier, the built
  * console): a task delayed by an hour runs once "Run now" is confirmed; a
- * reschedule to a time in the browser's time zone is stored as that instant;
- * a finished task offers neither; a refusal shows in the form.
+ * reschedule's time is read as UTC, as every console time, in a browser whose
+ * zone is not UTC (Asia/Tokyo, +9 h); a finished task offers neither; a
+ * refusal shows in the form.
  */
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,18 +16,14 @@ const PASSWORD = "a password long enough";
 let p: ConsolePlatform;
 let page: Page;
 
-/** A datetime-local value (the browser's zone) for `at`, to the second. */
-async function localInputValue(at: Date): Promise<string> {
-  return page.evaluate((ms) => {
-    const d = new Date(ms);
-    const two = (n: number) => String(n).padStart(2, "0");
-    return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}T${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
-  }, at.getTime());
-}
+/** A datetime-local value for `at` in UTC, to the second. */
+const utcInputValue = (at: Date) => at.toISOString().slice(0, 19);
 
 beforeAll(async () => {
   p = await startConsolePlatform("Reschedule Ltd", { dailyTaskQuota: 1_000 });
   page = p.page;
+  // A browser away from UTC: read in its own zone, the input would move the time by 9 hours.
+  await (await p.context.newCDPSession(page)).send("Emulation.setTimezoneOverride", { timezoneId: "Asia/Tokyo" });
   await createConsoleUser(p, EMAIL, PASSWORD);
   const hooks = await p.api(`mutation ($i: UpsertQueueInput!) { upsertQueue(input: $i) { name } }`, { i: { name: "hooks", mode: "PUSH", endpointUrl: `${p.receiver.url}/tasks` } });
   if (hooks.errors) throw new Error(JSON.stringify(hooks.errors));
@@ -63,14 +60,18 @@ describe("console task reschedule", () => {
     expect(await page.getByRole("button", { name: "Reschedule" }).count()).toBe(0);
   });
 
-  it("reschedules to a time picked in the browser's time zone", async () => {
+  it("reschedules to a time read as UTC, as the page shows times, in a browser whose zone is not UTC", async () => {
     const task = await p.submit({ type: "moved", delaySeconds: 3600 });
     const at = new Date(Math.floor((Date.now() + 2 * 3_600_000) / 1000) * 1000);
     await p.open(`/tasks/${task.id}`);
     await page.getByRole("button", { name: "Reschedule" }).click();
     const dialog = page.getByRole("dialog", { name: "Reschedule this task" });
     await dialog.waitFor();
-    await dialog.getByLabel("Run at (your time zone)").fill(await localInputValue(at));
+    expect(await page.evaluate(() => new Date(0).getTimezoneOffset())).toBe(-540);
+    const input = dialog.getByLabel("Run at (UTC)");
+    // It starts at the task's runAt as the page shows it.
+    expect(await input.inputValue()).toBe((await p.tdb.db.pool.query<{ run_at: Date }>("SELECT run_at FROM tasks WHERE id = $1", [task.id])).rows[0]!.run_at.toISOString().slice(0, 19));
+    await input.fill(utcInputValue(at));
     await dialog.getByRole("button", { name: "Reschedule" }).click();
     await page.getByText("Task rescheduled: it runs at its new time.").waitFor({ timeout: 30_000 });
     const stored = await p.tdb.db.pool.query<{ run_at: Date; status: string }>("SELECT run_at, status FROM tasks WHERE id = $1", [task.id]);
@@ -82,7 +83,7 @@ describe("console task reschedule", () => {
     await p.open(`/tasks/${task.id}`);
     await page.getByRole("button", { name: "Reschedule" }).click();
     const dialog = page.getByRole("dialog", { name: "Reschedule this task" });
-    await dialog.getByLabel("Run at (your time zone)").fill(await localInputValue(new Date(Date.now() + 400 * 86_400_000)));
+    await dialog.getByLabel("Run at (UTC)").fill(utcInputValue(new Date(Date.now() + 400 * 86_400_000)));
     await dialog.getByRole("button", { name: "Reschedule" }).click();
     await dialog.getByRole("alert").getByText(/must not be more than/).waitFor({ timeout: 30_000 });
     expect(await p.statusOf(task.id)).toBe("SCHEDULED");

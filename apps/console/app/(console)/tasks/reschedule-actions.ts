@@ -9,7 +9,7 @@ import type { RescheduledNotice } from "@/lib/rescheduled-notice";
 
 /**
  * The task page's "Run now" (no runAt) and "Reschedule" (runAt, an ISO time the
- * form worked out from the browser's date-time input in the user's time zone).
+ * form worked out from its date-time input, read as UTC like every console time).
  * A success goes back to the task page saying what was done (?rescheduled=):
  * a task run now may be RUNNING or finished by then, its buttons gone.
  */
