@@ -17,7 +17,7 @@ import { Task } from "../types/task.js";
 export class TaskRescheduleResolver {
   @Mutation(() => Task, {
     description:
-      "Moves the runAt of a SCHEDULED, QUEUED or RETRYING task: to runAt, or delaySeconds from now (at most one, with submitTask's bounds; a runAt in the past is now), or to now when neither is given (run it now). It then reads QUEUED when due, otherwise SCHEDULED (a RETRYING task stays RETRYING); attempts, keys, workflow and its place in its orderingKey's order stay. BLOCKED, RUNNING or terminal: CONFLICT",
+      "Moves the runAt of a SCHEDULED, QUEUED or RETRYING task: to runAt, or delaySeconds from now (at most one, with submitTask's bounds; a runAt in the past is now), or to now when neither is given (run it now); a task already due keeps its runAt for now, so its place in line and its aging. It then reads QUEUED when due, otherwise SCHEDULED (a RETRYING task stays RETRYING); attempts, keys, workflow and its place in its orderingKey's order stay. BLOCKED, RUNNING or terminal: CONFLICT",
   })
   async rescheduleTask(
     @Arg("id", () => ID) id: string,
