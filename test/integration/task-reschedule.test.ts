@@ -100,6 +100,7 @@ beforeAll(async () => {
   await ok(a, UPSERT, { i: { name: "wfq", mode: "PULL" } });
   await ok(a, UPSERT, { i: { name: "line", mode: "PULL" } });
   await ok(a, UPSERT, { i: { name: "keyed", mode: "PULL" } });
+  await ok(a, UPSERT, { i: { name: "counted", mode: "PULL" } });
 }, 60_000);
 
 afterAll(async () => {
@@ -220,6 +221,17 @@ describe("rescheduleTask moves a waiting task later", () => {
     expect((await rescheduled(a, first.id, { d: 3600 })).status).toBe("SCHEDULED");
     expect((await lease(a, "keyed")).leaseTasks.map((l) => l.task.id)).toEqual([other.id]);
     expect((await row(second.id)).status).toBe("QUEUED");
+  });
+
+  it("the queue's stats follow: QUEUED -> SCHEDULED and back counted in both", async () => {
+    const stats = async () =>
+      (await ok<{ queue: { stats: { scheduled: number; queued: number; oldestQueuedAgeSeconds: number | null } } }>(a, `{ queue(name: "counted") { stats { scheduled queued oldestQueuedAgeSeconds } } }`)).queue.stats;
+    const task = await submit(a, { type: "counted", queue: "counted" });
+    expect(await stats()).toMatchObject({ scheduled: 0, queued: 1 });
+    await rescheduled(a, task.id, { d: 3600 });
+    expect(await stats()).toEqual({ scheduled: 1, queued: 0, oldestQueuedAgeSeconds: null });
+    await rescheduled(a, task.id);
+    expect(await stats()).toMatchObject({ scheduled: 0, queued: 1 });
   });
 
   it("a RETRYING task moved later stays RETRYING", async () => {
