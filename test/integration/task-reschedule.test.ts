@@ -6,7 +6,7 @@
  * promotion, no reconciler sweep, no outbox retry.
  */
 import { createKeySpace, createRedis, jobIdFor, MissingJobFinder, type RedisClient } from "@tasklane/queue";
-import { startAttemptsByIds } from "@tasklane/db";
+import { listTasksThatBelongInRedis, startAttemptsByIds, takeTasksEnteringHorizon } from "@tasklane/db";
 import { TasklaneClient } from "@tasklane/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, waitFor, type AppProcess } from "../helpers/app-process.js";
@@ -206,6 +206,22 @@ describe("rescheduleTask moves a waiting task later", () => {
     expect(pushedAt.has(moved.id)).toBe(false);
     expect(await row(moved.id)).toMatchObject({ status: "SCHEDULED", attempts: 0 });
   }, 30_000);
+
+  it("a PUSH task moved beyond the dispatch horizon waits in Postgres: the reconciler does not want it in Redis, and horizon promotion hands its new generation over as it nears", async () => {
+    const HORIZON_MS = 300_000; // DISPATCH_HORIZON_SECONDS' default, the gateway's here
+    const task = await submit(a, { type: "beyond", queue: "push", delaySeconds: 60 });
+    const before = await row(task.id);
+    expect(before.enqueued_generation).toBe(before.dispatch_generation);
+    await rescheduled(a, task.id, { d: 2 * 3600 });
+    const after = await row(task.id);
+    expect([after.status, after.dispatch_generation, after.enqueued_generation]).toEqual(["SCHEDULED", before.dispatch_generation + 1, before.dispatch_generation]);
+    expect((await listTasksThatBelongInRedis(tdb.db, HORIZON_MS, "", 10_000)).intents.map((i) => i.taskId)).not.toContain(task.id);
+    expect((await takeTasksEnteringHorizon(tdb.db, HORIZON_MS, 10_000)).map((i) => i.taskId)).not.toContain(task.id);
+    // Two hours on, as far as the horizon is concerned.
+    const entering = (await takeTasksEnteringHorizon(tdb.db, 2 * 3600_000 + HORIZON_MS, 10_000)).find((i) => i.taskId === task.id);
+    expect(entering?.dispatchGeneration).toBe(after.dispatch_generation);
+    expect(entering?.runAt.toISOString()).toBe(after.run_at.toISOString());
+  });
 
   it("a QUEUED PULL task moved later is not leased", async () => {
     const task = await submit(a, { type: "pull-now", queue: "pull" });
