@@ -8,7 +8,7 @@
  */
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createConsoleUser, startConsolePlatform, type ConsolePlatform } from "../helpers/console-platform.js";
+import { signInNewConsoleUser, startConsolePlatform, type ConsolePlatform } from "../helpers/console-platform.js";
 
 const EMAIL = "ren@example.com";
 const PASSWORD = "a password long enough";
@@ -24,7 +24,7 @@ beforeAll(async () => {
   page = p.page;
   // A browser away from UTC: read in its own zone, the input would move the time by 9 hours.
   await (await p.context.newCDPSession(page)).send("Emulation.setTimezoneOverride", { timezoneId: "Asia/Tokyo" });
-  await createConsoleUser(p, EMAIL, PASSWORD);
+  await signInNewConsoleUser(p, EMAIL, PASSWORD);
   const hooks = await p.api(`mutation ($i: UpsertQueueInput!) { upsertQueue(input: $i) { name } }`, { i: { name: "hooks", mode: "PUSH", endpointUrl: `${p.receiver.url}/tasks` } });
   if (hooks.errors) throw new Error(JSON.stringify(hooks.errors));
 }, 180_000);
@@ -34,15 +34,6 @@ afterAll(async () => {
 });
 
 describe("console task reschedule", () => {
-  it("sign in", async () => {
-    await page.goto(`${p.consoleApp.url}/tasks`);
-    await page.waitForURL(/\/signin/);
-    await page.getByLabel("Email").fill(EMAIL);
-    await page.getByLabel("Password").fill(PASSWORD);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("heading", { name: "Tasks", level: 1 }).waitFor({ timeout: 30_000 });
-  });
-
   it("runs a task delayed by an hour once Run now is confirmed", async () => {
     const task = await p.submit({ type: "later", delaySeconds: 3600 });
     await p.open(`/tasks/${task.id}`);
