@@ -1,6 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import WebSocket from "ws";
 import { TasklaneClient } from "./client.js";
-import { webSocketUrlOf } from "./live.js";
+import { TasklaneError } from "./errors.js";
+import { LiveResource, webSocketUrlOf, type LiveOptions } from "./live.js";
+import { startScriptedSocket, type ScriptedSocket } from "./test-support/scripted-socket.js";
 
 describe("the live updates' socket URL", () => {
   it("is the GraphQL URL with http turned into ws and https into wss, path and query kept", () => {
@@ -12,4 +15,76 @@ describe("the live updates' socket URL", () => {
     expect(new TasklaneClient({ url: "https://gw.example.com/graphql", apiKey: "k" }).live.url).toBe("wss://gw.example.com/graphql");
     expect(new TasklaneClient({ url: "https://gw.example.com/graphql", apiKey: "k", webSocketUrl: "wss://live.example.com/ws" }).live.url).toBe("wss://live.example.com/ws");
   });
+});
+
+describe("a live iterator against a scripted graphql-ws endpoint", () => {
+  let endpoint: ScriptedSocket | null = null;
+  afterEach(async () => {
+    await endpoint?.close();
+    endpoint = null;
+  });
+  const liveAt = (url: string, options: LiveOptions = {}) => new LiveResource("http://unused/graphql", "k", { webSocketUrl: url, ...options });
+
+  it("ends with OVERLOADED (LIVE_BUFFER_FULL) and closes its socket when more than liveBufferSize events wait for the loop", async () => {
+    endpoint = await startScriptedSocket();
+    const updates = liveAt(endpoint.url, { liveBufferSize: 3 }).workflowUpdates("w1");
+    const first = updates.next();
+    await endpoint.subscribed();
+    endpoint.push("workflowUpdated", { id: "w1", n: 0 });
+    expect((await first).value).toEqual({ id: "w1", n: 0 });
+    // The loop is away: three fit, the fourth does not.
+    for (let i = 1; i <= 4; i++) endpoint.push("workflowUpdated", { id: "w1", n: i });
+    await vi.waitFor(() => expect(endpoint?.openSockets()).toBe(0), { timeout: 5000 });
+    const error: unknown = await updates.next().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TasklaneError);
+    expect(error).toMatchObject({ code: "OVERLOADED", extensions: { reason: "LIVE_BUFFER_FULL" } });
+  });
+
+  it("closes its socket when the signal aborts while the loop is away (not waiting in next())", async () => {
+    endpoint = await startScriptedSocket();
+    const controller = new AbortController();
+    const updates = liveAt(endpoint.url).workflowUpdates("w1", { signal: controller.signal });
+    const first = updates.next();
+    await endpoint.subscribed();
+    endpoint.push("workflowUpdated", { id: "w1" });
+    await first;
+    expect(endpoint.openSockets()).toBe(1);
+    controller.abort();
+    await vi.waitFor(() => expect(endpoint?.openSockets()).toBe(0), { timeout: 5000 });
+    await expect(updates.next()).rejects.toMatchObject({ code: "ABORTED" });
+  });
+
+  it("opens no socket for a signal already aborted", async () => {
+    endpoint = await startScriptedSocket();
+    let connections = 0;
+    const counting = class extends WebSocket {
+      constructor(...args: ConstructorParameters<typeof WebSocket>) {
+        super(...args);
+        connections++;
+      }
+    };
+    const updates = liveAt(endpoint.url, { webSocketImpl: counting }).workflowUpdates("w1", { signal: AbortSignal.abort() });
+    await expect(updates.next()).rejects.toMatchObject({ code: "ABORTED" });
+    expect(connections).toBe(0);
+  });
+
+  it("answers a refused key (4401) with UNAUTHENTICATED at once, without the reconnect attempts", async () => {
+    endpoint = await startScriptedSocket({ refuseKey: true });
+    const started = Date.now();
+    const error: unknown = await liveAt(endpoint.url, { liveRetryAttempts: 5 }).workflowUpdates("w1").next().catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "UNAUTHENTICATED" });
+    // A retried close would wait at least 1 s before the first attempt again.
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it("answers a gateway that is down (refused) with NETWORK_ERROR after the reconnect attempts, naming the URL and the cause", async () => {
+    endpoint = await startScriptedSocket();
+    const url = endpoint.url;
+    await endpoint.close();
+    endpoint = null;
+    const error: unknown = await liveAt(url, { liveRetryAttempts: 1 }).workflowUpdates("w1").next().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TasklaneError);
+    expect((error as TasklaneError).code).toBe("NETWORK_ERROR");
+    expect((error as TasklaneError).message).toBe(`workflowUpdated: ${url}: connect ECONNREFUSED ${new URL(url).host}, given up after 1 reconnect attempt`);
+  }, 10_000);
 });

@@ -21,8 +21,7 @@
  * current state (`tasks.get`, `workflows.get`) to catch up;
  * `tasks.waitUntilFinished` does that for you.
  */
-import { createClient, type Client } from "graphql-ws";
-import WebSocket from "ws";
+import { createClient } from "graphql-ws";
 import type { TaskStatus } from "@tasklane/core/statuses";
 import { ErrorCode, TasklaneError, isContractCode } from "./errors.js";
 import { TASK_FIELDS, WORKFLOW_FIELDS } from "./graphql/fragments.js";
@@ -42,7 +41,13 @@ export interface TaskEvent {
 export interface LiveOptions {
   /** The graphql-ws endpoint. @defaultValue the client's `url` with http(s) turned into ws(s) */
   webSocketUrl?: string;
-  /** The WebSocket class graphql-ws opens sockets with. @defaultValue the `ws` package's (Node 20 has no global WebSocket) */
+  /**
+   * The WebSocket class graphql-ws opens sockets with. The default is the `ws` package's on every Node
+   * version (Node 20 has no global WebSocket; one implementation behaves the same on 20 and 22), imported
+   * on the first socket only, so a process that never opens one never loads it. Node 22's global:
+   * `webSocketImpl: WebSocket`.
+   * @defaultValue the `ws` package's
+   */
   webSocketImpl?: unknown;
   /**
    * How many times a lost socket is made again (graphql-ws's retryAttempts, backing off
@@ -50,6 +55,15 @@ export interface LiveOptions {
    * @defaultValue 5
    */
   liveRetryAttempts?: number;
+  /**
+   * How many received events one iterator holds while its loop has not taken them (a busy queue's
+   * `taskUpdates({ queue })` may send thousands a second). One more ends the iterator: `next()` rejects
+   * with code OVERLOADED (`extensions.reason` "LIVE_BUFFER_FULL") and the socket closes at once, as
+   * the gateway closes a socket its reader leaves behind (1013, also OVERLOADED). No event is dropped
+   * silently: read the state again and subscribe anew.
+   * @defaultValue 10_000
+   */
+  liveBufferSize?: number;
 }
 
 export interface LiveStreamOptions {
@@ -111,32 +125,60 @@ export class LiveResource {
   }
 
   async *#stream<T>(operation: string, query: string, variables: Record<string, unknown>, options: LiveStreamOptions): AsyncGenerator<T, void, undefined> {
-    const inbox = new Inbox<T>();
-    const client: Client = createClient({
-      url: this.#url,
-      webSocketImpl: this.#options.webSocketImpl ?? WebSocket,
-      connectionParams: { authorization: `Bearer ${this.#apiKey}` },
-      retryAttempts: this.#options.liveRetryAttempts ?? 5,
-      lazy: true,
-      on: {
-        connected: (_socket, _payload, wasRetry) => options.onConnected?.(wasRetry),
-      },
-    });
-    const onAbort = () => inbox.fail(new TasklaneError("ABORTED", `${operation}: aborted by the caller`, { cause: options.signal?.reason, operation }));
-    options.signal?.addEventListener("abort", onAbort, { once: true });
-    if (options.signal?.aborted) onAbort();
-    const unsubscribe = client.subscribe<Record<string, T>>(
-      { query, variables, operationName: operation.charAt(0).toUpperCase() + operation.slice(1) },
-      {
-        next: (result) => {
-          if (result.errors?.length) inbox.fail(errorOfGraphQL(result.errors, operation));
-          else if (result.data?.[operation] !== undefined) inbox.push(result.data[operation] as T);
-        },
-        error: (error: unknown) => inbox.fail(errorOfTransport(error, operation)),
-        complete: () => inbox.end(),
-      },
+    const retryAttempts = this.#options.liveRetryAttempts ?? 5;
+    const inbox = new Inbox<T>(this.#options.liveBufferSize ?? 10_000, () =>
+      new TasklaneError(ErrorCode.OVERLOADED, `${operation}: more than ${this.#options.liveBufferSize ?? 10_000} events waiting for the loop to take them (liveBufferSize)`, {
+        extensions: { reason: "LIVE_BUFFER_FULL" },
+        operation,
+      }),
     );
+    let closing: Promise<void> | null = null;
+    let stopSocket: (() => Promise<void>) | null = null;
+    // The socket closes as soon as the stream has ended (abort, full buffer), not at the loop's next next(): a loop paused elsewhere may take long to come back.
+    const stop = (): Promise<void> => (closing ??= stopSocket?.() ?? Promise.resolve());
+    const onAbort = () => {
+      inbox.fail(new TasklaneError("ABORTED", `${operation}: aborted by the caller`, { cause: options.signal?.reason, operation }));
+      void stop();
+    };
+    options.signal?.addEventListener("abort", onAbort, { once: true });
     try {
+      if (options.signal?.aborted) onAbort();
+      const webSocketImpl = this.#options.webSocketImpl ?? (await import("ws")).default;
+      if (closing === null) {
+        let retriesSinceConnected = 0;
+        const client = createClient({
+          url: this.#url,
+          webSocketImpl,
+          connectionParams: { authorization: `Bearer ${this.#apiKey}` },
+          retryAttempts,
+          // graphql-ws retries only a closed socket by default; a refused or reset one (ws's error event: the gateway
+          // restarting, down) would end the iterator at once. The close codes it never retries (4401 above all) still end it.
+          shouldRetry: () => true,
+          lazy: true,
+          on: {
+            connecting: (isRetry) => void (isRetry && retriesSinceConnected++),
+            connected: (_socket, _payload, wasRetry) => {
+              retriesSinceConnected = 0;
+              options.onConnected?.(wasRetry);
+            },
+          },
+        });
+        const unsubscribe = client.subscribe<Record<string, T>>(
+          { query, variables, operationName: operation.charAt(0).toUpperCase() + operation.slice(1) },
+          {
+            next: (result) => {
+              if (result.errors?.length) inbox.fail(errorOfGraphQL(result.errors, operation));
+              else if (result.data?.[operation] !== undefined && !inbox.push(result.data[operation] as T)) void stop();
+            },
+            error: (error: unknown) => inbox.fail(errorOfTransport(error, operation, this.#url, retriesSinceConnected)),
+            complete: () => inbox.end(),
+          },
+        );
+        stopSocket = async () => {
+          unsubscribe();
+          await client.dispose();
+        };
+      }
       for (;;) {
         const item = await inbox.take();
         if (item.done) return;
@@ -144,8 +186,7 @@ export class LiveResource {
       }
     } finally {
       options.signal?.removeEventListener("abort", onAbort);
-      unsubscribe();
-      await client.dispose();
+      await stop();
     }
   }
 }
@@ -161,10 +202,22 @@ class Inbox<T> {
   #end: { error: unknown } | null = null;
   #wake: (() => void) | null = null;
 
-  push(value: T): void {
-    if (this.#end !== null) return;
+  /** `overflow` is the error the inbox ends with when a value arrives while `capacity` wait. */
+  constructor(
+    readonly capacity: number,
+    readonly overflow: () => unknown,
+  ) {}
+
+  /** False when the value did not fit and the inbox has ended with the overflow error. */
+  push(value: T): boolean {
+    if (this.#end !== null) return true;
+    if (this.#values.length >= this.capacity) {
+      this.fail(this.overflow());
+      return false;
+    }
     this.#values.push(value);
     this.#notify();
+    return true;
   }
 
   /** Ends with `error` after what was received; the first end stands. */
@@ -213,12 +266,21 @@ function errorOfGraphQL(errors: readonly unknown[], operation: string): Tasklane
 }
 
 /** graphql-ws's `error`: GraphQL errors of an `error` message, a CloseEvent once retries are spent, or an Error. */
-function errorOfTransport(error: unknown, operation: string): TasklaneError {
+function errorOfTransport(error: unknown, operation: string, url: string, retries: number): TasklaneError {
   if (Array.isArray(error)) return errorOfGraphQL(error, operation);
+  const retried = retries > 0 ? `, given up after ${retries} reconnect attempt${retries === 1 ? "" : "s"}` : "";
   if (isRecord(error) && typeof error.code === "number") {
     const reason = typeof error.reason === "string" && error.reason !== "" ? error.reason : "no reason given";
     const code = CLOSE_CODES[error.code] ?? "NETWORK_ERROR";
-    return new TasklaneError(code, `${operation}: the socket closed (${error.code} ${reason})`, { cause: error, operation });
+    return new TasklaneError(code, `${operation}: the socket to ${url} closed (${error.code} ${reason})${retried}`, { cause: error, operation });
   }
-  return new TasklaneError("NETWORK_ERROR", `${operation}: ${error instanceof Error ? error.message : String(error)}`, { cause: error, operation });
+  return new TasklaneError("NETWORK_ERROR", `${operation}: ${url}: ${messageOf(error)}${retried}`, { cause: error, operation });
+}
+
+/** An Error's message, or a WebSocket ErrorEvent's (ws: `message`, with the Error as `error`), never "[object Object]". */
+function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (isRecord(error) && error.error instanceof Error) return error.error.message;
+  if (isRecord(error) && typeof error.message === "string" && error.message !== "") return error.message;
+  return "the socket failed";
 }
