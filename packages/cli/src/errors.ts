@@ -5,6 +5,7 @@
 import { CommanderError } from "commander";
 import { TasklaneError } from "@tasklane/sdk";
 import type { CliIo } from "./io.js";
+import { printable } from "./output/format.js";
 
 export const ExitCode = {
   /** The command did what it was asked. */
@@ -13,6 +14,8 @@ export const ExitCode = {
   FAILED: 1,
   /** The command line was wrong: unknown command or option, a bad option value, a missing API key. Nothing was sent. */
   USAGE: 2,
+  /** Stopped by Ctrl-C (SIGINT), after saying how far it got: 128 + 2, the shell's convention. */
+  INTERRUPTED: 130,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -29,9 +32,13 @@ export class UsageError extends Error {
  * how far a submission got): only the exit code is left to set. Exit 1.
  */
 export class ReportedFailure extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** FAILED, or INTERRUPTED for a run stopped by Ctrl-C. */
+  readonly exitCode: ExitCode;
+
+  constructor(message: string, options?: { cause?: unknown; exitCode?: ExitCode }) {
     super(message, options);
     this.name = "ReportedFailure";
+    this.exitCode = options?.exitCode ?? ExitCode.FAILED;
   }
 }
 
@@ -41,7 +48,7 @@ export function reportError(io: CliIo, error: unknown, json: boolean): ExitCode 
     // Commander has printed its message (or the help) already.
     return error.exitCode === 0 ? ExitCode.OK : ExitCode.USAGE;
   }
-  if (error instanceof ReportedFailure) return ExitCode.FAILED;
+  if (error instanceof ReportedFailure) return error.exitCode;
   if (error instanceof UsageError) {
     io.err(`error: ${error.message}\n(run with --help for usage)\n`);
     return ExitCode.USAGE;
@@ -73,8 +80,8 @@ function describeTasklaneError(error: TasklaneError): DescribedError {
 
 /** `error: CODE: message`, then each field error on its own line, then the request id to quote to an operator. */
 export function formatTasklaneError(error: TasklaneError): string {
-  const lines = [`error: ${error.code}: ${error.message}`];
-  for (const field of error.fieldErrors) lines.push(`  ${field.path === "" ? "input" : field.path}: ${field.message}`);
+  const lines = [`error: ${error.code}: ${printable(error.message)}`];
+  for (const field of error.fieldErrors) lines.push(`  ${field.path === "" ? "input" : field.path}: ${printable(field.message)}`);
   if (error.requestId !== undefined) lines.push(`  (request ${error.requestId})`);
   return `${lines.join("\n")}\n`;
 }

@@ -27,6 +27,19 @@ export function json(value: unknown): string {
   return value == null ? "-" : JSON.stringify(value);
 }
 
+/**
+ * Text from the API (an error a worker threw, a type, a queue name) safe to
+ * print on a terminal: line breaks stay, tabs become a space, and every other
+ * control character (ESC, BEL, CR, C1 …) is shown as \u001b and the like, so
+ * the text cannot move the cursor, recolour, retitle or clear the terminal.
+ */
+export function printable(value: string): string {
+  return value
+    .replace(/\r\n/g, "\n")
+    .replace(/\t/g, " ")
+    .replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
 /** "-" for null or empty text. */
 export function text(value: string | null | undefined): string {
   return value == null || value === "" ? "-" : value;

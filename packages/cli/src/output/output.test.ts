@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { recordingIo } from "../test-support/recording-io.js";
-import { duration, time } from "./format.js";
+import { TasklaneError } from "@tasklane/sdk";
+import { formatTasklaneError } from "../errors.js";
+import { duration, printable, time } from "./format.js";
 import { describeProgress, startProgress } from "./progress.js";
 import { MAX_CELL_WIDTH, formatFields, formatTable } from "./table.js";
 
@@ -55,6 +57,25 @@ describe("progress", () => {
     r.update(10);
     r.finish();
     expect(quiet.stderr).toBe("");
+  });
+});
+
+describe("text from the API on a terminal", () => {
+  // A worker's error (or a type, a queue name) may hold escape sequences: they must reach the terminal as text.
+  const hostile = "boom\u001b]0;pwned\u0007\u001b[2J\tend\r";
+
+  it("printable shows control characters as \\u escapes, keeps line breaks, turns tabs into a space", () => {
+    expect(printable(hostile)).toBe("boom\\u001b]0;pwned\\u0007\\u001b[2J end\\u000d");
+    expect(printable("a\r\nb\u009bc")).toBe("a\nb\\u009bc");
+  });
+
+  it("tables, fields and API errors carry no control character", () => {
+    const outputs = [
+      formatTable(["ID", "LAST ERROR"], [["task_1", hostile]]),
+      formatFields([["last error", hostile]]),
+      formatTasklaneError(new TasklaneError("CONFLICT", hostile, { extensions: { fieldErrors: [{ path: "type", message: hostile }] } })),
+    ];
+    for (const out of outputs) expect(out.replace(/\n/g, "")).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
   });
 });
 

@@ -1,3 +1,5 @@
+import { printable } from "./format.js";
+
 /**
  * Plain-text tables for the human output: a header row and one row per
  * record, columns padded to their widest cell, two spaces apart. No colours
@@ -21,7 +23,7 @@ export function formatTable(headers: readonly string[], rows: readonly (readonly
 
 /** One line, at most MAX_CELL_WIDTH characters. */
 function cell(text: string): string {
-  const flat = text.replace(/\s*[\r\n]+\s*/g, " ");
+  const flat = printable(text.replace(/\s*[\r\n]+\s*/g, " "));
   const chars = Array.from(flat);
   return chars.length > MAX_CELL_WIDTH ? `${chars.slice(0, MAX_CELL_WIDTH - 1).join("")}…` : flat;
 }
@@ -34,5 +36,5 @@ function width(text: string): number {
 /** Label/value lines for one record (`tasks get`): labels padded to the longest. */
 export function formatFields(fields: readonly (readonly [label: string, value: string])[]): string {
   const labelWidth = Math.max(...fields.map(([label]) => label.length));
-  return fields.map(([label, value]) => `${label.padEnd(labelWidth)}  ${value}`.trimEnd()).join("\n") + "\n";
+  return fields.map(([label, value]) => `${label.padEnd(labelWidth)}  ${printable(value)}`.trimEnd()).join("\n") + "\n";
 }

@@ -1,6 +1,6 @@
 /** The human forms of tasks: a table of many, the fields and attempts of one, a line of a watch. */
 import type { Task, TaskWithAttempts } from "@tasklane/sdk";
-import { count, json, text, time } from "./format.js";
+import { count, json, printable, text, time } from "./format.js";
 import { formatFields, formatTable } from "./table.js";
 
 export function formatTaskTable(tasks: readonly Task[], { lastError = false }: { lastError?: boolean } = {}): string {
@@ -59,5 +59,5 @@ export function formatWatchLine(task: Task, seenAt: Date): string {
   if (task.cancelRequested && task.status === "RUNNING") parts.push("cancel requested");
   if (task.status === "SUCCEEDED") parts.push(`result ${json(task.result)}`);
   else if (task.lastError !== null && task.status !== "RUNNING") parts.push(`last error: ${task.lastError}`);
-  return `${parts.join("  ")}\n`;
+  return `${printable(parts.join("  "))}\n`;
 }
