@@ -3,7 +3,7 @@
  * the real process gives processIo(); unit tests give a recording one, so a
  * command's output and exit code are checked without spawning a process.
  */
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { createInterface } from "node:readline/promises";
 
 export interface CliIo {
@@ -16,10 +16,16 @@ export interface CliIo {
   readonly stderrIsTTY: boolean;
   /** Destructive commands ask for confirmation only on a terminal. */
   readonly stdinIsTTY: boolean;
-  /** A file's whole text, or standard input's for "-". */
-  readText(path: string): Promise<string>;
+  /** A file's whole text, or standard input's for "-"; FileTooLarge past `maxBytes`, before reading it all. */
+  readText(path: string, maxBytes: number): Promise<string>;
   /** Asks `question` on stderr and answers the line typed (a terminal's stdin only). */
   ask(question: string): Promise<string>;
+  /**
+   * Calls `listener` on each SIGINT (Ctrl-C) instead of ending the process,
+   * until the function answered is called. Only a command that has something
+   * to say when stopped (submit: how far it got) takes it over.
+   */
+  onInterrupt(listener: () => void): () => void;
 }
 
 export function processIo(): CliIo {
@@ -29,7 +35,12 @@ export function processIo(): CliIo {
     stdoutIsTTY: process.stdout.isTTY === true,
     stderrIsTTY: process.stderr.isTTY === true,
     stdinIsTTY: process.stdin.isTTY === true,
-    readText: (path) => (path === "-" ? readStream(process.stdin) : readFile(path, "utf8")),
+    async readText(path, maxBytes) {
+      if (path === "-") return readAtMost(process.stdin, maxBytes);
+      const { size } = await stat(path);
+      if (size > maxBytes) throw new FileTooLarge(size, maxBytes);
+      return readFile(path, "utf8");
+    },
     async ask(question) {
       const rl = createInterface({ input: process.stdin, output: process.stderr });
       try {
@@ -38,11 +49,33 @@ export function processIo(): CliIo {
         rl.close();
       }
     },
+    onInterrupt(listener) {
+      process.on("SIGINT", listener);
+      return () => void process.off("SIGINT", listener);
+    },
   };
 }
 
-async function readStream(stream: NodeJS.ReadableStream): Promise<string> {
+/** A file or input longer than a command reads whole. `bytes` is a lower bound for a stream (what had come). */
+export class FileTooLarge extends Error {
+  constructor(
+    readonly bytes: number,
+    readonly maxBytes: number,
+  ) {
+    super(`larger than ${maxBytes} bytes`);
+    this.name = "FileTooLarge";
+  }
+}
+
+/** A stream's whole text (standard input), or FileTooLarge as soon as more than `maxBytes` have come. */
+export async function readAtMost(stream: AsyncIterable<Buffer | string>, maxBytes: number): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+  let bytes = 0;
+  for await (const chunk of stream) {
+    const buffer = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+    bytes += buffer.length;
+    if (bytes > maxBytes) throw new FileTooLarge(bytes, maxBytes);
+    chunks.push(buffer);
+  }
   return Buffer.concat(chunks).toString("utf8");
 }

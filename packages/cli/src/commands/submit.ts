@@ -7,16 +7,26 @@ import { MAX_BATCH_SIZE } from "@tasklane/core/limits";
 import { TasklaneError } from "@tasklane/sdk";
 import { delay } from "@tasklane/sdk/delay";
 import { answer, clientFor, globalsOf, type CliContext } from "../context.js";
-import { ReportedFailure, UsageError, formatTasklaneError } from "../errors.js";
-import type { CliIo } from "../io.js";
+import { ExitCode, ReportedFailure, UsageError, formatTasklaneError } from "../errors.js";
+import { FileTooLarge, type CliIo } from "../io.js";
 import { integerIn } from "../option-values.js";
 import { count, duration, plural } from "../output/format.js";
-import { startProgress } from "../output/progress.js";
-import { DEFAULT_BATCH_SIZE, DEFAULT_REFUSAL_RETRIES, SubmitStopped, submitInBatches } from "../submit/submit-batches.js";
+import { startProgress, type Progress } from "../output/progress.js";
+import { DEFAULT_BATCH_SIZE, DEFAULT_REFUSAL_RETRIES, Interrupted, SubmitStopped, submitInBatches } from "../submit/submit-batches.js";
 import { readTaskLines, type LineError, type TaskLine } from "../submit/task-lines.js";
 
 /** Bad lines listed before "… and N more". */
 const LINE_ERRORS_SHOWN = 20;
+
+/**
+ * The largest file (or standard input) submit reads: it reads and checks the
+ * whole file before sending, holding every task in memory (about 500 bytes of
+ * heap a task, measured with 86-byte lines), so a bigger file would end in an
+ * out-of-memory crash (or, past 512 MiB, a string Node cannot make).
+ */
+export const MAX_FILE_BYTES = 256 * 1024 * 1024;
+/** The most tasks one run sends (about 1 GB of heap), for files of many short lines. */
+export const MAX_TASKS_PER_RUN = 2_000_000;
 
 interface SubmitOptions {
   queue: string;
@@ -41,6 +51,15 @@ OVERLOADED is sent again after the Retry-After the gateway gave, up to --retries
 times. Any other failure stops the run and says how many tasks were accepted:
 run the same command with --skip N to send the rest. Give each line an
 idempotencyKey to make any resend harmless.
+
+Ctrl-C stops after the batch in flight and says how many tasks were accepted
+and the --skip that resumes (exit 130); a second Ctrl-C gives up on that batch
+too (it may have been accepted: both --skip values are given).
+
+A file (or standard input) of more than 256 MiB, or of more than 2,000,000
+tasks after --skip, is refused before anything is sent (exit 2): split it
+(split -l 1000000 big.ndjson part-) and submit each part. A --skip past the
+file's last task is refused too (exit 2): it is not the file of that run.
 
 Progress goes to stderr: one line rewritten in place on a terminal, otherwise a
 line per batch; --quiet prints none.
@@ -72,11 +91,18 @@ async function submit(ctx: CliContext, command: Command, options: SubmitOptions)
   const source = options.file === "-" ? "stdin" : options.file;
   let text: string;
   try {
-    text = await io.readText(options.file);
+    text = await io.readText(options.file, MAX_FILE_BYTES);
   } catch (error: unknown) {
+    if (error instanceof FileTooLarge) throw new UsageError(tooLargeMessage(source, error));
     throw new UsageError(`cannot read --file ${options.file}: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const { tasks, skipped, errors } = readTaskLines(text, { queue: options.queue, type: options.type, skip: options.skip });
+  const { tasks, skipped, errors, tooMany } = readTaskLines(text, { queue: options.queue, type: options.type, skip: options.skip, maxTasks: MAX_TASKS_PER_RUN });
+  if (tooMany) {
+    throw new UsageError(
+      `${source} holds more than ${count(MAX_TASKS_PER_RUN)} tasks${skipped > 0 ? " after --skip" : ""}, the most submit sends in one run. Split it (e.g. split -l 1000000 big.ndjson part-) and submit each part.`,
+    );
+  }
+  if (skipped < options.skip) throw new UsageError(`--skip ${options.skip} is past the end: ${source} holds ${plural(skipped, "task")}`);
   if (errors.length > 0) {
     reportBadLines(io, source, errors, json);
     throw new ReportedFailure(`${errors.length} bad lines`);
@@ -89,6 +115,7 @@ async function submit(ctx: CliContext, command: Command, options: SubmitOptions)
 
   const started = Date.now();
   const progress = startProgress(io, { total: tasks.length, noun: "tasks", quiet });
+  const interrupts = catchInterrupts(io, progress);
   let ids: string[];
   try {
     ids = await submitInBatches(
@@ -96,8 +123,10 @@ async function submit(ctx: CliContext, command: Command, options: SubmitOptions)
       {
         batchSize: options.batchSize,
         retries: options.retries,
-        send: (batch) => client.tasks.submitManyIds(batch),
-        wait: async (ms) => void (await delay(ms)),
+        stop: interrupts.stop,
+        abort: interrupts.abort,
+        send: (batch, signal) => client.tasks.submitManyIds(batch, signal === undefined ? {} : { signal }),
+        wait: delay,
         onAccepted: (accepted) => progress.update(accepted),
         onRefused: ({ error, retry, waitMs, from }) =>
           progress.note(`batch from task ${count(skipped + from + 1)} refused (${error.code}); sending it again in ${duration(waitMs)} (retry ${retry} of ${options.retries})`),
@@ -107,13 +136,40 @@ async function submit(ctx: CliContext, command: Command, options: SubmitOptions)
     progress.finish();
     if (!(error instanceof SubmitStopped)) throw error;
     reportStopped(io, { source, tasks, skipped, stopped: error, json });
-    throw new ReportedFailure(error.message, { cause: error });
+    const byUser = error.cause instanceof Interrupted || (interrupts.abort.aborted && error.cause instanceof TasklaneError && error.cause.code === "ABORTED");
+    throw new ReportedFailure(error.message, { cause: error, exitCode: byUser ? ExitCode.INTERRUPTED : ExitCode.FAILED });
+  } finally {
+    interrupts.release();
   }
   progress.finish();
   const batches = Math.ceil(tasks.length / options.batchSize);
   const after = skipped > 0 ? `, after skipping ${count(skipped)}` : "";
   answer(ctx, command, { queue: options.queue, submitted: ids.length, skipped, ids }, () =>
     `Submitted ${plural(ids.length, "task")} to queue "${options.queue}" in ${plural(batches, "batch", "batches")}${after} (${duration(Date.now() - started)}).\n`,
+  );
+}
+
+/** While batches go out, Ctrl-C stops after the one in flight; a second Ctrl-C gives that one up too. */
+function catchInterrupts(io: CliIo, progress: Progress): { stop: AbortSignal; abort: AbortSignal; release: () => void } {
+  const stop = new AbortController();
+  const abort = new AbortController();
+  const release = io.onInterrupt(() => {
+    if (stop.signal.aborted) {
+      abort.abort();
+      return;
+    }
+    stop.abort();
+    progress.note("Interrupted: stopping after the batch in flight (Ctrl-C again to stop at once).");
+  });
+  return { stop: stop.signal, abort: abort.signal, release };
+}
+
+function tooLargeMessage(source: string, error: FileTooLarge): string {
+  const mib = (bytes: number) => `${count(Math.ceil(bytes / 2 ** 20))} MiB`;
+  const size = source === "stdin" ? `more than ${mib(error.maxBytes)}` : mib(error.bytes);
+  return (
+    `${source} is ${size}: submit reads and checks a whole file before sending it, up to ${mib(error.maxBytes)}. ` +
+    `Split it (e.g. split -l 1000000 big.ndjson part-) and submit each part.`
   );
 }
 
@@ -143,12 +199,18 @@ function reportStopped(io: CliIo, { source, tasks, skipped, stopped, json }: Sto
   const resumeSkip = skipped + stopped.accepted;
   const ifAccepted = skipped + stopped.to;
   if (json) {
-    const error = cause instanceof TasklaneError ? { code: cause.code, message: cause.message, requestId: cause.requestId } : { code: "ERROR", message: String(cause) };
+    const error =
+      cause instanceof TasklaneError
+        ? { code: cause.code, message: cause.message, requestId: cause.requestId }
+        : cause instanceof Interrupted
+          ? { code: "INTERRUPTED", message: "stopped by Ctrl-C" }
+          : { code: "ERROR", message: String(cause) };
     const resume = stopped.outcomeUnknown ? { skip: resumeSkip, skipIfBatchAccepted: ifAccepted } : { skip: resumeSkip };
     io.err(`${JSON.stringify({ error: { ...error, submitted: stopped.accepted, skipped, outcomeUnknown: stopped.outcomeUnknown, resume } })}\n`);
     return;
   }
-  io.err(cause instanceof TasklaneError ? formatTasklaneError(cause) : `error: ${cause instanceof Error ? cause.message : String(cause)}\n`);
+  if (cause instanceof TasklaneError) io.err(formatTasklaneError(cause));
+  else io.err(cause instanceof Interrupted ? "Interrupted.\n" : `error: ${cause instanceof Error ? cause.message : String(cause)}\n`);
   const lastAccepted = stopped.accepted > 0 ? tasks[stopped.accepted - 1] : undefined;
   const through = lastAccepted === undefined ? "" : ` (through line ${count(lastAccepted.line)} of ${source})`;
   io.err(`Submit stopped: ${count(stopped.accepted)} of ${plural(tasks.length, "task")} accepted${through}${skipped > 0 ? `, after skipping ${count(skipped)}` : ""}.\n`);

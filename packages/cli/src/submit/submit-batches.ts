@@ -10,6 +10,10 @@
  * The SDK's transport retries a refused call itself first (3 attempts,
  * waiting a Retry-After of up to 30 s); these retries come on top, for a
  * platform that stays busy longer than that while a big file goes in.
+ *
+ * Two signals stop a run early (Ctrl-C in submit.ts): `stop` lets the batch
+ * in flight finish, so the count accepted is exact, and ends a wait at once;
+ * `abort` also gives up on the batch in flight, whose outcome is then unknown.
  */
 import { TasklaneError, isTasklaneError, type SubmitTaskInput } from "@tasklane/sdk";
 import { failureKindOfCode } from "@tasklane/sdk/retry";
@@ -36,13 +40,26 @@ export interface SubmitBatchesOptions {
   batchSize: number;
   /** Tries again of a refused batch; 0: none. */
   retries: number;
-  /** One submitTasks call; answers the ids in input order. */
-  send(batch: SubmitTaskInput[]): Promise<string[]>;
-  wait(ms: number): Promise<void>;
+  /** One submitTasks call; answers the ids in input order. `signal` is `abort`. */
+  send(batch: SubmitTaskInput[], signal?: AbortSignal): Promise<string[]>;
+  /** Waits `ms`, or less when `signal` (`stop`) aborts. */
+  wait(ms: number, signal?: AbortSignal): Promise<unknown>;
+  /** Stop before the next batch (and end a wait): SubmitStopped with an Interrupted cause. */
+  stop?: AbortSignal;
+  /** Give up on the batch in flight too. */
+  abort?: AbortSignal;
   /** After each accepted batch, with the tasks accepted so far. */
   onAccepted?(accepted: number): void;
   /** Before waiting out a refusal. */
   onRefused?(refusal: Refusal): void;
+}
+
+/** The cause of a run stopped by the user (Ctrl-C). */
+export class Interrupted extends Error {
+  constructor() {
+    super("interrupted");
+    this.name = "Interrupted";
+  }
 }
 
 /** A run stopped at the batch [from, to): the tasks before `from` were accepted. */
@@ -65,7 +82,7 @@ export class SubmitStopped extends Error {
     this.accepted = ids.length;
     this.from = from;
     this.to = to;
-    this.outcomeUnknown = !(cause instanceof TasklaneError) || failureKindOfCode(cause.code) === "ambiguous";
+    this.outcomeUnknown = outcomeUnknown(cause);
   }
 }
 
@@ -75,20 +92,43 @@ export async function submitInBatches(tasks: readonly SubmitTaskInput[], options
   for (let from = 0; from < tasks.length; from += options.batchSize) {
     const batch = tasks.slice(from, from + options.batchSize);
     for (let retry = 1; ; retry++) {
+      // Nothing of this batch has been written yet (first try, or after a refusal).
+      if (options.stop?.aborted === true || options.abort?.aborted === true) throw new SubmitStopped(ids, from, from + batch.length, new Interrupted());
       try {
-        ids.push(...(await options.send(batch)));
+        ids.push(...(await options.send(batch, options.abort)));
         break;
       } catch (error: unknown) {
         const refused = isTasklaneError(error, "RATE_LIMITED", "OVERLOADED") ? error : null;
         const waitMs = refused === null ? null : refusalWaitMs(refused, retry);
         if (refused === null || waitMs === null || retry > options.retries) throw new SubmitStopped(ids, from, from + batch.length, error);
         options.onRefused?.({ error: refused, retry, waitMs, from });
-        await options.wait(waitMs);
+        await options.wait(waitMs, options.stop);
       }
     }
     options.onAccepted?.(ids.length);
   }
   return ids;
+}
+
+/**
+ * Whether a batch that failed with `cause` may have been written: no answer
+ * (timeout, reset, 5xx), or a call given up by the user (ABORTED: the request
+ * may have reached the gateway). A connection refused never sent it.
+ */
+function outcomeUnknown(cause: unknown): boolean {
+  if (cause instanceof Interrupted) return false;
+  if (!(cause instanceof TasklaneError)) return true;
+  if (cause.code === "ABORTED") return true;
+  if (cause.code === "NETWORK_ERROR" && connectionRefused(cause.cause)) return false;
+  return failureKindOfCode(cause.code) === "ambiguous";
+}
+
+/** ECONNREFUSED in the cause chain (undici wraps it, sometimes in an AggregateError), as the SDK's transport reads it. */
+function connectionRefused(error: unknown, depth = 0): boolean {
+  if (depth > 4 || typeof error !== "object" || error === null) return false;
+  if ("code" in error && error.code === "ECONNREFUSED") return true;
+  if (error instanceof AggregateError && error.errors.some((inner: unknown) => connectionRefused(inner, depth + 1))) return true;
+  return "cause" in error && connectionRefused(error.cause, depth + 1);
 }
 
 /** How long to wait before the `retry`th try again: the Retry-After given, else doubling from 1 s; null past MAX_REFUSAL_WAIT_MS. */

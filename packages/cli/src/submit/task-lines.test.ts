@@ -55,7 +55,15 @@ describe("readTaskLines", () => {
       [4, "c"],
       [5, "d"],
     ]);
-    expect(readTaskLines(text, { queue: "q", skip: 10 })).toEqual({ tasks: [], skipped: 4, errors: [] });
+    expect(readTaskLines(text, { queue: "q", skip: 10 })).toEqual({ tasks: [], skipped: 4, errors: [], tooMany: false });
+  });
+
+  it("stops reading past maxTasks task lines after the skipped ones, and says so", () => {
+    const text = ndjson({ type: "a" }, "", { type: "b" }, { type: "c" }, { type: "d" });
+    expect(readTaskLines(text, { queue: "q", skip: 1, maxTasks: 3 })).toMatchObject({ tooMany: false, skipped: 1 });
+    const over = readTaskLines(text, { queue: "q", skip: 1, maxTasks: 2 });
+    expect(over.tooMany).toBe(true);
+    expect(over.tasks.map((t) => t.input.type)).toEqual(["b", "c"]);
   });
 
   it("reads CRLF files and a leading byte-order mark", () => {

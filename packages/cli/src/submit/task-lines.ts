@@ -34,6 +34,8 @@ export interface TaskLinesOptions {
   type?: string | undefined;
   /** Task lines to leave out from the start (blank lines do not count): what an earlier run submitted. */
   skip?: number;
+  /** Past this many task lines after `skip`, reading stops and `tooMany` is set (memory: every task is held). */
+  maxTasks?: number;
 }
 
 export interface TaskLines {
@@ -42,24 +44,28 @@ export interface TaskLines {
   /** Task lines left out by `skip` (fewer when the file has fewer). */
   skipped: number;
   errors: LineError[];
+  /** More than maxTasks task lines follow `skip`: `tasks` and `errors` cover only the first ones. */
+  tooMany: boolean;
 }
 
 export function readTaskLines(text: string, options: TaskLinesOptions): TaskLines {
   const skip = options.skip ?? 0;
+  const maxTasks = options.maxTasks ?? Number.POSITIVE_INFINITY;
   const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/);
   const tasks: TaskLine[] = [];
   const errors: LineError[] = [];
   let seen = 0;
-  lines.forEach((raw, index) => {
-    if (raw.trim() === "") return;
+  for (const [index, raw] of lines.entries()) {
+    if (raw.trim() === "") continue;
     seen += 1;
-    if (seen <= skip) return;
+    if (seen <= skip) continue;
+    if (seen - skip > maxTasks) return { tasks, skipped: skip, errors, tooMany: true };
     const line = index + 1;
     const checked = checkLine(raw, options);
     if (Array.isArray(checked)) errors.push(...checked.map((message) => ({ line, message })));
     else tasks.push({ line, input: checked });
-  });
-  return { tasks, skipped: Math.min(seen, skip), errors };
+  }
+  return { tasks, skipped: Math.min(seen, skip), errors, tooMany: false };
 }
 
 /** The line's task, with --queue and --type applied, or why it cannot be sent. */

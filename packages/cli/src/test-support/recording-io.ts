@@ -1,11 +1,13 @@
 /** A CliIo for unit tests: records what was written, answers prompts from a list, reads files from a map. */
-import type { CliIo } from "../io.js";
+import { FileTooLarge, type CliIo } from "../io.js";
 
 export interface RecordingIo extends CliIo {
   readonly stdout: string;
   readonly stderr: string;
   /** The questions asked, in order. */
   readonly asked: string[];
+  /** Ctrl-C: calls the listeners onInterrupt registered (as a SIGINT would). */
+  interrupt(): void;
 }
 
 export interface RecordingIoOptions {
@@ -22,21 +24,30 @@ export function recordingIo(options: RecordingIoOptions = {}): RecordingIo {
   let stderr = "";
   const asked: string[] = [];
   const answers = [...(options.answers ?? [])];
+  const interruptListeners = new Set<() => void>();
   return {
     out: (text) => void (stdout += text),
     err: (text) => void (stderr += text),
     stdoutIsTTY: false,
     stderrIsTTY: options.stderrIsTTY ?? false,
     stdinIsTTY: options.stdinIsTTY ?? false,
-    async readText(path) {
+    async readText(path, maxBytes) {
       const text = options.files?.[path];
       if (text === undefined) throw new Error(`ENOENT: no such file or directory, open '${path}'`);
+      const bytes = Buffer.byteLength(text);
+      if (bytes > maxBytes) throw new FileTooLarge(bytes, maxBytes);
       return text;
     },
     async ask(question) {
       asked.push(question);
       return answers.shift() ?? "";
     },
+    onInterrupt(listener) {
+      const own = () => listener();
+      interruptListeners.add(own);
+      return () => void interruptListeners.delete(own);
+    },
+    interrupt: () => [...interruptListeners].forEach((listener) => listener()),
     get stdout() {
       return stdout;
     },
