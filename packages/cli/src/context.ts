@@ -12,6 +12,14 @@ import { printJson } from "./output/print.js";
 
 export const DEFAULT_URL = "http://127.0.0.1:4000/graphql";
 
+/**
+ * The gateway serves GraphQL at /graphql and nothing at its root, so a URL
+ * without a path (http://gateway:4000) means that endpoint rather than a 404.
+ */
+export function graphqlEndpoint(url: string): string {
+  return /^https?:\/\/[^/?#]+\/?$/i.test(url) ? `${url.replace(/\/$/, "")}/graphql` : url;
+}
+
 export interface GlobalOptions {
   url: string;
   apiKey?: string;
@@ -38,7 +46,7 @@ export function clientFor(ctx: CliContext, command: Command): TasklaneClient {
   const { url, apiKey } = globalsOf(command);
   if (apiKey === undefined || apiKey === "") throw new UsageError("no API key: pass --api-key or set TASKLANE_API_KEY");
   try {
-    return new TasklaneClient({ url, apiKey, ...(ctx.fetch ? { fetch: ctx.fetch } : {}) });
+    return new TasklaneClient({ url: graphqlEndpoint(url), apiKey, ...(ctx.fetch ? { fetch: ctx.fetch } : {}) });
   } catch (error: unknown) {
     // The SDK refuses a URL that is not absolute http(s) with a TypeError naming it.
     if (error instanceof TypeError) throw new UsageError(`--url: ${error.message}`);

@@ -15,7 +15,8 @@ export async function readPages(read: PageReader, limit: number): Promise<Pick<T
     const page: TaskConnection = await read({ first: Math.min(MAX_PAGE_SIZE, limit - nodes.length), after });
     if (first) totalCount = page.totalCount;
     nodes.push(...page.nodes.slice(0, limit - nodes.length));
-    if (!page.pageInfo.hasNextPage || page.pageInfo.endCursor === null) break;
+    // A page that brought nothing or did not move the cursor would repeat forever: the walk ends there.
+    if (!page.pageInfo.hasNextPage || page.pageInfo.endCursor === null || page.nodes.length === 0 || page.pageInfo.endCursor === after) break;
     after = page.pageInfo.endCursor;
   }
   return { nodes, totalCount };
