@@ -10,8 +10,13 @@
  * events sent while a lost socket is made again are not replayed, so it reads
  * the task again after every reconnect and every `resyncMs` while it waits: a
  * terminal event lost in either gap delays the end, never hangs it.
+ *
+ * A read and the events are not ordered either: an event queued before a read
+ * answered may carry an older state. Each state is placed by `progressOf`
+ * (attempts, then its step within the attempt) and one behind the last yielded
+ * is not yielded, nor one equal to it, so a watcher never sees a task go back.
  */
-import { isTerminalStatus } from "@tasklane/core/statuses";
+import { TaskStatus, isTerminalStatus } from "@tasklane/core/statuses";
 import { ErrorCode, TasklaneError } from "./errors.js";
 import type { LiveResource, TaskEvent } from "./live.js";
 import type { CallOptions } from "./transport.js";
@@ -38,9 +43,10 @@ export interface FollowTaskDeps {
 type Wake = { kind: "event"; result: IteratorResult<TaskEvent, void> } | { kind: "failed"; error: unknown } | { kind: "read" };
 
 /**
- * Each state of task `id` seen by a read or carried by an event, in the order learnt (a read may
- * repeat a state), ending after the first terminal one. NOT_FOUND for an unknown or another
- * tenant's id. Breaking the loop closes the socket.
+ * Each new state of task `id` seen by a read or carried by an event, never one older than or equal to
+ * the last yielded, ending after the first terminal one (SUCCEEDED, DEAD, CANCELLED, SKIPPED: a DEAD
+ * task redriven later is not followed). NOT_FOUND for an unknown or another tenant's id. Breaking the
+ * loop closes the socket.
  */
 export async function* followTask(deps: FollowTaskDeps, id: string, options: FollowTaskOptions = {}): AsyncGenerator<Task, void, undefined> {
   const timeUp = options.timeoutMs === undefined ? null : AbortSignal.timeout(options.timeoutMs);
@@ -53,8 +59,16 @@ export async function* followTask(deps: FollowTaskDeps, id: string, options: Fol
     wakeForRead?.();
   };
   const updates = deps.live.taskUpdates({ taskId: id }, { signal: AbortSignal.any([callerStop, finished.signal]), onConnected: askRead });
-  const resync = setInterval(askRead, options.resyncMs ?? 15_000);
+  // Unref'd: the socket (or graphql-ws's retry timer) keeps the process up while the task is followed, this timer alone must not.
+  const resync = setInterval(askRead, options.resyncMs ?? 15_000).unref();
   let pending: Promise<Wake> | null = null;
+  let last: Task | null = null;
+  /** Whether `task` is news: terminal, or past the last yielded state. */
+  const isNews = (task: Task): boolean => {
+    if (isTerminalStatus(task.status) || last === null) return true;
+    const order = compareProgress(task, last);
+    return order > 0 || (order === 0 && JSON.stringify(task) !== JSON.stringify(last));
+  };
   try {
     for (;;) {
       pending ??= updates.next().then(
@@ -70,14 +84,16 @@ export async function* followTask(deps: FollowTaskDeps, id: string, options: Fol
       if (wake.kind === "failed") throw wake.error;
       if (wake.kind === "event" && !wake.result.done) {
         pending = null;
-        yield wake.result.value.task;
-        if (isTerminalStatus(wake.result.value.task.status)) return;
+        const task = wake.result.value.task;
+        if (!isNews(task)) continue;
+        yield (last = task);
+        if (isTerminalStatus(task.status)) return;
         continue;
       }
       readWanted = false;
       const task = await deps.read(id, { signal: callerStop });
       if (task === null) throw new TasklaneError(ErrorCode.NOT_FOUND, `Task ${id} not found`, { operation: "task" });
-      yield task;
+      if (isNews(task)) yield (last = task);
       if (isTerminalStatus(task.status)) return;
       // The gateway ended the subscription (it does not on its own): nothing would tell of the end.
       if (wake.kind === "event") throw new TasklaneError("NETWORK_ERROR", `taskUpdated(${id}) ended before the task finished`, { operation: "taskUpdated" });
@@ -96,7 +112,29 @@ export async function* followTask(deps: FollowTaskDeps, id: string, options: Fol
   }
 }
 
-/** The task once it is terminal (followTask's last state). */
+/** Within one attempt: RUNNING, then RETRYING, then waiting again (QUEUED, SCHEDULED); the ends last. Before the first lease `attempts` is 0. */
+const STEP_IN_ATTEMPT: Readonly<Record<TaskStatus, number>> = {
+  RUNNING: 0,
+  RETRYING: 1,
+  QUEUED: 2,
+  SCHEDULED: 2,
+  BLOCKED: 2,
+  SUCCEEDED: 3,
+  DEAD: 3,
+  CANCELLED: 3,
+  SKIPPED: 3,
+};
+
+/**
+ * Which of two states of one task came later: `attempts` grows by one with each lease (RUNNING) and
+ * only a redrive of a DEAD task resets it, where following has already ended. 0: the same step
+ * (a reschedule moves QUEUED to SCHEDULED within one).
+ */
+function compareProgress(a: Task, b: Task): number {
+  return a.attempts - b.attempts || STEP_IN_ATTEMPT[a.status] - STEP_IN_ATTEMPT[b.status];
+}
+
+/** The task once it is terminal (followTask's last state): SUCCEEDED, DEAD, CANCELLED or SKIPPED. */
 export async function waitUntilFinished(deps: FollowTaskDeps, id: string, options: FollowTaskOptions = {}): Promise<Task> {
   for await (const task of followTask(deps, id, options)) {
     if (isTerminalStatus(task.status)) return task;
