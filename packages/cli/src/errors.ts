@@ -27,6 +27,14 @@ export class UsageError extends Error {
   }
 }
 
+/** The user pressed Ctrl-C (at a question, or the cause of a submit run stopped). Exit 130. */
+export class Interrupted extends Error {
+  constructor() {
+    super("interrupted");
+    this.name = "Interrupted";
+  }
+}
+
 /**
  * A failure the command has already explained on stderr (a file's bad lines,
  * how far a submission got): only the exit code is left to set. Exit 1.
@@ -49,6 +57,10 @@ export function reportError(io: CliIo, error: unknown, json: boolean): ExitCode 
     return error.exitCode === 0 ? ExitCode.OK : ExitCode.USAGE;
   }
   if (error instanceof ReportedFailure) return error.exitCode;
+  if (error instanceof Interrupted) {
+    io.err(json ? `${JSON.stringify({ error: { code: "INTERRUPTED", message: "stopped by Ctrl-C" } })}\n` : "\nInterrupted.\n");
+    return ExitCode.INTERRUPTED;
+  }
   if (error instanceof UsageError) {
     io.err(`error: ${error.message}\n(run with --help for usage)\n`);
     return ExitCode.USAGE;

@@ -5,6 +5,7 @@
  */
 import { readFile, stat } from "node:fs/promises";
 import { createInterface } from "node:readline/promises";
+import { Interrupted } from "./errors.js";
 
 export interface CliIo {
   /** Writes to standard output as given (callers add the newline). */
@@ -18,7 +19,7 @@ export interface CliIo {
   readonly stdinIsTTY: boolean;
   /** A file's whole text, or standard input's for "-"; FileTooLarge past `maxBytes`, before reading it all. */
   readText(path: string, maxBytes: number): Promise<string>;
-  /** Asks `question` on stderr and answers the line typed (a terminal's stdin only). */
+  /** Asks `question` on stderr and answers the line typed (a terminal's stdin only); Interrupted on Ctrl-C. */
   ask(question: string): Promise<string>;
   /**
    * Calls `listener` on each SIGINT (Ctrl-C) instead of ending the process,
@@ -45,6 +46,10 @@ export function processIo(): CliIo {
       const rl = createInterface({ input: process.stdin, output: process.stderr });
       try {
         return await rl.question(question);
+      } catch (error: unknown) {
+        // readline answers Ctrl-C at the question with an AbortError: the user stopped the command, as a SIGINT would.
+        if (error instanceof Error && "code" in error && error.code === "ABORT_ERR") throw new Interrupted();
+        throw error;
       } finally {
         rl.close();
       }

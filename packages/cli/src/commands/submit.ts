@@ -7,12 +7,12 @@ import { MAX_BATCH_SIZE } from "@tasklane/core/limits";
 import { TasklaneError } from "@tasklane/sdk";
 import { delay } from "@tasklane/sdk/delay";
 import { answer, clientFor, globalsOf, type CliContext } from "../context.js";
-import { ExitCode, ReportedFailure, UsageError, formatTasklaneError } from "../errors.js";
+import { ExitCode, Interrupted, ReportedFailure, UsageError, formatTasklaneError } from "../errors.js";
 import { FileTooLarge, type CliIo } from "../io.js";
 import { integerIn } from "../option-values.js";
 import { count, duration, plural } from "../output/format.js";
 import { startProgress, type Progress } from "../output/progress.js";
-import { DEFAULT_BATCH_SIZE, DEFAULT_REFUSAL_RETRIES, Interrupted, SubmitStopped, submitInBatches } from "../submit/submit-batches.js";
+import { DEFAULT_BATCH_SIZE, DEFAULT_REFUSAL_RETRIES, SubmitStopped, submitInBatches } from "../submit/submit-batches.js";
 import { readTaskLines, type LineError, type TaskLine } from "../submit/task-lines.js";
 
 /** Bad lines listed before "… and N more". */

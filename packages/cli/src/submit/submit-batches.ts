@@ -17,6 +17,7 @@
  */
 import { TasklaneError, isTasklaneError, type SubmitTaskInput } from "@tasklane/sdk";
 import { failureKindOfCode } from "@tasklane/sdk/retry";
+import { Interrupted } from "../errors.js";
 
 /** submitTasks calls of this many tasks: the size the benchmark found cheapest per task for the gateway. */
 export const DEFAULT_BATCH_SIZE = 500;
@@ -52,14 +53,6 @@ export interface SubmitBatchesOptions {
   onAccepted?(accepted: number): void;
   /** Before waiting out a refusal. */
   onRefused?(refusal: Refusal): void;
-}
-
-/** The cause of a run stopped by the user (Ctrl-C). */
-export class Interrupted extends Error {
-  constructor() {
-    super("interrupted");
-    this.name = "Interrupted";
-  }
 }
 
 /** A run stopped at the batch [from, to): the tasks before `from` were accepted. */

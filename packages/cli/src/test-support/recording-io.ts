@@ -1,4 +1,5 @@
 /** A CliIo for unit tests: records what was written, answers prompts from a list, reads files from a map. */
+import { Interrupted } from "../errors.js";
 import { FileTooLarge, type CliIo } from "../io.js";
 
 export interface RecordingIo extends CliIo {
@@ -15,8 +16,8 @@ export interface RecordingIoOptions {
   stderrIsTTY?: boolean;
   /** Files by path ("-" for standard input). */
   files?: Record<string, string>;
-  /** Answers to prompts, in order. */
-  answers?: string[];
+  /** Answers to prompts, in order; null: Ctrl-C at that prompt. */
+  answers?: (string | null)[];
 }
 
 export function recordingIo(options: RecordingIoOptions = {}): RecordingIo {
@@ -40,7 +41,9 @@ export function recordingIo(options: RecordingIoOptions = {}): RecordingIo {
     },
     async ask(question) {
       asked.push(question);
-      return answers.shift() ?? "";
+      const answer = answers.shift();
+      if (answer === null) throw new Interrupted();
+      return answer ?? "";
     },
     onInterrupt(listener) {
       const own = () => listener();
