@@ -1,0 +1,75 @@
+/**
+ * Ctrl-C (SIGINT) in the middle of `tasklane submit`, as a user or a CI job
+ * sends it: the built executable in a process of its own, against a stub
+ * endpoint that holds the second batch until the signal has been sent, so the
+ * test knows exactly what was accepted. Nothing here needs the platform: the
+ * point is the process's own signal handling and exit code.
+ */
+import { spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { repoRoot } from "../helpers/app-process.js";
+
+const CLI = path.join(repoRoot, "packages", "cli", "dist", "main.js");
+
+describe("tasklane submit and Ctrl-C", () => {
+  let dir: string;
+  let server: Server;
+  let url: string;
+  let batches = 0;
+  /** Set by the test: called when the second batch arrives, before it is answered. */
+  let onSecondBatch: () => Promise<void> = async () => undefined;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), "tasklane-cli-int-"));
+    server = createServer((req, res) => {
+      let body = "";
+      req.on("data", (chunk: Buffer) => (body += chunk.toString()));
+      req.on("end", async () => {
+        const inputs = (JSON.parse(body) as { variables: { inputs: unknown[] } }).variables.inputs;
+        if (++batches === 2) await onSecondBatch();
+        res.setHeader("content-type", "application/json");
+        res.end(JSON.stringify({ data: { submitTasks: inputs.map((_, i) => ({ id: `task_${batches}_${i}` })) } }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+  });
+
+  afterAll(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("stops after the batch in flight, prints what was accepted and the --skip that resumes, exit 130", async () => {
+    const file = path.join(dir, "tasks.ndjson");
+    await writeFile(file, Array.from({ length: 50 }, (_, i) => JSON.stringify({ payload: { i } })).join("\n"));
+    const child = spawn(process.execPath, [CLI, "submit", "--queue", "q", "--type", "t", "--file", file, "--batch-size", "10"], {
+      env: { PATH: process.env.PATH ?? "", TASKLANE_URL: url, TASKLANE_API_KEY: "tlk_interrupt_test" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    // The signal goes while batch 2 waits for its answer; the CLI says so before the answer is let through.
+    onSecondBatch = async () => {
+      child.kill("SIGINT");
+      await expect.poll(() => stderr, { timeout: 10_000 }).toContain("Interrupted: stopping after the batch in flight");
+    };
+    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+    const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
+    clearTimeout(timer);
+
+    expect(code).toBe(130);
+    expect(batches).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toContain("Submit stopped: 20 of 50 tasks accepted (through line 20 of");
+    expect(stderr).toContain("Resume with --skip 20.");
+    expect(stderr).not.toContain("tlk_interrupt_test");
+  });
+});
