@@ -82,7 +82,8 @@ interface DescribedError {
   fieldErrors?: { path: string; message: string }[];
 }
 
-function describeTasklaneError(error: TasklaneError): DescribedError {
+/** The API error as --json prints it on stderr. */
+export function describeTasklaneError(error: TasklaneError): DescribedError {
   const described: DescribedError = { code: error.code, message: error.message };
   if (error.requestId !== undefined) described.requestId = error.requestId;
   if (error.retryAfterSeconds !== undefined) described.retryAfterSeconds = error.retryAfterSeconds;

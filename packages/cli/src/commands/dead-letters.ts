@@ -1,9 +1,9 @@
 /** `tasklane dead-letters list|redrive --all|discard --all`. */
 import type { Command } from "commander";
-import type { AllDeadLettersOptions, TasklaneClient } from "@tasklane/sdk";
+import { TasklaneError, type AllDeadLettersOptions, type TasklaneClient } from "@tasklane/sdk";
 import { confirmed, mustConfirm } from "../confirm.js";
 import { answer, clientFor, globalsOf, type CliContext } from "../context.js";
-import { ExitCode, ReportedFailure, UsageError, reportError } from "../errors.js";
+import { ExitCode, ReportedFailure, UsageError, describeTasklaneError, reportError } from "../errors.js";
 import { integerIn } from "../option-values.js";
 import { count, plural } from "../output/format.js";
 import { startProgress } from "../output/progress.js";
@@ -101,9 +101,14 @@ async function runBulk(ctx: CliContext, command: Command, options: BulkOptions, 
     });
   } catch (error: unknown) {
     progress.finish();
-    reportError(io, error, json);
     // What the calls before the failure did stands; running the command again goes on from there.
-    io.err(json ? `${JSON.stringify({ [action.key]: done })}\n` : `${count(done)} of ${count(dead)} ${action.verb === "redrive" ? "redriven" : "discarded"} before the failure; run the command again to go on.\n`);
+    if (json && error instanceof TasklaneError) {
+      // One JSON object on stderr, as submit's: the error and how many were done before it.
+      io.err(`${JSON.stringify({ error: { ...describeTasklaneError(error), [action.key]: done } })}\n`);
+    } else {
+      reportError(io, error, json);
+      io.err(json ? `${JSON.stringify({ [action.key]: done })}\n` : `${count(done)} of ${count(dead)} ${action.verb === "redrive" ? "redriven" : "discarded"} before the failure; run the command again to go on.\n`);
+    }
     throw new ReportedFailure(`${action.verb} failed`, { cause: error });
   }
   progress.finish();
