@@ -14,7 +14,8 @@ export const CLI_VERSION = "0.1.0";
 
 const HELP = `
 Exit codes: 0 done, 1 the operation failed (the API's error code and message
-on stderr), 2 a usage error (nothing was sent).
+on stderr), 2 a usage error (nothing was sent), 130 stopped by Ctrl-C.
+Times are UTC. A --url without a path means the gateway's /graphql.
 
 Examples:
   export TASKLANE_API_KEY=tlk_...
