@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import type { TaskStatus } from "@tasklane/core/statuses";
-import { followTask, type FollowTaskDeps } from "./follow-task.js";
+import { getEventListeners } from "node:events";
+import { followTask, waitUntilFinished, type FollowTaskDeps } from "./follow-task.js";
 import type { LiveResource, LiveStreamOptions, TaskEvent } from "./live.js";
 import type { Task } from "./types.js";
 
@@ -68,6 +69,22 @@ describe("followTask", () => {
       timers.forEach(clearInterval);
     } finally {
       spy.mockRestore();
+    }
+  });
+
+  it("leaves nothing on a long-lived signal shared by many waits (no listener, no AbortSignal.any entry)", async () => {
+    const shutdown = new AbortController();
+    const any = vi.spyOn(AbortSignal, "any");
+    try {
+      for (let i = 0; i < 50; i++) {
+        const done = await waitUntilFinished(scripted(state("RUNNING", 1), [state("SUCCEEDED", 1)]), "t1", { signal: shutdown.signal, timeoutMs: 60_000 });
+        expect(done.status).toBe("SUCCEEDED");
+      }
+      expect(getEventListeners(shutdown.signal, "abort")).toHaveLength(0);
+      // Node 20's AbortSignal.any keeps a weak entry on each source for the source's whole life.
+      expect(any.mock.calls.filter((call) => call[0].includes(shutdown.signal))).toHaveLength(0);
+    } finally {
+      any.mockRestore();
     }
   });
 });

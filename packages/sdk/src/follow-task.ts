@@ -49,16 +49,27 @@ type Wake = { kind: "event"; result: IteratorResult<TaskEvent, void> } | { kind:
  * loop closes the socket.
  */
 export async function* followTask(deps: FollowTaskDeps, id: string, options: FollowTaskOptions = {}): AsyncGenerator<Task, void, undefined> {
-  const timeUp = options.timeoutMs === undefined ? null : AbortSignal.timeout(options.timeoutMs);
-  const finished = new AbortController();
-  const callerStop = AbortSignal.any([options.signal, timeUp].filter((s): s is AbortSignal => s != null));
+  // One controller stops the stream and the reads: the caller's signal, the timeout or the end of following aborts it.
+  // Not AbortSignal.any: on Node 20 it keeps an entry on a long-lived caller signal for each wait, for the signal's life.
+  const stop = new AbortController();
+  const onCallerAbort = () => stop.abort(options.signal?.reason);
+  options.signal?.addEventListener("abort", onCallerAbort, { once: true });
+  if (options.signal?.aborted) onCallerAbort();
+  let timedOut = false;
+  const timeUp =
+    options.timeoutMs === undefined
+      ? null
+      : setTimeout(() => {
+          timedOut = true;
+          stop.abort(new DOMException(`not finished within ${options.timeoutMs} ms`, "TimeoutError"));
+        }, options.timeoutMs).unref();
   let readWanted = false;
   let wakeForRead: (() => void) | null = null;
   const askRead = () => {
     readWanted = true;
     wakeForRead?.();
   };
-  const updates = deps.live.taskUpdates({ taskId: id }, { signal: AbortSignal.any([callerStop, finished.signal]), onConnected: askRead });
+  const updates = deps.live.taskUpdates({ taskId: id }, { signal: stop.signal, onConnected: askRead });
   // Unref'd: the socket (or graphql-ws's retry timer) keeps the process up while the task is followed, this timer alone must not.
   const resync = setInterval(askRead, options.resyncMs ?? 15_000).unref();
   let pending: Promise<Wake> | null = null;
@@ -91,7 +102,7 @@ export async function* followTask(deps: FollowTaskDeps, id: string, options: Fol
         continue;
       }
       readWanted = false;
-      const task = await deps.read(id, { signal: callerStop });
+      const task = await deps.read(id, { signal: stop.signal });
       if (task === null) throw new TasklaneError(ErrorCode.NOT_FOUND, `Task ${id} not found`, { operation: "task" });
       if (isNews(task)) yield (last = task);
       if (isTerminalStatus(task.status)) return;
@@ -99,14 +110,16 @@ export async function* followTask(deps: FollowTaskDeps, id: string, options: Fol
       if (wake.kind === "event") throw new TasklaneError("NETWORK_ERROR", `taskUpdated(${id}) ended before the task finished`, { operation: "taskUpdated" });
     }
   } catch (error: unknown) {
-    if (timeUp?.aborted && !options.signal?.aborted) {
+    if (timedOut && !options.signal?.aborted) {
       throw new TasklaneError("TIMEOUT", `Task ${id} not finished within ${options.timeoutMs} ms`, { cause: error, operation: "taskUpdated" });
     }
     throw error;
   } finally {
     clearInterval(resync);
+    clearTimeout(timeUp ?? undefined);
+    options.signal?.removeEventListener("abort", onCallerAbort);
     // Ends the stream even while its next() waits (a return() would queue behind it) and waits for its socket to close.
-    finished.abort();
+    stop.abort();
     await pending;
     await updates.return(undefined);
   }
