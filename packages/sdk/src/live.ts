@@ -83,6 +83,10 @@ export interface TaskUpdatesFilter {
   queue?: string | null;
 }
 
+/** LiveOptions' defaults (documented there). */
+const DEFAULT_LIVE_RETRY_ATTEMPTS = 5;
+const DEFAULT_LIVE_BUFFER_SIZE = 10_000;
+
 const TASK_UPDATED = `subscription TaskUpdated($taskId: ID, $queue: String) {
   taskUpdated(taskId: $taskId, queue: $queue) { taskId previousStatus status at task { ...TaskFields } }
 }
@@ -125,9 +129,10 @@ export class LiveResource {
   }
 
   async *#stream<T>(operation: string, query: string, variables: Record<string, unknown>, options: LiveStreamOptions): AsyncGenerator<T, void, undefined> {
-    const retryAttempts = this.#options.liveRetryAttempts ?? 5;
-    const inbox = new Inbox<T>(this.#options.liveBufferSize ?? 10_000, () =>
-      new TasklaneError(ErrorCode.OVERLOADED, `${operation}: more than ${this.#options.liveBufferSize ?? 10_000} events waiting for the loop to take them (liveBufferSize)`, {
+    const retryAttempts = this.#options.liveRetryAttempts ?? DEFAULT_LIVE_RETRY_ATTEMPTS;
+    const bufferSize = this.#options.liveBufferSize ?? DEFAULT_LIVE_BUFFER_SIZE;
+    const inbox = new Inbox<T>(bufferSize, () =>
+      new TasklaneError(ErrorCode.OVERLOADED, `${operation}: more than ${bufferSize} events waiting for the loop to take them (liveBufferSize)`, {
         extensions: { reason: "LIVE_BUFFER_FULL" },
         operation,
       }),
