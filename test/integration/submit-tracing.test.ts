@@ -1,16 +1,15 @@
-import { trace } from "@opentelemetry/api";
-import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-node";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_BACKOFF, normalizeTaskSpec, normalizeWorkflowSpec, parseInput, submitTaskInputSchema, submitWorkflowInputSchema, type SubmitTaskInput } from "@tasklane/core";
 import { createLogger, type SchedulerEnv } from "@tasklane/config";
 import { createSchedule, type Database } from "@tasklane/db";
 import { createTaskService, type TaskService } from "@tasklane/gateway/services/task-service";
 import { WorkflowService } from "@tasklane/gateway/services/workflow-service";
-import { setTracingActive } from "@tasklane/observability";
 import { fireSchedules } from "@tasklane/scheduler/loops/schedule-firing";
 import { createSchedulerMetrics } from "@tasklane/scheduler/metrics";
 import { createKeySpace, createRedis, createTaskDispatcher, dispatchAfterCommit } from "@tasklane/queue";
 import type { Redis } from "ioredis";
+import { useInMemoryTracing } from "../helpers/in-memory-tracing.js";
 import { seedPushQueue, seedTenant } from "../helpers/seed.js";
 import { createTestDatabase, uniqueRedisPrefix, type TestDatabase } from "../helpers/test-database.js";
 
@@ -21,8 +20,7 @@ import { createTestDatabase, uniqueRedisPrefix, type TestDatabase } from "../hel
  * post-commit dispatch, and a repeat of an idempotency key.
  */
 const REDIS_URL = "redis://127.0.0.1:6379/0";
-const exporter = new InMemorySpanExporter();
-const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+const exporter = useInMemoryTracing();
 
 let tdb: TestDatabase;
 let tenantId: string;
@@ -46,8 +44,6 @@ const spansOf = (name: string, taskId: string): ReadableSpan[] =>
   exporter.getFinishedSpans().filter((s) => s.name === name && s.attributes["tasklane.task_id"] === taskId);
 
 beforeAll(async () => {
-  trace.setGlobalTracerProvider(provider);
-  setTracingActive(true);
   tdb = await createTestDatabase("subtrace");
   ({ tenantId } = await seedTenant(tdb.db));
   await seedPushQueue(tdb.db, tenantId, "push", "http://127.0.0.1:9/never-called");
@@ -59,8 +55,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  setTracingActive(false);
-  await provider.shutdown();
   if (live) {
     const keys = await live.keys(`${prefix}:*`);
     if (keys.length > 0) await live.del(...keys);

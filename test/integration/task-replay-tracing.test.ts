@@ -1,8 +1,7 @@
-import { trace } from "@opentelemetry/api";
-import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-node";
-import { setTracingActive } from "@tasklane/observability";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-node";
+import { describe, expect, it } from "vitest";
 import { useGateway } from "../helpers/gateway-fixture.js";
+import { useInMemoryTracing } from "../helpers/in-memory-tracing.js";
 import { asTenant, createTenant, type CreatedTenant } from "../helpers/platform.js";
 
 /**
@@ -13,21 +12,10 @@ import { asTenant, createTenant, type CreatedTenant } from "../helpers/platform.
  * (OpenTelemetry's way to name a cause outside the trace): the original's
  * trace is not continued, and the replay's attempts never appear in it.
  */
-const exporter = new InMemorySpanExporter();
-const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+const exporter = useInMemoryTracing();
 const platform = useGateway();
 const CALLER_TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
 const CALLER_SPAN_ID = "00f067aa0ba902b7";
-
-beforeAll(() => {
-  trace.setGlobalTracerProvider(provider);
-  setTracingActive(true);
-});
-
-afterAll(async () => {
-  setTracingActive(false);
-  await provider.shutdown();
-});
 
 const submitSpan = (taskId: string): ReadableSpan => {
   const spans = exporter.getFinishedSpans().filter((s) => s.name === "task.submit" && s.attributes["tasklane.task_id"] === taskId);

@@ -36,6 +36,8 @@ describe("with tracing on", () => {
   afterAll(async () => {
     setTracingActive(false);
     await provider.shutdown();
+    // The global provider is set once per process: give it back for the files after this one.
+    trace.disable();
   });
 
   it("roots a new trace per task, and every later step is its child", async () => {
