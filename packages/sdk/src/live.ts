@@ -26,6 +26,7 @@ import type { TaskStatus } from "@tasklane/core/statuses";
 import { ErrorCode, TasklaneError, isContractCode } from "./errors.js";
 import { TASK_FIELDS, WORKFLOW_FIELDS } from "./graphql/fragments.js";
 import type { Task, Workflow } from "./types.js";
+import { shownUrl } from "./shown-url.js";
 
 /** One status change of a task, as `taskUpdated` sends it. */
 export interface TaskEvent {
@@ -175,7 +176,7 @@ export class LiveResource {
               if (result.errors?.length) inbox.fail(errorOfGraphQL(result.errors, operation));
               else if (result.data?.[operation] !== undefined && !inbox.push(result.data[operation] as T)) void stop();
             },
-            error: (error: unknown) => inbox.fail(errorOfTransport(error, operation, this.#url, retriesSinceConnected)),
+            error: (error: unknown) => inbox.fail(errorOfTransport(error, operation, shownUrl(this.#url), retriesSinceConnected)),
             complete: () => inbox.end(),
           },
         );

@@ -246,6 +246,15 @@ describe("transport: retry policy", () => {
     }
   });
 
+  it("a NETWORK_ERROR's message shows the URL without credentials written into it", async () => {
+    const port = await freePort();
+    const client = new TasklaneClient({ url: `http://ops:s3cret-pw@127.0.0.1:${port}/graphql`, apiKey: "k", retry: { baseDelayMs: 1 } });
+    const error = await rejection(client.queues.list());
+    expect(error.code).toBe("NETWORK_ERROR");
+    expect(error.message).toContain(`request to http://***@127.0.0.1:${port}/graphql failed`);
+    expect(error.message).not.toContain("s3cret-pw");
+  });
+
   it("a slow answer is TIMEOUT: retried for queries, not for a plain submit", async () => {
     const slow = () => ({ ...ok({ queues: [], submitTask: TASK }), delayMs: 300 });
     const first = await clientFor(slow, { timeoutMs: 50 });

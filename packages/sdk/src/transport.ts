@@ -10,6 +10,7 @@ import { fetchExchange, undiciExchange, type FetchLike, type HttpExchange } from
 import { interpretResponse, type Interpreted, type RawResponse } from "./graphql/interpret-response.js";
 import { withheldTasks } from "./graphql/withheld-bodies.js";
 import { resolveRetry, retryDelayMs, shouldRetry, type RetryOptions, type RetryPolicy } from "./retry.js";
+import { shownUrl } from "./shown-url.js";
 
 /** What the SDK reads of a task whose bodies a bulk answer withheld. */
 const TASK_BODIES = `query TaskBodies($id: ID!) { task(id: $id) { payload result } }`;
@@ -69,7 +70,7 @@ export class GraphQLTransport {
 
   constructor(options: TransportOptions) {
     if (typeof options.url !== "string" || !/^https?:\/\//.test(options.url)) {
-      throw new TypeError(`url must be an absolute http(s) URL of the GraphQL endpoint, got ${JSON.stringify(options.url)}`);
+      throw new TypeError(`url must be an absolute http(s) URL of the GraphQL endpoint, got ${JSON.stringify(typeof options.url === "string" ? shownUrl(options.url) : options.url)}`);
     }
     if (typeof options.apiKey !== "string" || options.apiKey === "") throw new TypeError("apiKey is required");
     const timeoutMs = options.timeoutMs ?? 30_000;
@@ -155,7 +156,7 @@ export class GraphQLTransport {
         const error = new TasklaneError("TIMEOUT", `${operation}: no response within ${timeoutMs} ms`, { cause, requestId, operation });
         return { ok: false, error, kind: "ambiguous" };
       }
-      const error = new TasklaneError("NETWORK_ERROR", `${operation}: request to ${this.url} failed: ${describe(cause)}`, { cause, requestId, operation });
+      const error = new TasklaneError("NETWORK_ERROR", `${operation}: request to ${shownUrl(this.url)} failed: ${describe(cause)}`, { cause, requestId, operation });
       return { ok: false, error, kind: connectionRefused(cause) ? "refused" : "ambiguous" };
     } finally {
       clearTimeout(timer);
