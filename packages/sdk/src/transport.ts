@@ -195,7 +195,7 @@ function errorCodeOf(e: unknown): unknown {
 }
 
 /** ECONNREFUSED anywhere in the cause chain (undici wraps it, sometimes in an AggregateError): nothing was sent. */
-function connectionRefused(e: unknown, depth = 0): boolean {
+export function connectionRefused(e: unknown, depth = 0): boolean {
   if (depth > 4 || typeof e !== "object" || e === null) return false;
   if (errorCodeOf(e) === "ECONNREFUSED") return true;
   if (e instanceof AggregateError && e.errors.some((inner: unknown) => connectionRefused(inner, depth + 1))) return true;

@@ -17,6 +17,8 @@
  */
 import { TasklaneError, isTasklaneError, type SubmitTaskInput } from "@tasklane/sdk";
 import { failureKindOfCode } from "@tasklane/sdk/retry";
+import { connectionRefused } from "@tasklane/sdk/transport";
+import { BackoffStrategy, computeBackoffMs } from "@tasklane/core";
 import { Interrupted } from "../errors.js";
 
 /** submitTasks calls of this many tasks: the size the benchmark found cheapest per task for the gateway. */
@@ -25,8 +27,8 @@ export const DEFAULT_BATCH_SIZE = 500;
 export const DEFAULT_REFUSAL_RETRIES = 5;
 /** A Retry-After longer than this stops the run instead of holding the terminal. */
 export const MAX_REFUSAL_WAIT_MS = 300_000;
-/** Without a Retry-After: 1 s, 2 s, 4 s … up to this. */
-const MAX_BACKOFF_MS = 30_000;
+/** Without a Retry-After: 1 s, 2 s, 4 s … up to 30 s (core's backoff, as the SDK's held outcomes wait). */
+const NO_RETRY_AFTER_BACKOFF = { strategy: BackoffStrategy.EXPONENTIAL, delaySeconds: 1, maxDelaySeconds: 30, jitter: false } as const;
 
 export interface Refusal {
   error: TasklaneError;
@@ -116,14 +118,6 @@ function outcomeUnknown(cause: unknown): boolean {
   return failureKindOfCode(cause.code) === "ambiguous";
 }
 
-/** ECONNREFUSED in the cause chain (undici wraps it, sometimes in an AggregateError), as the SDK's transport reads it. */
-function connectionRefused(error: unknown, depth = 0): boolean {
-  if (depth > 4 || typeof error !== "object" || error === null) return false;
-  if ("code" in error && error.code === "ECONNREFUSED") return true;
-  if (error instanceof AggregateError && error.errors.some((inner: unknown) => connectionRefused(inner, depth + 1))) return true;
-  return "cause" in error && connectionRefused(error.cause, depth + 1);
-}
-
 /** How long to wait before the `retry`th try again: the Retry-After given, else doubling from 1 s; null past MAX_REFUSAL_WAIT_MS. */
 export function refusalWaitMs(error: TasklaneError, retry: number): number | null {
   const given = error.retryAfterSeconds;
@@ -131,5 +125,5 @@ export function refusalWaitMs(error: TasklaneError, retry: number): number | nul
     const ms = given * 1000;
     return ms > MAX_REFUSAL_WAIT_MS ? null : ms;
   }
-  return Math.min(MAX_BACKOFF_MS, 1000 * 2 ** (retry - 1));
+  return computeBackoffMs(NO_RETRY_AFTER_BACKOFF, retry);
 }
