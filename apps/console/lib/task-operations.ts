@@ -8,5 +8,22 @@ export const TASK_OPERATION_DONE = {
 export type TaskOperationName = keyof typeof TASK_OPERATION_DONE;
 
 export function isTaskOperationName(value: unknown): value is TaskOperationName {
-  return typeof value === "string" && Object.hasOwn(TASK_OPERATION_DONE, value);
+  return isKeyOf(TASK_OPERATION_DONE, value);
+}
+
+/** What the task page says after its "Run now" or "Reschedule" (tasks/reschedule-actions.ts sends it there with ?rescheduled=). */
+export const RESCHEDULED_NOTICES = {
+  now: "Task due now: it runs as soon as a worker is free.",
+  later: "Task rescheduled: it runs at its new time.",
+} as const;
+
+export type RescheduledNotice = keyof typeof RESCHEDULED_NOTICES;
+
+export function isRescheduledNotice(value: unknown): value is RescheduledNotice {
+  return isKeyOf(RESCHEDULED_NOTICES, value);
+}
+
+/** A search parameter naming one of `record`'s own keys (never an inherited one such as "constructor"). */
+function isKeyOf<T extends object>(record: T, value: unknown): value is keyof T {
+  return typeof value === "string" && Object.hasOwn(record, value);
 }

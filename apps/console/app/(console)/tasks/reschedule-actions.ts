@@ -5,7 +5,7 @@ import { redirect } from "next/navigation";
 import { errorState, type ActionState } from "@/lib/action-state";
 import { rescheduleTask } from "@/lib/api/task-reschedule";
 import { text } from "@/lib/form-data";
-import type { RescheduledNotice } from "@/lib/rescheduled-notice";
+import type { RescheduledNotice } from "@/lib/task-operations";
 
 /**
  * The task page's "Run now" (no runAt) and "Reschedule" (runAt, an ISO time the

@@ -14,8 +14,7 @@ import { getTask } from "@/lib/api/tasks";
 import { decodeSegment } from "@/lib/route-param";
 import { param, type SearchParams } from "@/lib/search-params";
 import { RescheduleActions } from "@/components/tasks/RescheduleActions";
-import { RESCHEDULED_NOTICES, isRescheduledNotice } from "@/lib/rescheduled-notice";
-import { TASK_OPERATION_DONE, isTaskOperationName } from "@/lib/task-operations";
+import { RESCHEDULED_NOTICES, TASK_OPERATION_DONE, isRescheduledNotice, isTaskOperationName } from "@/lib/task-operations";
 
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
   return { title: `Task ${(await params).id}` };
