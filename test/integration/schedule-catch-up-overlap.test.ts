@@ -22,11 +22,17 @@ beforeAll(async () => {
 });
 afterAll(async () => tdb?.drop());
 
-async function perSecond(name: string, overlapPolicy: OverlapPolicy) {
+async function perSecond(name: string, overlapPolicy: OverlapPolicy, downSince: Date) {
   const s = await createSchedule(tdb.db, tenantId, { name, cron: "* * * * * *", timezone: "UTC", template, misfirePolicy: "CATCH_UP", overlapPolicy, enabled: true });
-  // Down for ten minutes: every second since is missed (the grace is 30 s), and CATCH_UP fires each.
-  await tdb.db.pool.query(`UPDATE schedules SET next_run_at = date_trunc('second', now()) - $2 * interval '1 second' WHERE id = $1`, [s.id, MISSED_SECONDS]);
+  await tdb.db.pool.query(`UPDATE schedules SET next_run_at = $2 WHERE id = $1`, [s.id, downSince]);
   return s.id;
+}
+
+/** Down for ten minutes: every second since is missed (the grace is 30 s), and CATCH_UP fires each.
+ *  One instant for all three schedules, so a second ticking over between their updates cannot give them different counts. */
+async function downSince(): Promise<Date> {
+  const res = await tdb.db.pool.query<{ at: Date }>(`SELECT date_trunc('second', now()) - $1 * interval '1 second' AS at`, [MISSED_SECONDS]);
+  return res.rows[0]!.at;
 }
 
 async function runsOf(scheduleId: string) {
@@ -36,9 +42,10 @@ async function runsOf(scheduleId: string) {
 
 describe("CATCH_UP with an overlap policy that looks at the previous run", () => {
   it("fires hundreds of missed occurrences in a few statements, with the runs deciding one by one gave", async () => {
-    const queue = await perSecond("queue", "QUEUE");
-    const skip = await perSecond("skip", "SKIP");
-    const cancel = await perSecond("cancel", "CANCEL_RUNNING");
+    const since = await downSince();
+    const queue = await perSecond("queue", "QUEUE", since);
+    const skip = await perSecond("skip", "SKIP", since);
+    const cancel = await perSecond("cancel", "CANCEL_RUNNING", since);
 
     const counting = countingDatabase(tdb.url);
     try {
