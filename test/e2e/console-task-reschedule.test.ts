@@ -60,8 +60,9 @@ describe("console task reschedule", () => {
     await dialog.waitFor();
     expect(await page.evaluate(() => new Date(0).getTimezoneOffset())).toBe(-540);
     const input = dialog.getByLabel("Run at (UTC)");
-    // It starts at the task's runAt as the page shows it.
-    expect(await input.inputValue()).toBe((await p.tdb.db.pool.query<{ run_at: Date }>("SELECT run_at FROM tasks WHERE id = $1", [task.id])).rows[0]!.run_at.toISOString().slice(0, 19));
+    // It starts at the task's runAt as the page shows it, to the second (Chromium leaves ":00" seconds off the value).
+    const runAt = (await p.tdb.db.pool.query<{ run_at: Date }>("SELECT run_at FROM tasks WHERE id = $1", [task.id])).rows[0]!.run_at;
+    expect(new Date(`${await input.inputValue()}Z`).toISOString()).toBe(`${runAt.toISOString().slice(0, 19)}.000Z`);
     await input.fill(utcInputValue(at));
     await dialog.getByRole("button", { name: "Reschedule" }).click();
     await page.getByText("Task rescheduled: it runs at its new time.").waitFor({ timeout: 30_000 });
