@@ -168,6 +168,67 @@ describe("SDK live updates", () => {
     await socketsClosed();
   }, 60_000);
 
+  it("drops a socket the network lost without a close once a ping goes unanswered, makes it again, and the stream goes on", async () => {
+    await client.queues.upsert({ name: "live-silenced", mode: "PULL" });
+    const proxy = await startTcpProxy("127.0.0.1", Number(new URL(platform.gateway.url).port));
+    const proxied = new TasklaneClient({ url: proxy.rewrite(platform.gateway.url), apiKey: a.apiKey, liveKeepAliveMs: 500, livePongTimeoutMs: 1_000 });
+    const connected: boolean[] = [];
+    const events: TaskEvent[] = [];
+    const updates = proxied.live.taskUpdates({ queue: "live-silenced" }, { signal: AbortSignal.timeout(50_000), onConnected: (reconnected) => connected.push(reconnected) });
+    const reading = (async () => {
+      for await (const event of updates) {
+        events.push(event);
+        if (event.task.type === "after") break;
+      }
+    })();
+    // Probes until one is heard: the gateway acknowledges no subscribe, so this is when the stream listens.
+    const heard = (type: string) =>
+      waitFor(
+        `the stream to hear a "${type}" task`,
+        async () => {
+          if (events.some((e) => e.task.type === type)) return true;
+          await client.tasks.submit({ type, queue: "live-silenced", delaySeconds: 3600 });
+          return false;
+        },
+        20_000,
+        250,
+      );
+    try {
+      await heard("before");
+      expect(connected[0]).toBe(false);
+      // Neither end sees a close, a reset or a byte from now on: without pings the loop would wait forever.
+      proxy.silence();
+      await waitFor("the socket to be made again", () => connected.includes(true), 20_000);
+      await heard("after");
+      await reading;
+    } finally {
+      await proxy.close();
+    }
+    await socketsClosed();
+  }, 60_000);
+
+  it("ends the stream after its retries when the gateway accepts the connection and never answers the upgrade", async () => {
+    const proxy = await startTcpProxy("127.0.0.1", Number(new URL(platform.gateway.url).port));
+    await proxy.hang();
+    const proxied = new TasklaneClient({ url: proxy.rewrite(platform.gateway.url), apiKey: a.apiKey, liveRetryAttempts: 1, livePongTimeoutMs: 500 });
+    try {
+      // Without a handshake timeout this waited for the signal (ABORTED), however long it was.
+      const updates = proxied.live.taskUpdates({ queue: "live" }, { signal: AbortSignal.timeout(30_000) });
+      const error = await sdkRejection(updates.next());
+      expect(error.code).toBe("NETWORK_ERROR");
+      expect(error.message).toMatch(/handshake has timed out, given up after 1 reconnect attempt$/);
+
+      // Aborted while a socket is still being made: ABORTED, not the socket's failure, and no unhandled rejection (vitest fails the run on one).
+      const controller = new AbortController();
+      const aborted = proxied.live.taskUpdates({ queue: "live" }, { signal: controller.signal });
+      const next = aborted.next();
+      setTimeout(() => controller.abort(new Error("caller gave up")), 100);
+      expect((await sdkRejection(next)).code).toBe("ABORTED");
+    } finally {
+      await proxy.close();
+    }
+  }, 60_000);
+
   it("waitUntilFinished rejects TIMEOUT after timeoutMs and ABORTED on the signal, its socket closed", async () => {
     const task = await client.tasks.submit({ type: "never", queue: "waits", delaySeconds: 3600 });
     const started = Date.now();

@@ -57,6 +57,20 @@ export interface LiveOptions {
    */
   liveRetryAttempts?: number;
   /**
+   * How often an iterator's socket is pinged (graphql-ws's keepAlive). A pong missing for
+   * `livePongTimeoutMs` means the connection is dead without having closed (a network that lost it
+   * with no reset: a failover, a NAT's expiry): the socket is dropped and made again, as a lost one.
+   * Without it, a loop on such a connection would wait forever. 0: no pings.
+   * @defaultValue 15_000
+   */
+  liveKeepAliveMs?: number;
+  /**
+   * How long a ping waits for its pong, and (with the default `ws` WebSocket) how long opening a
+   * socket may take before it is given up and tried again.
+   * @defaultValue 10_000
+   */
+  livePongTimeoutMs?: number;
+  /**
    * How many received events one iterator holds while its loop has not taken them (a busy queue's
    * `taskUpdates({ queue })` may send thousands a second). One more ends the iterator: `next()` rejects
    * with code OVERLOADED (`extensions.reason` "LIVE_BUFFER_FULL") and the socket closes at once, as
@@ -87,6 +101,8 @@ export interface TaskUpdatesFilter {
 /** LiveOptions' defaults (documented there). */
 const DEFAULT_LIVE_RETRY_ATTEMPTS = 5;
 const DEFAULT_LIVE_BUFFER_SIZE = 10_000;
+const DEFAULT_LIVE_KEEP_ALIVE_MS = 15_000;
+const DEFAULT_LIVE_PONG_TIMEOUT_MS = 10_000;
 
 const TASK_UPDATED = `subscription TaskUpdated($taskId: ID, $queue: String) {
   taskUpdated(taskId: $taskId, queue: $queue) { taskId previousStatus status at task { ...TaskFields } }
@@ -149,9 +165,12 @@ export class LiveResource {
     options.signal?.addEventListener("abort", onAbort, { once: true });
     try {
       if (options.signal?.aborted) onAbort();
-      const webSocketImpl = this.#options.webSocketImpl ?? (await import("ws")).default;
+      const keepAliveMs = this.#options.liveKeepAliveMs ?? DEFAULT_LIVE_KEEP_ALIVE_MS;
+      const pongTimeoutMs = this.#options.livePongTimeoutMs ?? DEFAULT_LIVE_PONG_TIMEOUT_MS;
+      const webSocketImpl = this.#options.webSocketImpl ?? (await wsWithHandshakeTimeout(pongTimeoutMs));
       if (closing === null) {
         let retriesSinceConnected = 0;
+        const pong = new PongDeadline(pongTimeoutMs, () => client.terminate());
         const client = createClient({
           url: this.#url,
           webSocketImpl,
@@ -159,14 +178,22 @@ export class LiveResource {
           retryAttempts,
           // graphql-ws retries only a closed socket by default; a refused or reset one (ws's error event: the gateway
           // restarting, down) would end the iterator at once. The close codes it never retries (4401 above all) still end it.
+          // A socket terminated for a missing pong (4499) is retried too.
           shouldRetry: () => true,
           lazy: true,
+          keepAlive: keepAliveMs,
           on: {
-            connecting: (isRetry) => void (isRetry && retriesSinceConnected++),
+            connecting: (isRetry) => {
+              pong.cancel();
+              if (isRetry) retriesSinceConnected++;
+            },
             connected: (_socket, _payload, wasRetry) => {
               retriesSinceConnected = 0;
               options.onConnected?.(wasRetry);
             },
+            ping: (received) => void (received || pong.expect()),
+            pong: (received) => void (received && pong.cancel()),
+            closed: () => pong.cancel(),
           },
         });
         const unsubscribe = client.subscribe<Record<string, T>>(
@@ -182,7 +209,10 @@ export class LiveResource {
         );
         stopSocket = async () => {
           unsubscribe();
-          await client.dispose();
+          // dispose() waits for a socket still being made (bounded by the handshake and pong timeouts) and rejects
+          // when it never was: nothing is left to close then, and the rejection must not become the stream's error
+          // or, from an abort's stop(), an unhandled one.
+          await Promise.resolve(client.dispose()).catch(() => undefined);
         };
       }
       for (;;) {
@@ -194,6 +224,49 @@ export class LiveResource {
       options.signal?.removeEventListener("abort", onAbort);
       await stop();
     }
+  }
+}
+
+/**
+ * The `ws` package's WebSocket, giving up on a socket whose opening handshake takes longer than
+ * `timeoutMs` (a server that accepts the connection and never answers the upgrade): graphql-ws
+ * constructs sockets with (url, protocol) only, and `ws` waits forever by default.
+ */
+async function wsWithHandshakeTimeout(timeoutMs: number): Promise<unknown> {
+  const WebSocket = (await import("ws")).default;
+  return class extends WebSocket {
+    constructor(address: string, protocols?: string | string[]) {
+      super(address, protocols, { handshakeTimeout: timeoutMs });
+    }
+  };
+}
+
+/** The pong a sent ping waits for; `onMissing` when it has not come within `timeoutMs`. */
+class PongDeadline {
+  #timer: NodeJS.Timeout | undefined;
+  #answered = true;
+
+  constructor(
+    readonly timeoutMs: number,
+    readonly onMissing: () => void,
+  ) {}
+
+  expect(): void {
+    this.cancel();
+    this.#answered = false;
+    this.#timer = setTimeout(() => {
+      // Judged after the event loop's pending I/O: a loop the caller kept busy past the deadline fires this
+      // timer before reading the pong that has been waiting on the socket meanwhile.
+      setImmediate(() => {
+        if (!this.#answered) this.onMissing();
+      });
+    }, this.timeoutMs);
+    this.#timer.unref?.();
+  }
+
+  cancel(): void {
+    this.#answered = true;
+    clearTimeout(this.#timer);
   }
 }
 
