@@ -27,17 +27,36 @@ describe("a live iterator against a scripted graphql-ws endpoint", () => {
 
   it("ends with OVERLOADED (LIVE_BUFFER_FULL) and closes its socket when more than liveBufferSize events wait for the loop", async () => {
     endpoint = await startScriptedSocket();
+    const updates = liveAt(endpoint.url, { liveBufferSize: 3 }).taskUpdates({ taskId: "t1" });
+    const first = updates.next();
+    await endpoint.subscribed();
+    endpoint.push("taskUpdated", { taskId: "t1", n: 0 });
+    expect((await first).value).toEqual({ taskId: "t1", n: 0 });
+    // The loop is away: three fit, the fourth does not.
+    for (let i = 1; i <= 4; i++) endpoint.push("taskUpdated", { taskId: "t1", n: i });
+    await vi.waitFor(() => expect(endpoint?.openSockets()).toBe(0), { timeout: 5000 });
+    const error: unknown = await updates.next().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TasklaneError);
+    expect(error).toMatchObject({ code: "OVERLOADED", extensions: { reason: "LIVE_BUFFER_FULL" } });
+  });
+
+  it("hands a workflow loop that fell behind only the newest snapshot, never LIVE_BUFFER_FULL, the socket kept", async () => {
+    endpoint = await startScriptedSocket();
     const updates = liveAt(endpoint.url, { liveBufferSize: 3 }).workflowUpdates("w1");
     const first = updates.next();
     await endpoint.subscribed();
     endpoint.push("workflowUpdated", { id: "w1", n: 0 });
     expect((await first).value).toEqual({ id: "w1", n: 0 });
-    // The loop is away: three fit, the fourth does not.
-    for (let i = 1; i <= 4; i++) endpoint.push("workflowUpdated", { id: "w1", n: i });
-    await vi.waitFor(() => expect(endpoint?.openSockets()).toBe(0), { timeout: 5000 });
-    const error: unknown = await updates.next().catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(TasklaneError);
-    expect(error).toMatchObject({ code: "OVERLOADED", extensions: { reason: "LIVE_BUFFER_FULL" } });
+    // The loop is away while ten snapshots arrive, over three times the buffer.
+    for (let i = 1; i <= 10; i++) endpoint.push("workflowUpdated", { id: "w1", n: i });
+    await endpoint.received();
+    expect((await updates.next()).value).toEqual({ id: "w1", n: 10 });
+    // Then on as they come.
+    const next = updates.next();
+    endpoint.push("workflowUpdated", { id: "w1", n: 11 });
+    expect((await next).value).toEqual({ id: "w1", n: 11 });
+    expect(endpoint.openSockets()).toBe(1);
+    await updates.return();
   });
 
   it("closes its socket when the signal aborts while the loop is away (not waiting in next())", async () => {

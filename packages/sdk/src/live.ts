@@ -71,11 +71,11 @@ export interface LiveOptions {
    */
   livePongTimeoutMs?: number;
   /**
-   * How many received events one iterator holds while its loop has not taken them (a busy queue's
+   * How many received events one `taskUpdates` iterator holds while its loop has not taken them (a busy queue's
    * `taskUpdates({ queue })` may send thousands a second). One more ends the iterator: `next()` rejects
    * with code OVERLOADED (`extensions.reason` "LIVE_BUFFER_FULL") and the socket closes at once, as
    * the gateway closes a socket its reader leaves behind (1013, also OVERLOADED). No event is dropped
-   * silently: read the state again and subscribe anew.
+   * silently: read the state again and subscribe anew. (`workflowUpdates` holds only the newest workflow.)
    * @defaultValue 10_000
    */
   liveBufferSize?: number;
@@ -137,18 +137,23 @@ export class LiveResource {
   /** Every status change of the tenant's tasks, narrowed by `filter`, in the order they happened. It never ends on its own. */
   taskUpdates(filter: TaskUpdatesFilter = {}, options: LiveStreamOptions = {}): AsyncGenerator<TaskEvent, void, undefined> {
     const variables = { taskId: filter.taskId ?? null, queue: filter.queue ?? null };
-    return this.#stream<TaskEvent>("taskUpdated", TASK_UPDATED, variables, options);
+    return this.#stream<TaskEvent>("taskUpdated", TASK_UPDATED, variables, options, "every");
   }
 
-  /** The workflow each time one of its tasks changes status (a backlog collapses into the newest). It never ends on its own. */
+  /**
+   * The workflow each time one of its tasks changes status. Each is the whole workflow, superseding the
+   * ones before it: a loop that falls behind gets the newest (on the gateway too, a backlog collapses
+   * into the newest), never a pile of stale snapshots nor LIVE_BUFFER_FULL. It never ends on its own.
+   */
   workflowUpdates(workflowId: string, options: LiveStreamOptions = {}): AsyncGenerator<Workflow, void, undefined> {
-    return this.#stream<Workflow>("workflowUpdated", WORKFLOW_UPDATED, { workflowId }, options);
+    return this.#stream<Workflow>("workflowUpdated", WORKFLOW_UPDATED, { workflowId }, options, "newest");
   }
 
-  async *#stream<T>(operation: string, query: string, variables: Record<string, unknown>, options: LiveStreamOptions): AsyncGenerator<T, void, undefined> {
+  /** `keep`: "every" value in order (events, each a change), or only the "newest" waiting (snapshots, each superseding the last). */
+  async *#stream<T>(operation: string, query: string, variables: Record<string, unknown>, options: LiveStreamOptions, keep: "every" | "newest"): AsyncGenerator<T, void, undefined> {
     const retryAttempts = this.#options.liveRetryAttempts ?? DEFAULT_LIVE_RETRY_ATTEMPTS;
     const bufferSize = this.#options.liveBufferSize ?? DEFAULT_LIVE_BUFFER_SIZE;
-    const inbox = new Inbox<T>(bufferSize, () =>
+    const inbox = new Inbox<T>(keep === "newest" ? 1 : bufferSize, keep === "newest", () =>
       new TasklaneError(ErrorCode.OVERLOADED, `${operation}: more than ${bufferSize} events waiting for the loop to take them (liveBufferSize)`, {
         extensions: { reason: "LIVE_BUFFER_FULL" },
         operation,
@@ -281,16 +286,21 @@ class Inbox<T> {
   #end: { error: unknown } | null = null;
   #wake: (() => void) | null = null;
 
-  /** `overflow` is the error the inbox ends with when a value arrives while `capacity` wait. */
+  /**
+   * `overflow` is the error the inbox ends with when a value arrives while `capacity` wait, unless
+   * `replaces`: then the new value takes the place of those waiting.
+   */
   constructor(
     readonly capacity: number,
+    readonly replaces: boolean,
     readonly overflow: () => unknown,
   ) {}
 
   /** False when the value did not fit and the inbox has ended with the overflow error. */
   push(value: T): boolean {
     if (this.#end !== null) return true;
-    if (this.#values.length >= this.capacity) {
+    if (this.replaces) this.#values.length = 0;
+    else if (this.#values.length >= this.capacity) {
       this.fail(this.overflow());
       return false;
     }

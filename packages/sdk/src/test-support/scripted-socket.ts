@@ -12,6 +12,11 @@ export interface ScriptedSocket {
   /** Sends `value` as `operation`'s data to every subscription open now; how many got it. */
   push(operation: string, value: unknown): number;
   openSockets(): number;
+  /**
+   * Resolves once every open socket has handled what was sent to it so far: a graphql-ws ping each,
+   * whose pong the client sends only after the messages before it.
+   */
+  received(): Promise<void>;
   /** Resolves once `n` subscriptions are open. */
   subscribed(n?: number): Promise<void>;
   close(): Promise<void>;
@@ -22,6 +27,7 @@ export async function startScriptedSocket(opts: { refuseKey?: boolean } = {}): P
   await new Promise<void>((resolve) => server.once("listening", () => resolve()));
   const subscriptions = new Map<WebSocket, Set<string>>();
   let waiters: (() => void)[] = [];
+  let pongWaiters: (() => void)[] = [];
   const count = () => [...subscriptions.values()].reduce((n, ids) => n + ids.size, 0);
   server.on("connection", (socket) => {
     subscriptions.set(socket, new Set());
@@ -34,6 +40,8 @@ export async function startScriptedSocket(opts: { refuseKey?: boolean } = {}): P
       } else if (message.type === "subscribe" && message.id !== undefined) {
         subscriptions.get(socket)?.add(message.id);
         for (const wake of waiters) wake();
+      } else if (message.type === "pong") {
+        for (const wake of pongWaiters) wake();
       } else if (message.type === "complete" && message.id !== undefined) {
         subscriptions.get(socket)?.delete(message.id);
       }
@@ -53,6 +61,14 @@ export async function startScriptedSocket(opts: { refuseKey?: boolean } = {}): P
       return sent;
     },
     openSockets: () => server.clients.size,
+    async received() {
+      for (const socket of server.clients) {
+        const ponged = new Promise<void>((resolve) => pongWaiters.push(resolve));
+        socket.send(JSON.stringify({ type: "ping" }));
+        await ponged;
+        pongWaiters = [];
+      }
+    },
     async subscribed(n = 1) {
       while (count() < n) await new Promise<void>((resolve) => waiters.push(resolve));
       waiters = [];
