@@ -73,3 +73,58 @@ describe("tasklane submit and Ctrl-C", () => {
     expect(stderr).not.toContain("tlk_interrupt_test");
   });
 });
+
+describe("tasklane dead-letters redrive --all and Ctrl-C", () => {
+  let server: Server;
+  let url: string;
+  let redriveCalls = 0;
+  /** Set by the test: called when the second redrive call arrives, before it is answered. */
+  let onSecondCall: () => Promise<void> = async () => undefined;
+
+  beforeAll(async () => {
+    // 50 dead tasks, redriven 10 a call (the CLI reads the count first, then calls until it is done).
+    server = createServer((req, res) => {
+      let body = "";
+      req.on("data", (chunk: Buffer) => (body += chunk.toString()));
+      req.on("end", async () => {
+        const { query } = JSON.parse(body) as { query: string };
+        res.setHeader("content-type", "application/json");
+        if (/deadLetterTasks\(/.test(query)) {
+          res.end(JSON.stringify({ data: { deadLetterTasks: { totalCount: 50, edges: [], nodes: [], pageInfo: { hasNextPage: false, endCursor: null } } } }));
+          return;
+        }
+        if (++redriveCalls === 2) await onSecondCall();
+        res.end(JSON.stringify({ data: { redriveDeadLetterTasks: { count: 10, hasMore: true } } }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+  });
+
+  afterAll(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it("stops after the call in flight, prints how many were redriven of how many, exit 130", async () => {
+    const child = spawn(process.execPath, [CLI, "dead-letters", "redrive", "--all"], {
+      env: { PATH: process.env.PATH ?? "", TASKLANE_URL: url, TASKLANE_API_KEY: "tlk_interrupt_test" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    onSecondCall = async () => {
+      child.kill("SIGINT");
+      await expect.poll(() => stderr, { timeout: 10_000 }).toContain("Interrupted: stopping after the call in flight");
+    };
+    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+    const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
+    clearTimeout(timer);
+
+    expect(code).toBe(130);
+    expect(redriveCalls).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toContain("Interrupted: 20 of 50 dead tasks redriven. Run the command again to go on.");
+  });
+});

@@ -1,9 +1,11 @@
 /** `tasklane dead-letters list|redrive --all|discard --all`. */
 import type { Command } from "commander";
-import { TasklaneError, type AllDeadLettersOptions, type TasklaneClient } from "@tasklane/sdk";
+import { TasklaneError, type AllDeadLettersOptions, type CallOptions, type TasklaneClient } from "@tasklane/sdk";
 import { confirmed, mustConfirm } from "../confirm.js";
 import { answer, clientFor, globalsOf, type CliContext } from "../context.js";
 import { ExitCode, ReportedFailure, UsageError, describeTasklaneError, reportError } from "../errors.js";
+import { catchInterrupts } from "../interrupts.js";
+import type { CliIo } from "../io.js";
 import { integerIn } from "../option-values.js";
 import { count, plural } from "../output/format.js";
 import { startProgress } from "../output/progress.js";
@@ -26,13 +28,13 @@ interface BulkOptions {
 interface BulkAction {
   verb: "redrive" | "discard";
   past: "Redrove" | "Discarded";
-  /** --json's key for the count. */
+  /** --json's key for the count, and the word for it ("20 of 50 dead tasks redriven"). */
   key: "redriven" | "discarded";
-  run(client: TasklaneClient, options: AllDeadLettersOptions): Promise<number>;
+  run(client: TasklaneClient, options: AllDeadLettersOptions, call: CallOptions): Promise<number>;
 }
 
-const REDRIVE: BulkAction = { verb: "redrive", past: "Redrove", key: "redriven", run: (client, o) => client.tasks.redriveAllDeadLetters(o) };
-const DISCARD: BulkAction = { verb: "discard", past: "Discarded", key: "discarded", run: (client, o) => client.tasks.discardAllDeadLetters(o) };
+const REDRIVE: BulkAction = { verb: "redrive", past: "Redrove", key: "redriven", run: (client, o, c) => client.tasks.redriveAllDeadLetters(o, c) };
+const DISCARD: BulkAction = { verb: "discard", past: "Discarded", key: "discarded", run: (client, o, c) => client.tasks.discardAllDeadLetters(o, c) };
 
 export function addDeadLettersCommand(program: Command, ctx: CliContext): void {
   const deadLetters = program.command("dead-letters").description("list, redrive and discard DEAD tasks");
@@ -88,19 +90,29 @@ async function runBulk(ctx: CliContext, command: Command, options: BulkOptions, 
     return;
   }
   const progress = startProgress(io, { total: dead, noun: "dead tasks", quiet });
+  const interrupts = catchInterrupts(io, progress, "call");
   let done = 0;
   let changed: number;
   try {
     // Called even when none are dead: for an unknown --queue its first call is the NOT_FOUND.
-    changed = await action.run(client, {
-      queue,
-      onProgress: (p) => {
-        done = p.done;
-        if (dead > 0) progress.update(p.done);
+    changed = await action.run(
+      client,
+      {
+        queue,
+        stop: interrupts.stop,
+        onProgress: (p) => {
+          done = p.done;
+          if (dead > 0) progress.update(p.done);
+        },
       },
-    });
+      { signal: interrupts.abort },
+    );
   } catch (error: unknown) {
     progress.finish();
+    if (interrupts.abort.aborted && error instanceof TasklaneError && error.code === "ABORTED") {
+      reportInterrupted(io, action, done, dead, json, true);
+      throw new ReportedFailure(`${action.verb} interrupted`, { cause: error, exitCode: ExitCode.INTERRUPTED });
+    }
     // What the calls before the failure did stands; running the command again goes on from there.
     if (json && error instanceof TasklaneError) {
       // One JSON object on stderr, as submit's: the error and how many were done before it.
@@ -110,9 +122,25 @@ async function runBulk(ctx: CliContext, command: Command, options: BulkOptions, 
       io.err(json ? `${JSON.stringify({ [action.key]: done })}\n` : `${count(done)} of ${count(dead)} ${action.verb === "redrive" ? "redriven" : "discarded"} before the failure; run the command again to go on.\n`);
     }
     throw new ReportedFailure(`${action.verb} failed`, { cause: error });
+  } finally {
+    interrupts.release();
   }
   progress.finish();
+  if (interrupts.stop.aborted && changed < dead) {
+    reportInterrupted(io, action, changed, dead, json, false);
+    throw new ReportedFailure(`${action.verb} interrupted`, { exitCode: ExitCode.INTERRUPTED });
+  }
   answer(ctx, command, { [action.key]: changed }, () =>
     changed === 0 ? `No dead tasks${where} to ${action.verb}.\n` : `${action.past} ${plural(changed, "dead task")}${where}.\n`,
   );
+}
+
+/** Stopped by Ctrl-C: how many were done, and that running the command again goes on from there. */
+function reportInterrupted(io: CliIo, action: BulkAction, done: number, dead: number, json: boolean, callGivenUp: boolean): void {
+  const unknown = callGivenUp ? "; the call given up may have been done too" : "";
+  if (json) {
+    io.err(`${JSON.stringify({ error: { code: "INTERRUPTED", message: `stopped by Ctrl-C${unknown}`, [action.key]: done } })}\n`);
+    return;
+  }
+  io.err(`Interrupted: ${count(done)} of ${count(dead)} dead tasks ${action.key}${unknown}. Run the command again to go on.\n`);
 }

@@ -8,10 +8,11 @@ import { TasklaneError } from "@tasklane/sdk";
 import { delay } from "@tasklane/sdk/delay";
 import { answer, clientFor, globalsOf, type CliContext } from "../context.js";
 import { ExitCode, Interrupted, ReportedFailure, UsageError, formatTasklaneError } from "../errors.js";
+import { catchInterrupts } from "../interrupts.js";
 import { FileTooLarge, type CliIo } from "../io.js";
 import { integerIn } from "../option-values.js";
 import { count, duration, plural } from "../output/format.js";
-import { startProgress, type Progress } from "../output/progress.js";
+import { startProgress } from "../output/progress.js";
 import { DEFAULT_BATCH_SIZE, DEFAULT_REFUSAL_RETRIES, SubmitStopped, submitInBatches } from "../submit/submit-batches.js";
 import { readTaskLines, type LineError, type TaskLine } from "../submit/task-lines.js";
 
@@ -115,7 +116,7 @@ async function submit(ctx: CliContext, command: Command, options: SubmitOptions)
 
   const started = Date.now();
   const progress = startProgress(io, { total: tasks.length, noun: "tasks", quiet });
-  const interrupts = catchInterrupts(io, progress);
+  const interrupts = catchInterrupts(io, progress, "batch");
   let ids: string[];
   try {
     ids = await submitInBatches(
@@ -147,21 +148,6 @@ async function submit(ctx: CliContext, command: Command, options: SubmitOptions)
   answer(ctx, command, { queue: options.queue, submitted: ids.length, skipped, ids }, () =>
     `Submitted ${plural(ids.length, "task")} to queue "${options.queue}" in ${plural(batches, "batch", "batches")}${after} (${duration(Date.now() - started)}).\n`,
   );
-}
-
-/** While batches go out, Ctrl-C stops after the one in flight; a second Ctrl-C gives that one up too. */
-function catchInterrupts(io: CliIo, progress: Progress): { stop: AbortSignal; abort: AbortSignal; release: () => void } {
-  const stop = new AbortController();
-  const abort = new AbortController();
-  const release = io.onInterrupt(() => {
-    if (stop.signal.aborted) {
-      abort.abort();
-      return;
-    }
-    stop.abort();
-    progress.note("Interrupted: stopping after the batch in flight (Ctrl-C again to stop at once).");
-  });
-  return { stop: stop.signal, abort: abort.signal, release };
 }
 
 function tooLargeMessage(source: string, error: FileTooLarge): string {

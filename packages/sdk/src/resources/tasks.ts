@@ -75,6 +75,11 @@ export interface AllDeadLettersOptions {
   batchSize?: number;
   /** After each call, with the total so far. */
   onProgress?(progress: { done: number; batch: DeadLetterBatch }): void;
+  /**
+   * Once aborted, no further call is made and the count so far is answered (a Ctrl-C that lets the
+   * call in flight finish); CallOptions' `signal` gives that call up too.
+   */
+  stop?: AbortSignal;
 }
 
 export interface DeadLetterOptions extends PageOptions {
@@ -311,7 +316,7 @@ export class TasksResource {
       const batch = await call({ queue, max: done === 0 ? per : Math.min(per, dead - done) });
       done += batch.count;
       options.onProgress?.({ done, batch });
-      if (!batch.hasMore || batch.count === 0 || done >= dead) return done;
+      if (!batch.hasMore || batch.count === 0 || done >= dead || options.stop?.aborted === true) return done;
     }
   }
 
