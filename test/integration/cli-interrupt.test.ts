@@ -16,6 +16,25 @@ import { repoRoot } from "../helpers/app-process.js";
 
 const CLI = path.join(repoRoot, "packages", "cli", "dist", "main.js");
 
+/** The built CLI in a process of its own against `url`: what it printed so far, and its exit code (SIGKILLed after 30 s). */
+function startCli(args: string[], url: string) {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { PATH: process.env.PATH ?? "", TASKLANE_URL: url, TASKLANE_API_KEY: "tlk_interrupt_test" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const printed = { stdout: "", stderr: "" };
+  child.stdout.on("data", (chunk: Buffer) => (printed.stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (printed.stderr += chunk.toString()));
+  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  const exitCode = new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c))).finally(() => clearTimeout(timer));
+  /** SIGINT, then waits for the CLI to say it is stopping after `inFlight`. */
+  const interrupt = async (inFlight: string) => {
+    child.kill("SIGINT");
+    await expect.poll(() => printed.stderr, { timeout: 10_000 }).toContain(`Interrupted: stopping after the ${inFlight} in flight`);
+  };
+  return { printed, exitCode, interrupt };
+}
+
 describe("tasklane submit and Ctrl-C", () => {
   let dir: string;
   let server: Server;
@@ -48,29 +67,16 @@ describe("tasklane submit and Ctrl-C", () => {
   it("stops after the batch in flight, prints what was accepted and the --skip that resumes, exit 130", async () => {
     const file = path.join(dir, "tasks.ndjson");
     await writeFile(file, Array.from({ length: 50 }, (_, i) => JSON.stringify({ payload: { i } })).join("\n"));
-    const child = spawn(process.execPath, [CLI, "submit", "--queue", "q", "--type", "t", "--file", file, "--batch-size", "10"], {
-      env: { PATH: process.env.PATH ?? "", TASKLANE_URL: url, TASKLANE_API_KEY: "tlk_interrupt_test" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const cli = startCli(["submit", "--queue", "q", "--type", "t", "--file", file, "--batch-size", "10"], url);
     // The signal goes while batch 2 waits for its answer; the CLI says so before the answer is let through.
-    onSecondBatch = async () => {
-      child.kill("SIGINT");
-      await expect.poll(() => stderr, { timeout: 10_000 }).toContain("Interrupted: stopping after the batch in flight");
-    };
-    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-    const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
-    clearTimeout(timer);
+    onSecondBatch = () => cli.interrupt("batch");
 
-    expect(code).toBe(130);
+    expect(await cli.exitCode).toBe(130);
     expect(batches).toBe(2);
-    expect(stdout).toBe("");
-    expect(stderr).toContain("Submit stopped: 20 of 50 tasks accepted (through line 20 of");
-    expect(stderr).toContain("Resume with --skip 20.");
-    expect(stderr).not.toContain("tlk_interrupt_test");
+    expect(cli.printed.stdout).toBe("");
+    expect(cli.printed.stderr).toContain("Submit stopped: 20 of 50 tasks accepted (through line 20 of");
+    expect(cli.printed.stderr).toContain("Resume with --skip 20.");
+    expect(cli.printed.stderr).not.toContain("tlk_interrupt_test");
   });
 });
 
@@ -106,25 +112,12 @@ describe("tasklane dead-letters redrive --all and Ctrl-C", () => {
   });
 
   it("stops after the call in flight, prints how many were redriven of how many, exit 130", async () => {
-    const child = spawn(process.execPath, [CLI, "dead-letters", "redrive", "--all"], {
-      env: { PATH: process.env.PATH ?? "", TASKLANE_URL: url, TASKLANE_API_KEY: "tlk_interrupt_test" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    onSecondCall = async () => {
-      child.kill("SIGINT");
-      await expect.poll(() => stderr, { timeout: 10_000 }).toContain("Interrupted: stopping after the call in flight");
-    };
-    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-    const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
-    clearTimeout(timer);
+    const cli = startCli(["dead-letters", "redrive", "--all"], url);
+    onSecondCall = () => cli.interrupt("call");
 
-    expect(code).toBe(130);
+    expect(await cli.exitCode).toBe(130);
     expect(redriveCalls).toBe(2);
-    expect(stdout).toBe("");
-    expect(stderr).toContain("Interrupted: 20 of 50 dead tasks redriven. Run the command again to go on.");
+    expect(cli.printed.stdout).toBe("");
+    expect(cli.printed.stderr).toContain("Interrupted: 20 of 50 dead tasks redriven. Run the command again to go on.");
   });
 });
