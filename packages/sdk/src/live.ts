@@ -66,7 +66,7 @@ export interface LiveOptions {
   liveKeepAliveMs?: number;
   /**
    * How long a ping waits for its pong, and (with the default `ws` WebSocket) how long opening a
-   * socket may take before it is given up and tried again.
+   * socket may take before it is given up and tried again. 0: no limit on either.
    * @defaultValue 10_000
    */
   livePongTimeoutMs?: number;
@@ -196,7 +196,7 @@ export class LiveResource {
               retriesSinceConnected = 0;
               options.onConnected?.(wasRetry);
             },
-            ping: (received) => void (received || pong.expect()),
+            ping: (received) => void (received || pongTimeoutMs <= 0 || pong.expect()),
             pong: (received) => void (received && pong.cancel()),
             closed: () => pong.cancel(),
           },
