@@ -119,7 +119,7 @@ async function runBulk(ctx: CliContext, command: Command, options: BulkOptions, 
       io.err(`${JSON.stringify({ error: { ...describeTasklaneError(error), [action.key]: done } })}\n`);
     } else {
       reportError(io, error, json);
-      io.err(json ? `${JSON.stringify({ [action.key]: done })}\n` : `${count(done)} of ${count(dead)} ${action.verb === "redrive" ? "redriven" : "discarded"} before the failure; run the command again to go on.\n`);
+      io.err(json ? `${JSON.stringify({ [action.key]: done })}\n` : `${count(done)} of ${count(dead)} ${action.key} before the failure; run the command again to go on.\n`);
     }
     throw new ReportedFailure(`${action.verb} failed`, { cause: error });
   } finally {
