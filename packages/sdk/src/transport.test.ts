@@ -228,6 +228,8 @@ describe("transport: retry policy", () => {
     expect(error.code).toBe("NETWORK_ERROR");
     expect(error.cause).toBeInstanceOf(Error);
     expect(calls).toBe(3);
+    // No server saw the request: no id to quote to an operator.
+    expect(error.requestId).toBeUndefined();
   });
 
   it("through undici (no fetch given), a refused connection is recognised and retried the same way", async () => {
@@ -258,7 +260,10 @@ describe("transport: retry policy", () => {
   it("a slow answer is TIMEOUT: retried for queries, not for a plain submit", async () => {
     const slow = () => ({ ...ok({ queues: [], submitTask: TASK }), delayMs: 300 });
     const first = await clientFor(slow, { timeoutMs: 50 });
-    expect((await rejection(first.client.queues.list())).code).toBe("TIMEOUT");
+    const timedOut = await rejection(first.client.queues.list());
+    expect(timedOut.code).toBe("TIMEOUT");
+    // The gateway had the request: its id is the one to quote.
+    expect(timedOut.requestId).toMatch(/^tl-[0-9a-f-]{36}$/);
     expect(first.gateway.requests).toHaveLength(3);
     await first.gateway.close();
     const second = await clientFor(slow, { timeoutMs: 50 });

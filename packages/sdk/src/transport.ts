@@ -156,8 +156,14 @@ export class GraphQLTransport {
         const error = new TasklaneError("TIMEOUT", `${operation}: no response within ${timeoutMs} ms`, { cause, requestId, operation });
         return { ok: false, error, kind: "ambiguous" };
       }
-      const error = new TasklaneError("NETWORK_ERROR", `${operation}: request to ${shownUrl(this.url)} failed: ${describe(cause)}`, { cause, requestId, operation });
-      return { ok: false, error, kind: connectionRefused(cause) ? "refused" : "ambiguous" };
+      // A refused connection carried no request: no server logged its id, so there is none to quote to an operator.
+      const refused = connectionRefused(cause);
+      const error = new TasklaneError("NETWORK_ERROR", `${operation}: request to ${shownUrl(this.url)} failed: ${describe(cause)}`, {
+        cause,
+        requestId: refused ? undefined : requestId,
+        operation,
+      });
+      return { ok: false, error, kind: refused ? "refused" : "ambiguous" };
     } finally {
       clearTimeout(timer);
       call.signal?.removeEventListener("abort", onCallerAbort);
