@@ -10,7 +10,7 @@
  */
 import type { Duplex } from "node:stream";
 import { IdPrefix, newId } from "@tasklane/core";
-import { TasklaneClient, type FetchLike, type TaskEvent } from "@tasklane/sdk";
+import { TasklaneClient, type FetchLike, type TaskEvent, type TasklaneClientOptions } from "@tasklane/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor, type AppProcess } from "../helpers/app-process.js";
 import { useGateway } from "../helpers/gateway-fixture.js";
@@ -65,6 +65,12 @@ describe("SDK live updates", () => {
   afterAll(async () => {
     await notifier?.stop();
   });
+
+  /** A TCP proxy in front of the gateway, to take the network away, and a client of tenant a's through it. */
+  async function throughProxy(options: Omit<TasklaneClientOptions, "url" | "apiKey"> = {}) {
+    const proxy = await startTcpProxy("127.0.0.1", Number(new URL(platform.gateway.url).port));
+    return { proxy, proxied: new TasklaneClient({ url: proxy.rewrite(platform.gateway.url), apiKey: a.apiKey, ...options }) };
+  }
 
   const socketsClosed = () => waitFor("the gateway to see every SDK socket closed", () => openSockets.size === 0, 10_000);
 
@@ -148,10 +154,8 @@ describe("SDK live updates", () => {
   }, 60_000);
 
   it("waitUntilFinished reads the task again after its socket is made again: a terminal event sent while it was lost is not missed", async () => {
-    const gatewayUrl = new URL(platform.gateway.url);
-    const proxy = await startTcpProxy("127.0.0.1", Number(gatewayUrl.port));
     let reads = 0;
-    const proxied = new TasklaneClient({ url: proxy.rewrite(platform.gateway.url), apiKey: a.apiKey, fetch: countingTaskReads(() => (reads += 1)) });
+    const { proxy, proxied } = await throughProxy({ fetch: countingTaskReads(() => (reads += 1)) });
     try {
       const task = await client.tasks.submit({ type: "reconnected", queue: "waits-reconnect" });
       const finished = proxied.tasks.waitUntilFinished(task.id, { timeoutMs: 30_000, resyncMs: NO_RESYNC });
@@ -170,8 +174,7 @@ describe("SDK live updates", () => {
 
   it("drops a socket the network lost without a close once a ping goes unanswered, makes it again, and the stream goes on", async () => {
     await client.queues.upsert({ name: "live-silenced", mode: "PULL" });
-    const proxy = await startTcpProxy("127.0.0.1", Number(new URL(platform.gateway.url).port));
-    const proxied = new TasklaneClient({ url: proxy.rewrite(platform.gateway.url), apiKey: a.apiKey, liveKeepAliveMs: 500, livePongTimeoutMs: 1_000 });
+    const { proxy, proxied } = await throughProxy({ liveKeepAliveMs: 500, livePongTimeoutMs: 1_000 });
     const connected: boolean[] = [];
     const events: TaskEvent[] = [];
     const updates = proxied.live.taskUpdates({ queue: "live-silenced" }, { signal: AbortSignal.timeout(50_000), onConnected: (reconnected) => connected.push(reconnected) });
@@ -208,9 +211,8 @@ describe("SDK live updates", () => {
   }, 60_000);
 
   it("ends the stream after its retries when the gateway accepts the connection and never answers the upgrade", async () => {
-    const proxy = await startTcpProxy("127.0.0.1", Number(new URL(platform.gateway.url).port));
+    const { proxy, proxied } = await throughProxy({ liveRetryAttempts: 1, livePongTimeoutMs: 500 });
     await proxy.hang();
-    const proxied = new TasklaneClient({ url: proxy.rewrite(platform.gateway.url), apiKey: a.apiKey, liveRetryAttempts: 1, livePongTimeoutMs: 500 });
     try {
       // Without a handshake timeout this waited for the signal (ABORTED), however long it was.
       const updates = proxied.live.taskUpdates({ queue: "live" }, { signal: AbortSignal.timeout(30_000) });

@@ -19,8 +19,11 @@ export const RESCHEDULED_NOTICES = {
 
 export type RescheduledNotice = keyof typeof RESCHEDULED_NOTICES;
 
-export function isRescheduledNotice(value: unknown): value is RescheduledNotice {
-  return isKeyOf(RESCHEDULED_NOTICES, value);
+/** What the task page says for its ?done= (its buttons' operations) or ?rescheduled= parameter, if either names one. */
+export function taskPageNotice(done: unknown, rescheduled: unknown): string | undefined {
+  if (isTaskOperationName(done)) return TASK_OPERATION_DONE[done];
+  if (isKeyOf(RESCHEDULED_NOTICES, rescheduled)) return RESCHEDULED_NOTICES[rescheduled];
+  return undefined;
 }
 
 /** A search parameter naming one of `record`'s own keys (never an inherited one such as "constructor"). */

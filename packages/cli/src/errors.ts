@@ -27,6 +27,9 @@ export class UsageError extends Error {
   }
 }
 
+/** How --json names a Ctrl-C on stderr (commands that stopped part-way add how far they got). */
+export const INTERRUPTED_ERROR = { code: "INTERRUPTED", message: "stopped by Ctrl-C" } as const;
+
 /** The user pressed Ctrl-C (at a question, or the cause of a submit run stopped). Exit 130. */
 export class Interrupted extends Error {
   constructor() {
@@ -58,7 +61,7 @@ export function reportError(io: CliIo, error: unknown, json: boolean): ExitCode 
   }
   if (error instanceof ReportedFailure) return error.exitCode;
   if (error instanceof Interrupted) {
-    io.err(json ? `${JSON.stringify({ error: { code: "INTERRUPTED", message: "stopped by Ctrl-C" } })}\n` : "\nInterrupted.\n");
+    io.err(json ? `${JSON.stringify({ error: INTERRUPTED_ERROR })}\n` : "\nInterrupted.\n");
     return ExitCode.INTERRUPTED;
   }
   if (error instanceof UsageError) {

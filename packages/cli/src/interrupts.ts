@@ -1,3 +1,4 @@
+import { TasklaneError } from "@tasklane/sdk";
 import type { CliIo } from "./io.js";
 import type { Progress } from "./output/progress.js";
 
@@ -9,6 +10,8 @@ export interface Interrupts {
   abort: AbortSignal;
   /** Ctrl-C ends the process again. */
   release(): void;
+  /** Whether `error` is the call in flight given up by the second Ctrl-C (ABORTED). */
+  gaveUp(error: unknown): boolean;
 }
 
 /**
@@ -28,5 +31,10 @@ export function catchInterrupts(io: CliIo, progress: Progress, inFlight: string)
     stop.abort();
     progress.note(`Interrupted: stopping after the ${inFlight} in flight (Ctrl-C again to stop at once).`);
   });
-  return { stop: stop.signal, abort: abort.signal, release };
+  return {
+    stop: stop.signal,
+    abort: abort.signal,
+    release,
+    gaveUp: (error) => abort.signal.aborted && error instanceof TasklaneError && error.code === "ABORTED",
+  };
 }

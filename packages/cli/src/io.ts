@@ -24,7 +24,7 @@ export interface CliIo {
   /**
    * Calls `listener` on each SIGINT (Ctrl-C) instead of ending the process,
    * until the function answered is called. Only a command that has something
-   * to say when stopped (submit: how far it got) takes it over.
+   * to say when stopped (submit, dead-letters redrive/discard: how far it got) takes it over.
    */
   onInterrupt(listener: () => void): () => void;
 }

@@ -122,6 +122,8 @@ export class LiveResource {
   readonly #url: string;
   readonly #apiKey: string;
   readonly #options: LiveOptions;
+  /** Without a webSocketImpl: `ws`'s WebSocket with a handshake timeout, made on the first socket. */
+  #defaultWebSocket: Promise<unknown> | null = null;
 
   constructor(graphqlUrl: string, apiKey: string, options: LiveOptions = {}) {
     this.#url = options.webSocketUrl ?? webSocketUrlOf(graphqlUrl);
@@ -153,7 +155,7 @@ export class LiveResource {
   async *#stream<T>(operation: string, query: string, variables: Record<string, unknown>, options: LiveStreamOptions, keep: "every" | "newest"): AsyncGenerator<T, void, undefined> {
     const retryAttempts = this.#options.liveRetryAttempts ?? DEFAULT_LIVE_RETRY_ATTEMPTS;
     const bufferSize = this.#options.liveBufferSize ?? DEFAULT_LIVE_BUFFER_SIZE;
-    const inbox = new Inbox<T>(keep === "newest" ? 1 : bufferSize, keep === "newest", () =>
+    const inbox = new Inbox<T>(keep, bufferSize, () =>
       new TasklaneError(ErrorCode.OVERLOADED, `${operation}: more than ${bufferSize} events waiting for the loop to take them (liveBufferSize)`, {
         extensions: { reason: "LIVE_BUFFER_FULL" },
         operation,
@@ -170,9 +172,8 @@ export class LiveResource {
     options.signal?.addEventListener("abort", onAbort, { once: true });
     try {
       if (options.signal?.aborted) onAbort();
-      const keepAliveMs = this.#options.liveKeepAliveMs ?? DEFAULT_LIVE_KEEP_ALIVE_MS;
       const pongTimeoutMs = this.#options.livePongTimeoutMs ?? DEFAULT_LIVE_PONG_TIMEOUT_MS;
-      const webSocketImpl = this.#options.webSocketImpl ?? (await wsWithHandshakeTimeout(pongTimeoutMs));
+      const webSocketImpl = this.#options.webSocketImpl ?? (await (this.#defaultWebSocket ??= wsWithHandshakeTimeout(pongTimeoutMs)));
       if (closing === null) {
         let retriesSinceConnected = 0;
         const pong = new PongDeadline(pongTimeoutMs, () => client.terminate());
@@ -186,7 +187,7 @@ export class LiveResource {
           // A socket terminated for a missing pong (4499) is retried too.
           shouldRetry: () => true,
           lazy: true,
-          keepAlive: keepAliveMs,
+          keepAlive: this.#options.liveKeepAliveMs ?? DEFAULT_LIVE_KEEP_ALIVE_MS,
           on: {
             connecting: (isRetry) => {
               pong.cancel();
@@ -196,7 +197,7 @@ export class LiveResource {
               retriesSinceConnected = 0;
               options.onConnected?.(wasRetry);
             },
-            ping: (received) => void (received || pongTimeoutMs <= 0 || pong.expect()),
+            ping: (received) => void (received || pong.expect()),
             pong: (received) => void (received && pong.cancel()),
             closed: () => pong.cancel(),
           },
@@ -246,7 +247,7 @@ async function wsWithHandshakeTimeout(timeoutMs: number): Promise<unknown> {
   };
 }
 
-/** The pong a sent ping waits for; `onMissing` when it has not come within `timeoutMs`. */
+/** The pong a sent ping waits for; `onMissing` when it has not come within `timeoutMs` (0: it may take any time). */
 class PongDeadline {
   #timer: NodeJS.Timeout | undefined;
   #answered = true;
@@ -258,6 +259,7 @@ class PongDeadline {
 
   expect(): void {
     this.cancel();
+    if (this.timeoutMs <= 0) return;
     this.#answered = false;
     this.#timer = setTimeout(() => {
       // Judged after the event loop's pending I/O: a loop the caller kept busy past the deadline fires this
@@ -287,19 +289,19 @@ class Inbox<T> {
   #wake: (() => void) | null = null;
 
   /**
-   * `overflow` is the error the inbox ends with when a value arrives while `capacity` wait, unless
-   * `replaces`: then the new value takes the place of those waiting.
+   * `keep` "every": `overflow` is the error the inbox ends with when a value arrives while `capacity`
+   * wait. "newest": a value takes the place of the one waiting, so nothing overflows.
    */
   constructor(
+    readonly keep: "every" | "newest",
     readonly capacity: number,
-    readonly replaces: boolean,
     readonly overflow: () => unknown,
   ) {}
 
   /** False when the value did not fit and the inbox has ended with the overflow error. */
   push(value: T): boolean {
     if (this.#end !== null) return true;
-    if (this.replaces) this.#values.length = 0;
+    if (this.keep === "newest") this.#values.length = 0;
     else if (this.#values.length >= this.capacity) {
       this.fail(this.overflow());
       return false;

@@ -140,8 +140,7 @@ export function createTaskService({ db, dispatcher, log, announceCancel, horizon
     specs: TaskSpec[],
     actor: string,
     traceParent: string | null,
-    repeatBodyBytes?: number,
-    linkedTraceParent: string | null = null,
+    { repeatBodyBytes, linkedTraceParent = null }: { repeatBodyBytes?: number; linkedTraceParent?: string | null } = {},
   ): Promise<{ tasks: T[]; repeatOf: SubmitResult<T>["repeatOf"] }> {
     backlog?.assertAccepting(tenantId, specs.length);
     // Each task's trace starts here (tasks.trace_parent); its dispatch, attempts and deliveries join it.
@@ -168,7 +167,7 @@ export function createTaskService({ db, dispatcher, log, announceCancel, horizon
   return {
     submit: async (tenantId, specs, actor, traceParent = null) => (await accept(whole, tenantId, specs, actor, traceParent)).tasks,
     async submitWithin(tenantId, specs, actor, traceParent, repeatBodyBytes) {
-      const { tasks, repeatOf } = await accept(whole, tenantId, specs, actor, traceParent, repeatBodyBytes);
+      const { tasks, repeatOf } = await accept(whole, tenantId, specs, actor, traceParent, { repeatBodyBytes });
       let spent = 0;
       for (const r of repeatOf) if (r !== null) spent += r.bodyBytes;
       return { tasks, repeatBodyBytes: spent };
@@ -181,7 +180,7 @@ export function createTaskService({ db, dispatcher, log, announceCancel, horizon
     events: (tenantId, taskIds, page) =>
       withTenantScope(db.pool, tenantId, (client) => listTaskAuditEvents({ pool: client }, tenantId, taskIds, page)),
     async replay(tenantId, spec, actor, traceParent, originalTraceParent) {
-      const [task] = (await accept(whole, tenantId, [spec], actor, traceParent, undefined, originalTraceParent)).tasks;
+      const [task] = (await accept(whole, tenantId, [spec], actor, traceParent, { linkedTraceParent: originalTraceParent })).tasks;
       if (task === undefined) throw new Error("a replay's submission returned no task");
       return task;
     },

@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { TasklaneError, type AllDeadLettersOptions, type CallOptions, type TasklaneClient } from "@tasklane/sdk";
 import { confirmed, mustConfirm } from "../confirm.js";
 import { answer, clientFor, globalsOf, type CliContext } from "../context.js";
-import { ExitCode, ReportedFailure, UsageError, describeTasklaneError, reportError } from "../errors.js";
+import { ExitCode, INTERRUPTED_ERROR, ReportedFailure, UsageError, describeTasklaneError, reportError } from "../errors.js";
 import { catchInterrupts } from "../interrupts.js";
 import type { CliIo } from "../io.js";
 import { integerIn } from "../option-values.js";
@@ -109,7 +109,7 @@ async function runBulk(ctx: CliContext, command: Command, options: BulkOptions, 
     );
   } catch (error: unknown) {
     progress.finish();
-    if (interrupts.abort.aborted && error instanceof TasklaneError && error.code === "ABORTED") {
+    if (interrupts.gaveUp(error)) {
       reportInterrupted(io, action, done, dead, json, true);
       throw new ReportedFailure(`${action.verb} interrupted`, { cause: error, exitCode: ExitCode.INTERRUPTED });
     }
@@ -139,7 +139,7 @@ async function runBulk(ctx: CliContext, command: Command, options: BulkOptions, 
 function reportInterrupted(io: CliIo, action: BulkAction, done: number, dead: number, json: boolean, callGivenUp: boolean): void {
   const unknown = callGivenUp ? "; the call given up may have been done too" : "";
   if (json) {
-    io.err(`${JSON.stringify({ error: { code: "INTERRUPTED", message: `stopped by Ctrl-C${unknown}`, [action.key]: done } })}\n`);
+    io.err(`${JSON.stringify({ error: { ...INTERRUPTED_ERROR, message: `${INTERRUPTED_ERROR.message}${unknown}`, [action.key]: done } })}\n`);
     return;
   }
   io.err(`Interrupted: ${count(done)} of ${count(dead)} dead tasks ${action.key}${unknown}. Run the command again to go on.\n`);

@@ -7,7 +7,7 @@ import { MAX_BATCH_SIZE } from "@tasklane/core/limits";
 import { TasklaneError } from "@tasklane/sdk";
 import { delay } from "@tasklane/sdk/delay";
 import { answer, clientFor, globalsOf, type CliContext } from "../context.js";
-import { ExitCode, Interrupted, ReportedFailure, UsageError, formatTasklaneError } from "../errors.js";
+import { ExitCode, INTERRUPTED_ERROR, Interrupted, ReportedFailure, UsageError, formatTasklaneError } from "../errors.js";
 import { catchInterrupts } from "../interrupts.js";
 import { FileTooLarge, type CliIo } from "../io.js";
 import { integerIn } from "../option-values.js";
@@ -137,7 +137,7 @@ async function submit(ctx: CliContext, command: Command, options: SubmitOptions)
     progress.finish();
     if (!(error instanceof SubmitStopped)) throw error;
     reportStopped(io, { source, tasks, skipped, stopped: error, json });
-    const byUser = error.cause instanceof Interrupted || (interrupts.abort.aborted && error.cause instanceof TasklaneError && error.cause.code === "ABORTED");
+    const byUser = error.cause instanceof Interrupted || interrupts.gaveUp(error.cause);
     throw new ReportedFailure(error.message, { cause: error, exitCode: byUser ? ExitCode.INTERRUPTED : ExitCode.FAILED });
   } finally {
     interrupts.release();
@@ -189,7 +189,7 @@ function reportStopped(io: CliIo, { source, tasks, skipped, stopped, json }: Sto
       cause instanceof TasklaneError
         ? { code: cause.code, message: cause.message, requestId: cause.requestId }
         : cause instanceof Interrupted
-          ? { code: "INTERRUPTED", message: "stopped by Ctrl-C" }
+          ? INTERRUPTED_ERROR
           : { code: "ERROR", message: String(cause) };
     const resume = stopped.outcomeUnknown ? { skip: resumeSkip, skipIfBatchAccepted: ifAccepted } : { skip: resumeSkip };
     io.err(`${JSON.stringify({ error: { ...error, submitted: stopped.accepted, skipped, outcomeUnknown: stopped.outcomeUnknown, resume } })}\n`);

@@ -14,7 +14,7 @@ import { getTask } from "@/lib/api/tasks";
 import { decodeSegment } from "@/lib/route-param";
 import { param, type SearchParams } from "@/lib/search-params";
 import { RescheduleActions } from "@/components/tasks/RescheduleActions";
-import { RESCHEDULED_NOTICES, TASK_OPERATION_DONE, isRescheduledNotice, isTaskOperationName } from "@/lib/task-operations";
+import { taskPageNotice } from "@/lib/task-operations";
 
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
   return { title: `Task ${(await params).id}` };
@@ -28,8 +28,7 @@ export default async function TaskPage({ params, searchParams }: { params: Promi
   const id = decodeSegment((await params).id);
   if (id === null) notFound();
   // What the task's own buttons just did (tasks/actions.ts sends the page here after it).
-  const done = param(await searchParams, "done");
-  const rescheduled = param(await searchParams, "rescheduled");
+  const notice = taskPageNotice(param(await searchParams, "done"), param(await searchParams, "rescheduled"));
   const result = await getTask(id);
   const breadcrumb = <Link href="/tasks">← Tasks</Link>;
   if (!result.ok) {
@@ -66,14 +65,9 @@ export default async function TaskPage({ params, searchParams }: { params: Promi
           </>
         }
       />
-      {isTaskOperationName(done) ? (
+      {notice !== undefined ? (
         <div className="notice notice-success" role="status" style={{ marginBottom: "1rem" }}>
-          {TASK_OPERATION_DONE[done]}
-        </div>
-      ) : null}
-      {isRescheduledNotice(rescheduled) ? (
-        <div className="notice notice-success" role="status" style={{ marginBottom: "1rem" }}>
-          {RESCHEDULED_NOTICES[rescheduled]}
+          {notice}
         </div>
       ) : null}
       <ReplayOf task={task} />
