@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # One image for every Tasklane app; the command picks the app:
-#   node apps/gateway/dist/main.js | apps/scheduler/dist/main.js | apps/worker/dist/main.js
-#   node apps/notifier/dist/main.js | apps/console/scripts/start.mjs | packages/db/dist/cli/migrate.js
+#   node apps/gateway/dist/bundle/main.js | apps/scheduler/dist/bundle/main.js | apps/worker/dist/bundle/main.js
+#   node apps/notifier/dist/bundle/main.js | apps/console/scripts/start.mjs | packages/db/dist/cli/migrate.js
 # One image keeps the versions of all apps in lockstep, which is what the
 # expand/contract migration rules in docs/operations.md assume.
 
@@ -39,4 +39,4 @@ RUN mkdir -p apps/console/.next/cache && chown -R node:node apps/console/.next
 USER node
 # Gateway 4000, console 3000, METRICS_PORT of the background apps (9464 in infra/).
 EXPOSE 4000 3000 9464
-CMD ["node", "--max-semi-space-size=64", "apps/gateway/dist/main.js"]
+CMD ["node", "--max-semi-space-size=64", "apps/gateway/dist/bundle/main.js"]

@@ -1,6 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { appStartCommand } from "../../scripts/app-start.mjs";
+
+// Most process tests poll for what they wait on; they import both from here.
+export { waitFor } from "./wait-for.js";
 
 export const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -17,13 +21,21 @@ export interface AppProcess {
   exited: Promise<number | null>;
 }
 
+/** The node arguments an app's own start script runs it with: its flags, then its script (the built bundle). */
+export function appNodeArgs(name: AppName): string[] {
+  const appDir = path.join(repoRoot, "apps", name);
+  const { flags, script } = appStartCommand(appDir);
+  return [...flags, path.join(appDir, script)];
+}
+
 /**
- * Runs one app as a real child process (its built dist/main.js), the way
- * production runs it. Tests use this wherever the behaviour is about
- * processes: crashes, restarts, several instances at once.
+ * Runs one app as a real child process, the way production runs it
+ * (appNodeArgs). Tests use this
+ * wherever the behaviour is about processes: crashes, restarts, several
+ * instances at once.
  */
 export function startApp(name: AppName, env: Record<string, string>): AppProcess {
-  const child = spawn(process.execPath, [path.join(repoRoot, "apps", name, "dist", "main.js")], {
+  const child = spawn(process.execPath, appNodeArgs(name), {
     env: { ...process.env, LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -52,20 +64,4 @@ export function startApp(name: AppName, env: Record<string, string>): AppProcess
       return code;
     },
   };
-}
-
-/** Resolves when `predicate` holds, polling; throws with `what` after the timeout. */
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 30_000, everyMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v) return v;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
 }

@@ -127,23 +127,21 @@ export const PORT_VARIABLE: Record<Component, string | undefined> = {
   migrate: undefined,
 };
 
-/** The node flags an app's own start script runs it with. */
-export function startFlagsOf(app: (typeof APPS)[number]): string[] {
-  return appStartCommand(path.join(repoRoot, "apps", app)).flags;
+/** The command (`node [--flag …] <script>`, from the repository root) an app's own start script runs it with. */
+export function startCommandOf(app: (typeof APPS)[number]): string[] {
+  const { flags, script } = appStartCommand(path.join(repoRoot, "apps", app));
+  return ["node", ...flags, path.posix.join("apps", app, script)];
 }
 
+const MIGRATE_COMMAND = ["node", "packages/db/dist/cli/migrate.js"];
+
 /**
- * The component a container command (`node [--flag …] <script>`) runs, when
- * the script it names exists in the sources (dist/x.js is built from src/x.ts)
- * and the flags are the ones the app's own start script uses; undefined otherwise.
+ * The component a container command runs: an app when it is exactly the
+ * app's own start script's (its node flags and script), migrate for the
+ * migration CLI; undefined otherwise.
  */
 export function componentOfCommand(command: readonly string[]): Component | undefined {
-  if (command[0] !== "node" || command.length < 2) return undefined;
-  const script = command[command.length - 1] as string;
-  const flags = command.slice(1, -1);
-  const source = script.replace(/\/dist\/(.*)\.js$/, "/src/$1.ts");
-  if (!existsSync(path.join(repoRoot, source))) return undefined;
-  if (script === "packages/db/dist/cli/migrate.js") return flags.length === 0 ? "migrate" : undefined;
-  const app = APPS.find((a) => a === /^apps\/([a-z]+)\//.exec(script)?.[1]);
-  return app && flags.join(" ") === startFlagsOf(app).join(" ") ? app : undefined;
+  const line = command.join(" ");
+  if (line === MIGRATE_COMMAND.join(" ")) return existsSync(path.join(repoRoot, "packages/db/src/cli/migrate.ts")) ? "migrate" : undefined;
+  return APPS.find((app) => startCommandOf(app).join(" ") === line);
 }

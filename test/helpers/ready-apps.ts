@@ -34,7 +34,7 @@ async function serving(app: AppProcess, url: string): Promise<void> {
   }
 }
 
-/** Starts `apps/gateway/dist/main.js` on a free port and resolves once its /healthz answers 200. */
+/** Starts the gateway (as its start script runs it) on a free port and resolves once its /healthz answers 200. */
 export async function startGatewayProcess(env: Record<string, string>, adminToken?: string): Promise<GatewayProcess> {
   const port = await freePort();
   const app = startApp("gateway", { ...env, PORT: String(port), HOST: "127.0.0.1", ...(adminToken === undefined ? {} : { ADMIN_TOKEN: adminToken }) });

@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import { startApp, type AppProcess } from "./app-process.js";
 
 /**
- * The notifier as a process on its dist/main.js, for webhook and callback
+ * The notifier as a process on its dist/bundle/main.js, for webhook and callback
  * tests: the test's database and Redis, private targets allowed (receivers
  * listen on 127.0.0.1), 200 ms polls, warnings only. `env` adds or overrides
  * (WEBHOOK_RETRY_SCHEDULE above all).

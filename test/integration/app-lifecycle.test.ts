@@ -1,6 +1,6 @@
 /**
  * Operations surface of the apps: the background apps as production runs them
- * (child processes on dist/main.js) with /metrics, liveness vs readiness on
+ * (child processes on dist/bundle/main.js) with /metrics, liveness vs readiness on
  * METRICS_PORT, the metrics each app promises and SIGTERM draining to exit 0;
  * the gateway's /livez and /readyz next to its contract /healthz.
  */

@@ -10,7 +10,7 @@ import path from "node:path";
 import { normalizeTaskSpec, parseInput, submitTaskInputSchema } from "@tasklane/core";
 import { submitTasks } from "@tasklane/db";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { repoRoot, startApp, waitFor, type AppName, type AppProcess } from "../helpers/app-process.js";
+import { appNodeArgs, repoRoot, startApp, waitFor, type AppName, type AppProcess } from "../helpers/app-process.js";
 import { freePort } from "../helpers/free-port.js";
 import { seedPushQueue, seedTenant } from "../helpers/seed.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
@@ -30,9 +30,9 @@ afterAll(async () => {
   await tdb?.drop();
 });
 
-/** Runs a program to its end (bounded) with `env` on top of a clean environment. */
-function runToExit(script: string, env: Record<string, string>) {
-  const run = spawnSync(process.execPath, [path.join(repoRoot, script)], {
+/** Runs node with `args` (an app's appNodeArgs, or a script) to its end (bounded), with `env` on top of a clean environment. */
+function runToExit(args: string[], env: Record<string, string>) {
+  const run = spawnSync(process.execPath, args, {
     env: { PATH: process.env.PATH ?? "", ...env },
     encoding: "utf8",
     timeout: 30_000,
@@ -41,12 +41,13 @@ function runToExit(script: string, env: Record<string, string>) {
 }
 
 const APPS: AppName[] = ["gateway", "scheduler", "worker", "notifier"];
+const MIGRATE_CLI = path.join(repoRoot, "packages/db/dist/cli/migrate.js");
 
 describe("invalid configuration", () => {
   const bad = { PORT: "abc", LOG_LEVEL: "loud", DATABASE_URL: "notaurl", ALLOW_PRIVATE_TARGETS: "yes", WEBHOOK_RETRY_SCHEDULE: "x" };
 
   it.each(APPS)("%s: one line naming every bad variable it reads, exit 1, no stack", (app) => {
-    const { status, stdout, stderr } = runToExit(`apps/${app}/dist/main.js`, bad);
+    const { status, stdout, stderr } = runToExit(appNodeArgs(app), bad);
     expect(status).toBe(1);
     expect(stdout).toBe("");
     const lines = stderr.trimEnd().split("\n");
@@ -66,7 +67,7 @@ describe("invalid configuration", () => {
     ["REDIS_URL", "redis://127.0.0.1:6379/99", "DB index 99 is out of range"],
     ["PORT", " ", "expected an integer from 0 to 65535"],
   ])("gateway refuses %s=%j before connecting anywhere", (variable, value, reason) => {
-    const { status, stderr } = runToExit("apps/gateway/dist/main.js", { DATABASE_URL: tdb.url, [variable]: value });
+    const { status, stderr } = runToExit(appNodeArgs("gateway"), { DATABASE_URL: tdb.url, [variable]: value });
     expect(status).toBe(1);
     expect(stderr.startsWith(`tasklane-gateway: invalid configuration: ${variable}: ${reason}`)).toBe(true);
     expect(stderr).toContain(`, got ${JSON.stringify(value)}\n`);
@@ -79,7 +80,7 @@ describe("invalid configuration", () => {
     await new Promise<void>((resolve) => taken.listen(port, resolve));
     try {
       // Redis nowhere: the apps start without it, and no test's Redis is touched.
-      const { status, stderr } = runToExit(`apps/${app}/dist/main.js`, { DATABASE_URL: tdb.url, REDIS_URL: "redis://127.0.0.1:1/0", METRICS_PORT: String(port), LOG_LEVEL: "silent" });
+      const { status, stderr } = runToExit(appNodeArgs(app), { DATABASE_URL: tdb.url, REDIS_URL: "redis://127.0.0.1:1/0", METRICS_PORT: String(port), LOG_LEVEL: "silent" });
       expect(status).toBe(1);
       expect(stderr).toMatch(new RegExp(`^tasklane-${app}: cannot serve METRICS_PORT ${port}: listen EADDRINUSE[^\n]*\n$`));
     } finally {
@@ -88,25 +89,25 @@ describe("invalid configuration", () => {
   });
 
   it("notifier refuses an empty step in WEBHOOK_RETRY_SCHEDULE", () => {
-    const { status, stderr } = runToExit("apps/notifier/dist/main.js", { DATABASE_URL: tdb.url, WEBHOOK_RETRY_SCHEDULE: "1,,3" });
+    const { status, stderr } = runToExit(appNodeArgs("notifier"), { DATABASE_URL: tdb.url, WEBHOOK_RETRY_SCHEDULE: "1,,3" });
     expect(status).toBe(1);
     expect(stderr).toBe('tasklane-notifier: invalid configuration: WEBHOOK_RETRY_SCHEDULE: expected comma-separated non-negative seconds, e.g. 5,30,120, got "1,,3"\n');
   });
 
   it("migrate: one line for a bad DATABASE_URL and for a server nobody answers on, exit 1", async () => {
-    const invalid = runToExit("packages/db/dist/cli/migrate.js", { DATABASE_URL: "notaurl" });
+    const invalid = runToExit([MIGRATE_CLI], { DATABASE_URL: "notaurl" });
     expect(invalid.status).toBe(1);
     expect(invalid.stderr).toBe('tasklane-migrate: invalid configuration: DATABASE_URL: expected a URL like postgresql://user@host:5432/tasklane, got "notaurl"\n');
 
     const port = await freePort();
-    const unreachable = runToExit("packages/db/dist/cli/migrate.js", { DATABASE_URL: `postgresql://postgres:hunter2@127.0.0.1:${port}/tasklane` });
+    const unreachable = runToExit([MIGRATE_CLI], { DATABASE_URL: `postgresql://postgres:hunter2@127.0.0.1:${port}/tasklane` });
     expect(unreachable.status).toBe(1);
     expect(unreachable.stderr).toBe(`tasklane-migrate: could not migrate 127.0.0.1:${port}/tasklane (DATABASE_URL): connect ECONNREFUSED 127.0.0.1:${port}\n`);
   });
 
   it.each(["gateway", "scheduler", "worker", "notifier"])("%s: one line and exit 1 when Postgres cannot be reached at start", async (app) => {
     const port = await freePort();
-    const { status, stderr } = runToExit(`apps/${app}/dist/main.js`, { DATABASE_URL: `postgresql://postgres@127.0.0.1:${port}/tasklane` });
+    const { status, stderr } = runToExit(appNodeArgs(app), { DATABASE_URL: `postgresql://postgres@127.0.0.1:${port}/tasklane` });
     expect(status).toBe(1);
     expect(stderr).toBe(`tasklane-${app}: could not migrate 127.0.0.1:${port}/tasklane (DATABASE_URL): connect ECONNREFUSED 127.0.0.1:${port}\n`);
   });

@@ -1,6 +1,6 @@
 /**
  * SIGTERM while an app is still starting: each app (as production runs it,
- * a child process on dist/main.js) says at once that it is stopping, finishes
+ * a child process on dist/bundle/main.js) says at once that it is stopping, finishes
  * its start-up, closes what it opened and exits 0. It used to meet Node's
  * default handler, exit 143 and log nothing, for a signal in its first
  * second or two. The start-up is held at a known point: Postgres sits behind

@@ -19,7 +19,7 @@ import {
   read,
   registeredMetrics,
   servedPaths,
-  startFlagsOf,
+  startCommandOf,
   type Component,
   type RegisteredMetrics,
 } from "../helpers/infra-facts.js";
@@ -48,7 +48,7 @@ const matches = (selector: Record<string, string>, target: Record<string, string
 /** Which app a container runs, from its command (which must name a script that exists). */
 function componentOf(c: Container): Component {
   const component = componentOfCommand(c.command);
-  if (!component) throw new Error(`container ${c.name}: command ${JSON.stringify(c.command)} names no app script in the sources`);
+  if (!component) throw new Error(`container ${c.name}: command ${JSON.stringify(c.command)} is neither an app's start script command nor the migration CLI`);
   return component;
 }
 
@@ -262,7 +262,7 @@ describe("docker-compose.yml and Dockerfile", () => {
     expect(dockerfile.indexOf("RUN npm ci")).toBeGreaterThan(dockerfile.indexOf("COPY --from=manifests"));
     expect(dockerfile.indexOf("RUN npm run build")).toBeGreaterThan(dockerfile.lastIndexOf("COPY . ."));
     expect(dockerfile).toMatch(/^USER node$/m);
-    const cmd = JSON.stringify(["node", ...startFlagsOf("gateway"), "apps/gateway/dist/main.js"]).replaceAll(",", ", ");
+    const cmd = JSON.stringify(startCommandOf("gateway")).replaceAll(",", ", ");
     expect(dockerfile.slice(dockerfile.indexOf("AS runtime")).split("\n")).toContain(`CMD ${cmd}`);
   });
 });

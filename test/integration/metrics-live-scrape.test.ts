@@ -1,7 +1,7 @@
 /**
  * infra/ against a live platform: gateway, two schedulers (one with
  * METRICS_TENANT_LABELS=1), worker and notifier as production runs them
- * (child processes on dist/main.js, scraped on their ports). Every series
+ * (child processes on dist/bundle/main.js, scraped on their ports). Every series
  * selector the dashboard, the alert rules and the KEDA trigger use must match
  * live samples, with the labels they filter and group by; names, help and
  * labels follow Prometheus's conventions; the autoscaling query is a number

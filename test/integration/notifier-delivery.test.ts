@@ -1,6 +1,6 @@
 /**
  * The notifier as production runs it (a child process on the built
- * dist/main.js) against a real Postgres and a real HTTP receiver: terminal
+ * dist/bundle/main.js) against a real Postgres and a real HTTP receiver: terminal
  * task events reach webhooks and callbacks, signed, retried and disabled as
  * the contract says.
  */

@@ -1,6 +1,6 @@
 /**
  * Fairness between tenants in the notifier (a child process on the built
- * dist/main.js, real Postgres, receivers on 127.0.0.1): one tenant's backlog
+ * dist/bundle/main.js, real Postgres, receivers on 127.0.0.1): one tenant's backlog
  * to a slow receiver, or its many URLs at one, must not hold back another
  * tenant's webhook. The slow receiver holds every request until the test lets
  * go, so "slow" is as slow as the test needs and nothing depends on timing.

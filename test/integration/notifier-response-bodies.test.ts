@@ -1,7 +1,7 @@
 /**
  * The status decides a delivery, whatever becomes of the body (Standard
  * Webhooks; the PUSH worker since dded0ab): the notifier (a child process on
- * the built dist/main.js, real Postgres) against receivers on 127.0.0.1 that
+ * the built dist/bundle/main.js, real Postgres) against receivers on 127.0.0.1 that
  * answer a status at once and then trickle their body or cut it off.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";

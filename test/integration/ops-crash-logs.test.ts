@@ -3,7 +3,7 @@
  * is one JSON log line like every other, fatal, with the error's message and
  * stack, and the process exits 1 so its orchestrator restarts it. The crash is
  * injected by a preloaded fixture (test/fixtures/crash-on-signal.mjs) into
- * the apps as production runs them (dist/main.js).
+ * the apps as production runs them (dist/bundle/main.js).
  */
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -2,7 +2,7 @@
  * A PUSH worker stopping (SIGTERM, as on every deploy) while a request is
  * still out after its drain grace: the healthy endpoint was only slow, so
  * the attempt must not count as its failure. Real processes (scheduler and
- * workers from dist/main.js), real Postgres, Redis and HTTP endpoint. The
+ * workers from dist/bundle/main.js), real Postgres, Redis and HTTP endpoint. The
  * grace is WORKER_DRAIN_GRACE_SECONDS (30 by default), 3 here.
  */
 import { workerShutdownDeadlineMs } from "@tasklane/config/shutdown-deadlines";

@@ -4,7 +4,7 @@
  * it for 24 h (two v1 signatures in webhook-signature), and a second rotation
  * ends the older one at once. Receivers verify with the official
  * `standardwebhooks` package. The gateway runs in process, the notifier as a
- * process on its dist/main.js; real Postgres and Redis, receiver on 127.0.0.1.
+ * process on its dist/bundle/main.js; real Postgres and Redis, receiver on 127.0.0.1.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor, type AppProcess } from "../helpers/app-process.js";

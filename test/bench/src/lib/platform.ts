@@ -30,7 +30,7 @@ export const TASKLANE_PREFIX = "tlb";
 
 /**
  * The real platform, the way production runs it: one process per app
- * (apps/<name>/dist/main.js) on a fresh database and the bench's Redis DB,
+ * (each app as its start script runs it, apps/<name>/dist/bundle/main.js) on a fresh database and the bench's Redis DB,
  * LOG_LEVEL=warn, talking to the harness through the public GraphQL API.
  */
 export class TasklanePlatform {

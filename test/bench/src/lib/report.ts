@@ -136,7 +136,7 @@ export function renderMarkdown(report: Report): string {
   );
   out.push(
     "Everything runs on this one machine: Postgres, Redis, the Tasklane processes (gateway, scheduler, notifier, worker — started as in production from " +
-      "`apps/*/dist/main.js`, `LOG_LEVEL=warn`), each peer's worker in its own process, and the harness. Every handler is a no-op; " +
+      "`apps/*/dist/bundle/main.js`, `LOG_LEVEL=warn`), each peer's worker in its own process, and the harness. Every handler is a no-op; " +
       "handler start is timestamped where the handler runs (the PUSH endpoint — a `node:http` server on 127.0.0.1 answering 200 `{}` at once — " +
       "the SDK pull worker's handler, or the peer's handler), with `Date.now()` on both sides. Each scenario gets a fresh database " +
       "(`tl_bench_<random>`, dropped after) and a flushed Redis DB 15.",

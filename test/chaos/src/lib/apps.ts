@@ -1,12 +1,12 @@
 /**
- * The platform's processes as production runs them (apps/<name>/dist/main.js,
+ * The platform's processes as production runs them (each app's start script,
  * and the SDK pull worker fixture), each with a stable executor id so kills
  * can be matched to the attempts they interrupted.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 /** The repository root, found by walking up (this file runs from src under vitest and from dist under node). */
 export const repoRoot = (() => {
@@ -37,11 +37,19 @@ export interface AppProcess {
   stop(timeoutMs?: number): Promise<void>;
 }
 
-const scriptOf = (name: AppName) =>
-  name === "pull-worker" ? path.join(repoRoot, "test", "chaos", "pull-worker.mjs") : path.join(repoRoot, "apps", name, "dist", "main.js");
+// By its path from the root: this file runs from src under vitest and from dist under node.
+const { appStartCommand } = (await import(pathToFileURL(path.join(repoRoot, "scripts", "app-start.mjs")).href)) as typeof import("../../../../scripts/app-start.mjs");
+
+/** The node arguments (flags, then script) an app's own start script runs it with. */
+function nodeArgsOf(name: AppName): string[] {
+  if (name === "pull-worker") return [path.join(repoRoot, "test", "chaos", "pull-worker.mjs")];
+  const appDir = path.join(repoRoot, "apps", name);
+  const { flags, script } = appStartCommand(appDir);
+  return [...flags, path.join(appDir, script)];
+}
 
 export function spawnApp(name: AppName, id: string, env: Record<string, string>): AppProcess {
-  const child = spawn(process.execPath, [scriptOf(name)], {
+  const child = spawn(process.execPath, nodeArgsOf(name), {
     env: { ...process.env, LOG_LEVEL: "warn", ...env, ...(name === "worker" || name === "pull-worker" ? { WORKER_ID: id } : {}) },
     stdio: ["ignore", "pipe", "pipe"],
   });
