@@ -74,9 +74,17 @@ await rm(outDir, { recursive: true, force: true });
 await build({
   input: { main: path.join(appDir, "dist", "main.js") },
   platform: "node",
-  // Optional peers some dependencies import only when a feature is used
-  // (type-graphql's class-validator, pg's pg-native): left as imports.
-  external: ["class-validator", "pg-native"],
+  external: [
+    // Optional peers some dependencies import only when a feature is used
+    // (type-graphql's class-validator, pg's pg-native): left as imports.
+    "class-validator",
+    "pg-native",
+    // Loaded by Node as before: undici reports a 101 answer to a PUSH only
+    // through an assert() without a message, whose text Node builds by
+    // reading the calling file, which it can for a CommonJS file but not for
+    // an ES module chunk (apps/worker/src/push/interim-answer.ts reads it).
+    "undici",
+  ],
   plugins: [keepModuleLocations],
   logLevel: "warn",
   output: {
