@@ -30,9 +30,8 @@ export function appNodeArgs(name: AppName): string[] {
 
 /**
  * Runs one app as a real child process, the way production runs it
- * (appNodeArgs). Tests use this
- * wherever the behaviour is about processes: crashes, restarts, several
- * instances at once.
+ * (appNodeArgs). Tests use this wherever the behaviour is about processes:
+ * crashes, restarts, several instances at once.
  */
 export function startApp(name: AppName, env: Record<string, string>): AppProcess {
   const child = spawn(process.execPath, appNodeArgs(name), {
