@@ -4,7 +4,8 @@
  * console): a task delayed by an hour runs once "Run now" is confirmed; a
  * reschedule's time is read as UTC, as every console time, in a browser whose
  * zone is not UTC (Asia/Tokyo, +9 h); a finished task offers neither; a
- * refusal shows in the form.
+ * task run now in a paused queue is said to wait for it; a refusal shows in
+ * the form.
  */
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -49,6 +50,25 @@ describe("console task reschedule", () => {
     await page.getByTestId("task-status").getByText("SUCCEEDED").waitFor({ timeout: 15_000 });
     expect(await page.getByRole("button", { name: "Run now" }).count()).toBe(0);
     expect(await page.getByRole("button", { name: "Reschedule" }).count()).toBe(0);
+  });
+
+  it("says a task run now waits for its paused queue", async () => {
+    for (const [op, i] of [
+      ["mutation ($i: UpsertQueueInput!) { upsertQueue(input: $i) { name } }", { i: { name: "held", mode: "PUSH", endpointUrl: `${p.receiver.url}/tasks` } }],
+      ["mutation ($n: String!) { pauseQueue(name: $n) { paused } }", { n: "held" }],
+    ] as const) {
+      const res = await p.api(op, i);
+      if (res.errors) throw new Error(JSON.stringify(res.errors));
+    }
+    const task = await p.submit({ queue: "held", type: "held", delaySeconds: 3600 });
+    await p.open(`/tasks/${task.id}`);
+    await page.getByRole("button", { name: "Run now" }).click();
+    const dialog = page.getByRole("dialog", { name: "Run this task now?" });
+    await dialog.waitFor();
+    await dialog.getByRole("button", { name: "Run now" }).click();
+    await page.getByText("Task due now, but its queue is paused: it runs once the queue is resumed.").waitFor({ timeout: 30_000 });
+    expect(await page.getByText("Task due now: it runs as soon as a worker is free.").count()).toBe(0);
+    await p.until(task.id, "QUEUED");
   });
 
   it("reschedules to a time read as UTC, as the page shows times, in a browser whose zone is not UTC", async () => {

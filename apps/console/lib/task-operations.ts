@@ -19,10 +19,22 @@ export const RESCHEDULED_NOTICES = {
 
 export type RescheduledNotice = keyof typeof RESCHEDULED_NOTICES;
 
+/** The notices that say when the task runs, for a task whose queue is paused: no worker takes it until the queue is resumed. */
+export const PAUSED_QUEUE_NOTICES = {
+  now: "Task due now, but its queue is paused: it runs once the queue is resumed.",
+  later: "Task rescheduled, but its queue is paused: it runs at its new time only if the queue is resumed by then.",
+  redrive: "Task redriven with a fresh attempt budget, but its queue is paused: it runs once the queue is resumed.",
+} as const;
+
+/** Whether the notice for these parameters says when the task runs, which its queue being paused changes (the page then reads the queue). */
+export function noticeDependsOnQueue(done: unknown, rescheduled: unknown): boolean {
+  return done === "redrive" || (!isTaskOperationName(done) && isKeyOf(RESCHEDULED_NOTICES, rescheduled));
+}
+
 /** What the task page says for its ?done= (its buttons' operations) or ?rescheduled= parameter, if either names one. */
-export function taskPageNotice(done: unknown, rescheduled: unknown): string | undefined {
-  if (isTaskOperationName(done)) return TASK_OPERATION_DONE[done];
-  if (isKeyOf(RESCHEDULED_NOTICES, rescheduled)) return RESCHEDULED_NOTICES[rescheduled];
+export function taskPageNotice(done: unknown, rescheduled: unknown, queuePaused = false): string | undefined {
+  if (isTaskOperationName(done)) return queuePaused && done === "redrive" ? PAUSED_QUEUE_NOTICES.redrive : TASK_OPERATION_DONE[done];
+  if (isKeyOf(RESCHEDULED_NOTICES, rescheduled)) return (queuePaused ? PAUSED_QUEUE_NOTICES : RESCHEDULED_NOTICES)[rescheduled];
   return undefined;
 }
 

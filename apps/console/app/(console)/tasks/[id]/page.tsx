@@ -14,7 +14,8 @@ import { getTask } from "@/lib/api/tasks";
 import { decodeSegment } from "@/lib/route-param";
 import { param, type SearchParams } from "@/lib/search-params";
 import { RescheduleActions } from "@/components/tasks/RescheduleActions";
-import { taskPageNotice } from "@/lib/task-operations";
+import { getQueue } from "@/lib/api/queues";
+import { noticeDependsOnQueue, taskPageNotice } from "@/lib/task-operations";
 
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
   return { title: `Task ${(await params).id}` };
@@ -28,7 +29,8 @@ export default async function TaskPage({ params, searchParams }: { params: Promi
   const id = decodeSegment((await params).id);
   if (id === null) notFound();
   // What the task's own buttons just did (tasks/actions.ts sends the page here after it).
-  const notice = taskPageNotice(param(await searchParams, "done"), param(await searchParams, "rescheduled"));
+  const done = param(await searchParams, "done");
+  const rescheduled = param(await searchParams, "rescheduled");
   const result = await getTask(id);
   const breadcrumb = <Link href="/tasks">← Tasks</Link>;
   if (!result.ok) {
@@ -41,6 +43,9 @@ export default async function TaskPage({ params, searchParams }: { params: Promi
   }
   const task = result.data;
   if (task === null) notFound();
+  // A notice that says when the task runs must not promise it while its queue is paused (unread, it says the usual).
+  const queue = noticeDependsOnQueue(done, rescheduled) ? await getQueue(task.queue) : undefined;
+  const notice = taskPageNotice(done, rescheduled, queue?.ok === true && queue.data?.paused === true);
   return (
     <>
       <PageHeader
