@@ -298,7 +298,7 @@ export class WebhookService {
    * NOT_FOUND. PENDING (waiting or in flight), a deleted webhook's, a
    * disabled webhook's, a URL no longer allowed: CONFLICT, nothing written.
    */
-  async redeliver(tenantId: string, id: string): Promise<WebhookDeliveryRow> {
+  async redeliver(tenantId: string, id: string): Promise<WebhookDeliveryView> {
     if (!isWellFormedId(IdPrefix.delivery, id)) throw new NotFoundError("WebhookDelivery", id);
     const url = await deliveryUrl(this.db, tenantId, id);
     if (url === null) throw new NotFoundError("WebhookDelivery", id);
@@ -315,7 +315,8 @@ export class WebhookService {
     const result = await redeliverDelivery(this.db, tenantId, id, url);
     switch (result.kind) {
       case "redelivered":
-        break;
+        // As the redelivery left it: read back, it could already be in the new round, or DELIVERED.
+        return result.delivery;
       case "not_found":
         throw new NotFoundError("WebhookDelivery", id);
       case "in_flight":
@@ -331,9 +332,6 @@ export class WebhookService {
       default:
         return assertNever(result);
     }
-    const row = await this.db.prisma.webhookDelivery.findFirst({ where: { id, tenantId } });
-    if (row === null) throw new NotFoundError("WebhookDelivery", id);
-    return row;
   }
 
   /**

@@ -20,12 +20,32 @@ export const REDELIVERY_BATCH = 1_000;
  * this tenant (another tenant's id is the same answer).
  */
 export type SingleRedelivery =
-  | { kind: "redelivered"; id: string }
+  | { kind: "redelivered"; delivery: RedeliveredDelivery }
   | { kind: "not_found" }
   | { kind: "in_flight"; status: string }
   | { kind: "webhook_deleted" }
   | { kind: "webhook_disabled"; reason: string | null }
   | { kind: "url_changed" };
+
+/**
+ * A delivery as its redelivery left it (every column but the body): the
+ * answer. Read back afterwards it could already show the new round's first
+ * attempt, or DELIVERED: the commit wakes the notifiers at once.
+ */
+export interface RedeliveredDelivery {
+  id: string;
+  tenantId: string;
+  webhookId: string | null;
+  event: string;
+  taskId: string | null;
+  status: "PENDING";
+  attempts: number;
+  lastResponseCode: number | null;
+  lastError: string | null;
+  createdAt: Date;
+  deliveredAt: Date | null;
+  nextAttemptAt: Date;
+}
 
 /** Back to PENDING, due now, for a fresh round of the retry schedule; attempts, last outcome and deliveredAt stay as history. */
 const BACK_TO_PENDING = `status = 'PENDING', next_attempt_at = now(), locked_until = NULL, round_start_attempts = d.attempts`;
@@ -45,7 +65,7 @@ const WAKE_NOTIFIERS = `(SELECT pg_notify('${OUTBOX_WAKEUPS.name}', '${REDELIVER
  * only) or outcome (which requires PENDING and its own lock). The webhook
  * must be live and enabled at that moment (a disabled one would only be
  * abandoned again), and the URL the caller checked still the row's. `before`
- * is the row as it was, so a refusal can say why.
+ * is the row as it was, so a refusal can say why; `upd` the row as it left it.
  */
 const REDELIVER_ONE = `
   WITH before AS (
@@ -58,11 +78,15 @@ const REDELIVER_ONE = `
     WHERE d.id = $1 AND d.tenant_id = $2 AND d.status IN ('FAILED', 'DELIVERED') AND d.url = $3
       AND (d.webhook_id IS NULL OR EXISTS (
         SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.enabled AND w.deleted_at IS NULL))
-    RETURNING d.id
+    RETURNING d.id, d.tenant_id AS "tenantId", d.webhook_id AS "webhookId", d.event, d.task_id AS "taskId", d.attempts, d.last_response_code AS "lastResponseCode", d.last_error AS "lastError", d.created_at AS "createdAt",
+      d.delivered_at AS "deliveredAt", d.next_attempt_at AS "nextAttemptAt"
   )
-  SELECT b.*, (SELECT id FROM upd) AS redelivered, ${WAKE_NOTIFIERS} FROM before b`;
+  SELECT b.*, u.id AS redelivered, u."tenantId", u."webhookId", u.event, u."taskId", u.attempts, u."lastResponseCode",
+    u."lastError", u."createdAt", u."deliveredAt", u."nextAttemptAt", ${WAKE_NOTIFIERS}
+  FROM before b LEFT JOIN upd u ON true`;
 
-interface RedeliverOneRow {
+/** `before`'s columns; then, when the update took the row, the delivery as it left it (null otherwise). */
+interface RedeliverOneRow extends Nullable<Omit<RedeliveredDelivery, "id" | "status">> {
   id: string;
   status: string;
   webhook_id: string | null;
@@ -72,6 +96,8 @@ interface RedeliverOneRow {
   disabled_reason: string | null;
   redelivered: string | null;
 }
+
+type Nullable<T> = { [K in keyof T]: T[K] | null };
 
 /** The delivery's URL as stored, for the caller's outbound-URL check before redelivering; null when absent or another tenant's. */
 export async function deliveryUrl(db: Database, tenantId: string, id: string): Promise<string | null> {
@@ -84,7 +110,14 @@ export async function redeliverDelivery(db: Database, tenantId: string, id: stri
   const res = await db.pool.query<RedeliverOneRow>(REDELIVER_ONE, [id, tenantId, checkedUrl]);
   const row = res.rows[0];
   if (row === undefined) return { kind: "not_found" };
-  if (row.redelivered !== null) return { kind: "redelivered", id: row.redelivered };
+  if (row.redelivered !== null) {
+    const { tenantId, webhookId, event, taskId, attempts, lastResponseCode, lastError, createdAt, deliveredAt, nextAttemptAt } = row;
+    if (tenantId === null || event === null || attempts === null || createdAt === null || nextAttemptAt === null) throw new Error(`redelivery of ${id} answered an incomplete row`);
+    return {
+      kind: "redelivered",
+      delivery: { id: row.redelivered, tenantId, webhookId, event, taskId, status: "PENDING", attempts, lastResponseCode, lastError, createdAt, deliveredAt, nextAttemptAt },
+    };
+  }
   if (row.status === "PENDING") return { kind: "in_flight", status: row.status };
   if (row.webhook_id !== null && row.webhook_deleted !== false) return { kind: "webhook_deleted" };
   if (row.webhook_id !== null && row.webhook_enabled === false) return { kind: "webhook_disabled", reason: row.disabled_reason };
