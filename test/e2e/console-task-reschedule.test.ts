@@ -20,6 +20,15 @@ let page: Page;
 /** A datetime-local value for `at` in UTC, to the second. */
 const utcInputValue = (at: Date) => at.toISOString().slice(0, 19);
 
+/** The task page's "Run now", confirmed in its dialog. */
+async function runNowFromItsPage(taskId: string): Promise<void> {
+  await p.open(`/tasks/${taskId}`);
+  await page.getByRole("button", { name: "Run now" }).click();
+  const dialog = page.getByRole("dialog", { name: "Run this task now?" });
+  await dialog.waitFor();
+  await dialog.getByRole("button", { name: "Run now" }).click();
+}
+
 beforeAll(async () => {
   p = await startConsolePlatform("Reschedule Ltd", { dailyTaskQuota: 1_000 });
   page = p.page;
@@ -37,11 +46,7 @@ afterAll(async () => {
 describe("console task reschedule", () => {
   it("runs a task delayed by an hour once Run now is confirmed", async () => {
     const task = await p.submit({ type: "later", delaySeconds: 3600 });
-    await p.open(`/tasks/${task.id}`);
-    await page.getByRole("button", { name: "Run now" }).click();
-    const dialog = page.getByRole("dialog", { name: "Run this task now?" });
-    await dialog.waitFor();
-    await dialog.getByRole("button", { name: "Run now" }).click();
+    await runNowFromItsPage(task.id);
     await page.getByText("Task due now: it runs as soon as a worker is free.").waitFor({ timeout: 30_000 });
     await p.until(task.id, "SUCCEEDED");
     expect(p.receiver.requests.some((r) => (r.json as { taskId?: string }).taskId === task.id)).toBe(true);
@@ -61,11 +66,7 @@ describe("console task reschedule", () => {
       if (res.errors) throw new Error(JSON.stringify(res.errors));
     }
     const task = await p.submit({ queue: "held", type: "held", delaySeconds: 3600 });
-    await p.open(`/tasks/${task.id}`);
-    await page.getByRole("button", { name: "Run now" }).click();
-    const dialog = page.getByRole("dialog", { name: "Run this task now?" });
-    await dialog.waitFor();
-    await dialog.getByRole("button", { name: "Run now" }).click();
+    await runNowFromItsPage(task.id);
     await page.getByText("Task due now, but its queue is paused: it runs once the queue is resumed.").waitFor({ timeout: 30_000 });
     expect(await page.getByText("Task due now: it runs as soon as a worker is free.").count()).toBe(0);
     await p.until(task.id, "QUEUED");
