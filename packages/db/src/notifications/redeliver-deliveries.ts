@@ -78,7 +78,8 @@ const REDELIVER_ONE = `
     WHERE d.id = $1 AND d.tenant_id = $2 AND d.status IN ('FAILED', 'DELIVERED') AND d.url = $3
       AND (d.webhook_id IS NULL OR EXISTS (
         SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.enabled AND w.deleted_at IS NULL))
-    RETURNING d.id, d.tenant_id AS "tenantId", d.webhook_id AS "webhookId", d.event, d.task_id AS "taskId", d.attempts, d.last_response_code AS "lastResponseCode", d.last_error AS "lastError", d.created_at AS "createdAt",
+    RETURNING d.id, d.tenant_id AS "tenantId", d.webhook_id AS "webhookId", d.event, d.task_id AS "taskId", d.attempts,
+      d.last_response_code AS "lastResponseCode", d.last_error AS "lastError", d.created_at AS "createdAt",
       d.delivered_at AS "deliveredAt", d.next_attempt_at AS "nextAttemptAt"
   )
   SELECT b.*, u.id AS redelivered, u."tenantId", u."webhookId", u.event, u."taskId", u.attempts, u."lastResponseCode",
