@@ -13,3 +13,9 @@ export function appStartCommand(appDir) {
   if (!match) throw new Error(`${appDir}: expected a start script ending in "node [flags] <script>", found "${start}"`);
   return { flags: match[1].split(/\s+/).filter(Boolean), script: match[2] };
 }
+
+/** The arguments for `node` that run the app as its start script does: its flags, then its script's path. */
+export function appNodeArgs(appDir) {
+  const { flags, script } = appStartCommand(appDir);
+  return [...flags, path.join(appDir, script)];
+}

@@ -31,23 +31,22 @@ const BANNER = [
   "const __bundledPath = (relative) => __bundledFileURLToPath(new URL(relative, import.meta.url));",
 ].join("\n");
 
-const typeCache = new Map();
 /** Whether Node would load `file` as CommonJS: .cjs, or .js under a package.json without "type": "module". */
-function isCommonJs(file) {
-  if (file.endsWith(".cjs")) return true;
-  if (!file.endsWith(".js")) return false;
-  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
-    if (typeCache.has(dir)) return typeCache.get(dir);
-    let type;
+const isCommonJs = (file) => file.endsWith(".cjs") || (file.endsWith(".js") && packageTypeOf(path.dirname(file)) !== "module");
+
+const packageTypes = new Map();
+/** The "type" of the package.json nearest `dir` ("commonjs" when none says). */
+function packageTypeOf(dir) {
+  let type = packageTypes.get(dir);
+  if (type === undefined) {
     try {
-      type = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")).type;
+      type = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")).type ?? "commonjs";
     } catch {
-      if (path.dirname(dir) !== dir) continue;
+      type = path.dirname(dir) === dir ? "commonjs" : packageTypeOf(path.dirname(dir));
     }
-    const commonJs = type !== "module";
-    typeCache.set(dir, commonJs);
-    return commonJs;
+    packageTypes.set(dir, type);
   }
+  return type;
 }
 
 const IMPORT_META = /\bimport\.meta\.(url|dirname|filename)\b/g;

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { appStartCommand } from "../../scripts/app-start.mjs";
+import { appNodeArgs as nodeArgsOfApp } from "../../scripts/app-start.mjs";
 
 // Most process tests poll for what they wait on; they import both from here.
 export { waitFor } from "./wait-for.js";
@@ -23,9 +23,7 @@ export interface AppProcess {
 
 /** The node arguments an app's own start script runs it with: its flags, then its script (the built bundle). */
 export function appNodeArgs(name: AppName): string[] {
-  const appDir = path.join(repoRoot, "apps", name);
-  const { flags, script } = appStartCommand(appDir);
-  return [...flags, path.join(appDir, script)];
+  return nodeArgsOfApp(path.join(repoRoot, "apps", name));
 }
 
 /**

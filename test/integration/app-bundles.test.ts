@@ -19,10 +19,18 @@ import { createTestDatabase, type TestDatabase } from "../helpers/test-database.
 const APPS: AppName[] = ["gateway", "scheduler", "worker", "notifier"];
 
 const bundleDir = (app: AppName) => path.join(repoRoot, "apps", app, "dist", "bundle");
-const chunksOf = (app: AppName) =>
-  readdirSync(bundleDir(app))
-    .filter((f) => f.endsWith(".js"))
-    .map((f) => ({ file: f, code: readFileSync(path.join(bundleDir(app), f), "utf8") }));
+const chunks = new Map<AppName, { file: string; code: string }[]>();
+/** Each of the app's chunks (~10 MB in all), read once for the file's tests. */
+function chunksOf(app: AppName): { file: string; code: string }[] {
+  let read = chunks.get(app);
+  if (read === undefined) {
+    read = readdirSync(bundleDir(app))
+      .filter((f) => f.endsWith(".js"))
+      .map((f) => ({ file: f, code: readFileSync(path.join(bundleDir(app), f), "utf8") }));
+    chunks.set(app, read);
+  }
+  return read;
+}
 
 describe.each(APPS)("%s's bundle", (app) => {
   it("is what the app's start script runs", () => {

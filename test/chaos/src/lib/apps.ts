@@ -38,15 +38,11 @@ export interface AppProcess {
 }
 
 // By its path from the root: this file runs from src under vitest and from dist under node.
-const { appStartCommand } = (await import(pathToFileURL(path.join(repoRoot, "scripts", "app-start.mjs")).href)) as typeof import("../../../../scripts/app-start.mjs");
+const { appNodeArgs } = (await import(pathToFileURL(path.join(repoRoot, "scripts", "app-start.mjs")).href)) as typeof import("../../../../scripts/app-start.mjs");
 
-/** The node arguments (flags, then script) an app's own start script runs it with. */
-function nodeArgsOf(name: AppName): string[] {
-  if (name === "pull-worker") return [path.join(repoRoot, "test", "chaos", "pull-worker.mjs")];
-  const appDir = path.join(repoRoot, "apps", name);
-  const { flags, script } = appStartCommand(appDir);
-  return [...flags, path.join(appDir, script)];
-}
+/** The node arguments an app's own start script runs it with (the pull worker: its fixture). */
+const nodeArgsOf = (name: AppName): string[] =>
+  name === "pull-worker" ? [path.join(repoRoot, "test", "chaos", "pull-worker.mjs")] : appNodeArgs(path.join(repoRoot, "apps", name));
 
 export function spawnApp(name: AppName, id: string, env: Record<string, string>): AppProcess {
   const child = spawn(process.execPath, nodeArgsOf(name), {
