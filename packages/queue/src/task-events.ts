@@ -8,6 +8,7 @@
  */
 import type { RedisClient } from "./connection.js";
 import { TaskStatus } from "@tasklane/core";
+import type { TaskEventRow } from "@tasklane/db";
 import type { KeySpace } from "./naming.js";
 
 /** One status change, as compact JSON on the wire. */
@@ -28,6 +29,21 @@ export interface TaskEventMessage {
 const STATUSES = new Set<string>(Object.values(TaskStatus));
 const isStatus = (v: unknown): v is TaskStatus => typeof v === "string" && STATUSES.has(v);
 const isText = (v: unknown): v is string => typeof v === "string" && v.length > 0;
+
+/** A task_events row as the feed carries it; null for a task deleted since (events go with it): nothing left to show. */
+export function taskEventMessageOf(row: TaskEventRow): TaskEventMessage | null {
+  if (row.queueId === null) return null;
+  return {
+    eventId: row.id,
+    taskId: row.taskId,
+    tenantId: row.tenantId,
+    queueId: row.queueId,
+    workflowId: row.workflowId,
+    from: row.fromStatus,
+    to: row.toStatus,
+    at: row.at.toISOString(),
+  };
+}
 
 /** Events of one tenant, in id order, as one message. */
 export function encodeTaskEvents(events: readonly TaskEventMessage[]): string {

@@ -6,7 +6,8 @@ import type { LiveResource, LiveStreamOptions, TaskEvent } from "./live.js";
 import type { Task } from "./types.js";
 
 const state = (status: TaskStatus, attempts: number): Task => ({ id: "t1", status, attempts }) as Task;
-const event = (task: Task): TaskEvent => ({ taskId: task.id, previousStatus: null, status: task.status, at: "", task });
+let eventIds = 0;
+const event = (task: Task): TaskEvent => ({ id: String((eventIds += 1)), taskId: task.id, previousStatus: null, status: task.status, at: "", task });
 
 /**
  * A taskUpdated stream that connects at once (so followTask reads), then sends `events` only after

@@ -40,6 +40,28 @@ describe("a live iterator against a scripted graphql-ws endpoint", () => {
     expect(error).toMatchObject({ code: "OVERLOADED", extensions: { reason: "LIVE_BUFFER_FULL" } });
   });
 
+  it("subscribes again after a lost socket from the last event it received (after), so the gateway sends what it missed", async () => {
+    endpoint = await startScriptedSocket();
+    const server = endpoint;
+    const updates = liveAt(server.url).taskUpdates({ queue: "q", after: "5" });
+    const first = updates.next();
+    await server.subscribed();
+    expect(server.subscribeVariables).toEqual([{ taskId: null, queue: "q", after: "5" }]);
+    server.push("taskUpdated", { id: "7", taskId: "t1" });
+    server.push("taskUpdated", { id: "9", taskId: "t2" });
+    expect((await first).value).toEqual({ id: "7", taskId: "t1" });
+    await server.received();
+    // The loop has taken 7 and not yet 9: the resume is after what was received, not what was taken.
+    server.dropSockets();
+    await vi.waitFor(() => expect(server.subscribeVariables.length).toBe(2), { timeout: 15_000 });
+    expect(server.subscribeVariables[1]).toEqual({ taskId: null, queue: "q", after: "9" });
+    expect((await updates.next()).value).toEqual({ id: "9", taskId: "t2" });
+    const next = updates.next();
+    server.push("taskUpdated", { id: "12", taskId: "t1" });
+    expect((await next).value).toEqual({ id: "12", taskId: "t1" });
+    await updates.return();
+  }, 20_000);
+
   it("hands a workflow loop that fell behind only the newest snapshot, never LIVE_BUFFER_FULL, the socket kept", async () => {
     endpoint = await startScriptedSocket();
     const updates = liveAt(endpoint.url, { liveBufferSize: 3 }).workflowUpdates("w1");

@@ -12,14 +12,18 @@
  * Each iterator has a socket of its own, opened on the first `next()` and
  * closed when the loop ends (`break`, `return`, a thrown error, the signal).
  *
- * What a caller may miss: the gateway keeps no events and takes no cursor
- * (README "Subscriptions": no replay). Events sent while a socket is being
- * made again after it was lost (graphql-ws's retries; `onConnected(true)`
- * after each) are gone, as are events before the gateway began listening: graphql-ws
+ * A lost socket loses no task event: `taskUpdates` subscribes again after
+ * the last event it received (`taskUpdated(after:)`, README "Subscriptions"),
+ * so the gateway first sends what happened meanwhile, in order, then live
+ * events. Pass `after` (a `TaskEvent.id` kept from an earlier run) to resume
+ * across processes too. What it cannot resume: a feed more than 200,000 events
+ * behind (BAD_USER_INPUT, reason RESUME_TOO_FAR; one task's feed has no such
+ * bound), events before the first one a fresh iterator received (graphql-ws
  * acknowledges the connection, never the subscribe, so there is no moment
- * from which a subscription is known to listen. After a reconnect, read the
- * current state (`tasks.get`, `workflows.get`) to catch up;
- * `tasks.waitUntilFinished` does that for you.
+ * from which a new subscription is known to listen: read the current state
+ * once it is open, as `tasks.waitUntilFinished` does), and `workflowUpdates`,
+ * which sends state, not events: after a reconnect it sends the workflow on
+ * its next change (read it with `workflows.get` to catch up).
  */
 import { createClient } from "graphql-ws";
 import type { TaskStatus } from "@tasklane/core/statuses";
@@ -30,6 +34,8 @@ import { shownUrl } from "./shown-url.js";
 
 /** One status change of a task, as `taskUpdated` sends it. */
 export interface TaskEvent {
+  /** The event's id (the audit trail's `TaskAuditEvent.id`), ascending along a feed: where to resume it (`after`). */
+  id: string;
   taskId: string;
   previousStatus: TaskStatus | null;
   status: TaskStatus;
@@ -75,7 +81,7 @@ export interface LiveOptions {
    * `taskUpdates({ queue })` may send thousands a second). One more ends the iterator: `next()` rejects
    * with code OVERLOADED (`extensions.reason` "LIVE_BUFFER_FULL") and the socket closes at once, as
    * the gateway closes a socket its reader leaves behind (1013, also OVERLOADED). No event is dropped
-   * silently: read the state again and subscribe anew. (`workflowUpdates` holds only the newest workflow.)
+   * silently: subscribe anew with `after` (the last event taken). (`workflowUpdates` holds only the newest workflow.)
    * @defaultValue 10_000
    */
   liveBufferSize?: number;
@@ -86,7 +92,8 @@ export interface LiveStreamOptions {
   signal?: AbortSignal;
   /**
    * Called each time the gateway accepts the socket: `reconnected` is true when it was made again
-   * after it was lost, and events in between are gone (read the state again).
+   * after it was lost. `taskUpdates` then resumes after its last event; for `workflowUpdates`,
+   * changes in between are gone (read the state again).
    */
   onConnected?(reconnected: boolean): void;
 }
@@ -96,6 +103,11 @@ export interface TaskUpdatesFilter {
   taskId?: string | null;
   /** Only this queue's tasks (an unknown name: NOT_FOUND). */
   queue?: string | null;
+  /**
+   * Resume after this event (a `TaskEvent.id`): the feed's events after it come first, read back
+   * by the gateway, then live ones. Without it the feed starts when the gateway begins listening.
+   */
+  after?: string | null;
 }
 
 /** LiveOptions' defaults (documented there). */
@@ -104,8 +116,8 @@ const DEFAULT_LIVE_BUFFER_SIZE = 10_000;
 const DEFAULT_LIVE_KEEP_ALIVE_MS = 15_000;
 const DEFAULT_LIVE_PONG_TIMEOUT_MS = 10_000;
 
-const TASK_UPDATED = `subscription TaskUpdated($taskId: ID, $queue: String) {
-  taskUpdated(taskId: $taskId, queue: $queue) { taskId previousStatus status at task { ...TaskFields } }
+const TASK_UPDATED = `subscription TaskUpdated($taskId: ID, $queue: String, $after: ID) {
+  taskUpdated(taskId: $taskId, queue: $queue, after: $after) { id taskId previousStatus status at task { ...TaskFields } }
 }
 ${TASK_FIELDS}`;
 const WORKFLOW_UPDATED = `subscription WorkflowUpdated($workflowId: ID!) { workflowUpdated(workflowId: $workflowId) { ...WorkflowFields } }
@@ -138,8 +150,9 @@ export class LiveResource {
 
   /** Every status change of the tenant's tasks, narrowed by `filter`, in the order they happened. It never ends on its own. */
   taskUpdates(filter: TaskUpdatesFilter = {}, options: LiveStreamOptions = {}): AsyncGenerator<TaskEvent, void, undefined> {
-    const variables = { taskId: filter.taskId ?? null, queue: filter.queue ?? null };
-    return this.#stream<TaskEvent>("taskUpdated", TASK_UPDATED, variables, options, "every");
+    const variables: Record<string, unknown> = { taskId: filter.taskId ?? null, queue: filter.queue ?? null, after: filter.after ?? null };
+    // graphql-ws subscribes again after a reconnect with this same payload object, read when it is sent: after the last event received.
+    return this.#stream<TaskEvent>("taskUpdated", TASK_UPDATED, variables, options, "every", (event) => (variables.after = event.id));
   }
 
   /**
@@ -151,8 +164,18 @@ export class LiveResource {
     return this.#stream<Workflow>("workflowUpdated", WORKFLOW_UPDATED, { workflowId }, options, "newest");
   }
 
-  /** `keep`: "every" value in order (events, each a change), or only the "newest" waiting (snapshots, each superseding the last). */
-  async *#stream<T>(operation: string, query: string, variables: Record<string, unknown>, options: LiveStreamOptions, keep: "every" | "newest"): AsyncGenerator<T, void, undefined> {
+  /**
+   * `keep`: "every" value in order (events, each a change), or only the "newest" waiting (snapshots, each superseding the
+   * last). `received` sees each value as it arrives, before the loop takes it.
+   */
+  async *#stream<T>(
+    operation: string,
+    query: string,
+    variables: Record<string, unknown>,
+    options: LiveStreamOptions,
+    keep: "every" | "newest",
+    received?: (value: T) => void,
+  ): AsyncGenerator<T, void, undefined> {
     const retryAttempts = this.#options.liveRetryAttempts ?? DEFAULT_LIVE_RETRY_ATTEMPTS;
     const bufferSize = this.#options.liveBufferSize ?? DEFAULT_LIVE_BUFFER_SIZE;
     const inbox = new Inbox<T>(keep, bufferSize, () =>
@@ -207,7 +230,11 @@ export class LiveResource {
           {
             next: (result) => {
               if (result.errors?.length) inbox.fail(errorOfGraphQL(result.errors, operation));
-              else if (result.data?.[operation] !== undefined && !inbox.push(result.data[operation] as T)) void stop();
+              else if (result.data?.[operation] !== undefined) {
+                const value = result.data[operation] as T;
+                received?.(value);
+                if (!inbox.push(value)) void stop();
+              }
             },
             error: (error: unknown) => inbox.fail(errorOfTransport(error, operation, shownUrl(this.#url), retriesSinceConnected)),
             complete: () => inbox.end(),

@@ -2,7 +2,7 @@
  * zod schemas for arguments that core has no schema for (gateway-only
  * operations). Everything else is parsed with core's schemas.
  */
-import { DEFAULT_LEASE_SECONDS, DEFAULT_QUEUE_NAME, MAX_PAGE_SIZE, MAX_LEASE_BATCH, MAX_LEASE_SECONDS, MAX_START_AHEAD_MS, MAX_WAIT_SECONDS, nonBlankString, queueNameSchema } from "@tasklane/core";
+import { DEFAULT_LEASE_SECONDS, DEFAULT_QUEUE_NAME, MAX_PAGE_SIZE, MAX_LEASE_BATCH, MAX_LEASE_SECONDS, MAX_START_AHEAD_MS, MAX_WAIT_SECONDS, isEventId, nonBlankString, queueNameSchema } from "@tasklane/core";
 import { z } from "zod";
 import { API_KEY_SCOPES, ApiKeyScope } from "../auth/scopes.js";
 
@@ -10,6 +10,12 @@ import { API_KEY_SCOPES, ApiKeyScope } from "../auth/scopes.js";
 export const idArgSchema = z.string().min(1).max(200);
 
 export const queueNameArgSchema = queueNameSchema;
+
+/** taskUpdated's `after`: an event id (TaskEvent.id, TaskAuditEvent.id). */
+export const eventIdArgSchema = z
+  .string()
+  .refine(isEventId, { message: "must be an event id (TaskEvent.id)" })
+  .transform((id) => BigInt(id));
 
 /** deleteQueue: every tenant keeps its "default" queue (the SDK's and the README's queue when none is named). */
 export const deletableQueueNameArgSchema = queueNameSchema.refine((name) => name !== DEFAULT_QUEUE_NAME, {

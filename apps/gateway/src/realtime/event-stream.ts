@@ -9,6 +9,7 @@
  * leaking the listener meanwhile.
  */
 import { ErrorCode, UserError } from "@tasklane/core";
+import type { CatchUp, LiveBuffer } from "./catch-up.js";
 import type { HubEvent, HubListener } from "./event-hub.js";
 
 /**
@@ -47,6 +48,12 @@ export interface EventStreamOptions<T> {
    */
   coalesce?: boolean;
   onOverflow?(): void;
+  /**
+   * A resumed subscription's events from Postgres, sent before the live ones
+   * (catch-up.ts); started once the listener is registered. Live events it
+   * has sent are dropped.
+   */
+  catchUp?: CatchUp;
 }
 
 export async function openEventStream<T>(opts: EventStreamOptions<T>): Promise<AsyncIterableIterator<T>> {
@@ -83,16 +90,64 @@ export async function openEventStream<T>(opts: EventStreamOptions<T>): Promise<A
     signal();
   });
 
+  let catchUp = opts.catchUp;
+  /** Set once a catch-up has handed over: live events at or below it were sent from Postgres. */
+  let sentThrough: bigint | undefined;
+  const live: LiveBuffer = {
+    firstAfter(through) {
+      while (buffer.length > 0 && BigInt((buffer[0] as HubEvent).message.eventId) <= through) buffer.shift();
+      const first = buffer[0];
+      return first === undefined ? undefined : BigInt(first.message.eventId);
+    },
+    wait: (ms) =>
+      new Promise<void>((resolve) => {
+        if (done || buffer.length > 0) return resolve();
+        const timer = setTimeout(() => {
+          if (wake === woken) wake = undefined;
+          resolve();
+        }, ms);
+        const woken = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        wake = woken;
+      }),
+  };
+  if (catchUp !== undefined) {
+    try {
+      await catchUp.start();
+    } catch (error: unknown) {
+      finish();
+      throw error;
+    }
+  }
+
   const end: IteratorReturnResult<undefined> = { done: true, value: undefined };
   const iterator: AsyncIterableIterator<T> = {
     async next(): Promise<IteratorResult<T>> {
       while (!done) {
-        const event = opts.coalesce === true ? buffer.splice(0).at(-1) : buffer.shift();
-        if (event === undefined) {
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-          });
-          continue;
+        let event: HubEvent | undefined;
+        if (catchUp !== undefined) {
+          try {
+            event = await catchUp.next(live, () => done);
+          } catch (error: unknown) {
+            finish();
+            throw error;
+          }
+          if (event === undefined) {
+            sentThrough = catchUp.through;
+            catchUp = undefined;
+            continue;
+          }
+        } else {
+          event = opts.coalesce === true ? buffer.splice(0).at(-1) : buffer.shift();
+          if (event === undefined) {
+            await new Promise<void>((resolve) => {
+              wake = resolve;
+            });
+            continue;
+          }
+          if (sentThrough !== undefined && BigInt(event.message.eventId) <= sentThrough) continue;
         }
         let value: T | null;
         try {

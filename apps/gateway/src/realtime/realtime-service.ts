@@ -7,14 +7,16 @@
  * code, same message), as the `task` query answers null for both. Ids are
  * minted by the server, so a real client only ever subscribes to ids it has.
  */
-import { NotFoundError } from "@tasklane/core";
-import type { TaskRecord, WorkflowRecord } from "@tasklane/db";
+import { ErrorCode, NotFoundError, UserError } from "@tasklane/core";
+import { newestTaskEventId, type Database, type TaskRecord, type WorkflowRecord } from "@tasklane/db";
 import type { TaskEventMessage } from "@tasklane/queue";
 import type { Logger } from "../observability/logger.js";
 import type { QueueService } from "../services/queue-service.js";
 import type { TaskService } from "../services/task-service.js";
 import type { WorkflowService } from "../services/workflow-service.js";
+import { CatchUp } from "./catch-up.js";
 import type { TaskEventHub } from "./event-hub.js";
+import { eventReplayReads } from "./event-replay.js";
 import { openEventStream } from "./event-stream.js";
 
 export interface TaskUpdate {
@@ -26,13 +28,25 @@ export interface TaskUpdate {
 export interface TaskUpdateFilter {
   taskId: string | null;
   queueName: string | null;
+  /** Resume after this event id: the feed's events after it come first, read back from Postgres. */
+  after: bigint | null;
 }
+
+/**
+ * How far behind the newest event, in ids, a tenant's or a queue's feed may
+ * resume. Events have no index by tenant (it would cost every event an entry
+ * on the hot path), so catching up walks every tenant's events since the
+ * cursor: this bounds that walk (~40 reads of 5,000) per resumed subscription.
+ * One task's feed reads its own events by index and has no such bound.
+ */
+export const RESUME_MAX_BEHIND = 200_000n;
 
 /** The workflow seam: WorkflowService today; anything that reads one workflow of a tenant will do. */
 export type WorkflowReader = Pick<WorkflowService, "get">;
 
 export class RealtimeService {
   constructor(
+    private readonly db: Database,
     private readonly hub: TaskEventHub,
     private readonly tasks: Pick<TaskService, "get">,
     private readonly queues: Pick<QueueService, "find">,
@@ -50,7 +64,9 @@ export class RealtimeService {
       if (queue === null) throw new NotFoundError("Queue", filter.queueName);
       queueId = queue.id;
     }
+    const catchUp = filter.after === null ? undefined : await this.#catchUp(tenantId, taskId, queueId, filter.after);
     return openEventStream<TaskUpdate>({
+      ...(catchUp !== undefined ? { catchUp } : {}),
       listen: (listener) => this.hub.listen(tenantId, listener),
       accept: ({ message }) => (taskId === null || message.taskId === taskId) && (queueId === null || message.queueId === queueId),
       transform: async (e) => {
@@ -59,6 +75,19 @@ export class RealtimeService {
       },
       onOverflow: () => this.log.warn({ tenantId }, "taskUpdated subscriber too slow; subscription ended"),
     });
+  }
+
+  async #catchUp(tenantId: string, taskId: string | null, queueId: string | null, after: bigint): Promise<CatchUp> {
+    const newest = await newestTaskEventId(this.db.pool);
+    if (after > newest) throw new UserError(ErrorCode.BAD_USER_INPUT, "after: no event has that id yet", { reason: "UNKNOWN_EVENT" });
+    if (taskId === null && newest - after > RESUME_MAX_BEHIND) {
+      throw new UserError(
+        ErrorCode.BAD_USER_INPUT,
+        `after: more than ${RESUME_MAX_BEHIND.toLocaleString("en-US")} events behind the newest, too far to resume a tenant's or a queue's feed; subscribe without it and read current state (tasks(filter)), or resume one task's feed`,
+        { reason: "RESUME_TOO_FAR", maxBehind: Number(RESUME_MAX_BEHIND) },
+      );
+    }
+    return new CatchUp({ after, reads: eventReplayReads(this.db, { tenantId, taskId, queueId }, (tenant, id) => this.tasks.get(tenant, id)) });
   }
 
   /** Emits the workflow each time one of its tasks changes status. */

@@ -139,7 +139,7 @@ export function createServices(deps: ServiceDeps): { services: GatewayServices; 
         allowPrivateTargets: deps.allowPrivateTargets,
         ...(deps.resolver ? { resolver: deps.resolver } : {}),
       }),
-      realtime: new RealtimeService(hub, tasks, services.queues, services.workflows, deps.log),
+      realtime: new RealtimeService(deps.db, hub, tasks, services.queues, services.workflows, deps.log),
     },
   };
 }

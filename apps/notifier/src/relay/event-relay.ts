@@ -29,7 +29,7 @@ import {
   type RelayConnection,
   type TaskEventRow,
 } from "@tasklane/db";
-import { EventListenerRegistry, publishTaskEvents, type KeySpace, type TaskEventMessage, type RedisClient } from "@tasklane/queue";
+import { EventListenerRegistry, publishTaskEvents, taskEventMessageOf, type KeySpace, type RedisClient } from "@tasklane/queue";
 import type { RelayMetrics } from "./relay-metrics.js";
 import { Sleeper } from "./sleeper.js";
 
@@ -78,21 +78,6 @@ export interface EventRelay {
   /** Whether this process holds the relay lock right now. */
   readonly active: boolean;
   stop(): Promise<void>;
-}
-
-function toMessage(row: TaskEventRow): TaskEventMessage | null {
-  // A task deleted since (events cascade with it): nothing left to show anyone.
-  if (row.queueId === null) return null;
-  return {
-    eventId: row.id,
-    taskId: row.taskId,
-    tenantId: row.tenantId,
-    queueId: row.queueId,
-    workflowId: row.workflowId,
-    from: row.fromStatus,
-    to: row.toStatus,
-    at: row.at.toISOString(),
-  };
 }
 
 export function startEventRelay(opts: EventRelayOptions): EventRelay {
@@ -174,7 +159,7 @@ export function startEventRelay(opts: EventRelayOptions): EventRelay {
       opts.metrics.listeningTenants.set(listening.size);
       const late = await readTaskEventsBetween(conn.client, cursor, step.cursor, added);
       const rows = late.length === 0 ? step.publish : [...step.publish, ...late].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
-      const messages = rows.flatMap((row) => toMessage(row) ?? []);
+      const messages = rows.flatMap((row) => taskEventMessageOf(row) ?? []);
       await publishTaskEvents(opts.redis, opts.keys, messages);
       opts.metrics.relayed.inc(messages.length);
       if (messages.length > 0) opts.log.debug({ count: messages.length, through: step.cursor.toString() }, "task events relayed");

@@ -4,3 +4,4 @@ export * from "./relay-cursor.js";
 export * from "./relay-connection.js";
 export * from "./task-audit.js";
 export * from "./attempt-outcomes.js";
+export * from "./replay-events.js";

@@ -13,7 +13,8 @@ export interface TaskEventRead {
   snapshot: string;
 }
 
-interface EventColumns {
+/** A task_events row's columns as the reads answer them, its task's queue and workflow joined in. */
+export interface EventColumns {
   task_id: string;
   tenant_id: string;
   queue_id: string | null;
@@ -38,7 +39,7 @@ interface ReadRow extends EventColumns {
  * every task, since a prepared statement's generic plan guesses its sizes (on a
  * never-analyzed table, 12 ms). `when` skips the probe for rows that do not need it.
  */
-const taskOfEvent = (when = "true") =>
+export const taskOfEvent = (when = "true") =>
   `LEFT JOIN LATERAL (SELECT tk.queue_id, tk.workflow_id FROM tasks tk WHERE ${when} AND tk.id = e.task_id LIMIT 1) t ON true`;
 
 /**
@@ -70,7 +71,7 @@ const READ_AFTER = `WITH w AS (
   ${taskOfEvent("e.listened")}
  ORDER BY e.id`;
 
-const eventOf = (id: string, r: EventColumns): TaskEventRow => ({
+export const taskEventRowOf = (id: string, r: EventColumns): TaskEventRow => ({
   id,
   taskId: r.task_id,
   tenantId: r.tenant_id,
@@ -103,7 +104,7 @@ export async function readTaskEventsAfter(client: Queryable, cursor: bigint, lim
   const rows: WindowRow[] = [];
   for (const r of res.rows) {
     if (r.id === null) continue;
-    rows.push({ id: r.id, prevId: r.prev_id, event: r.listened ? eventOf(r.id, r) : null });
+    rows.push({ id: r.id, prevId: r.prev_id, event: r.listened ? taskEventRowOf(r.id, r) : null });
   }
   return { snapshot: first.snapshot, windowSize: first.window_size ?? 0, inFull: all, rows };
 }
@@ -122,7 +123,7 @@ const READ_BETWEEN = `SELECT e.id::text AS id, e.task_id, e.tenant_id, t.queue_i
 export async function readTaskEventsBetween(client: Queryable, after: bigint, through: bigint, tenantIds: readonly string[]): Promise<TaskEventRow[]> {
   if (tenantIds.length === 0 || through <= after) return [];
   const res = await client.query<EventColumns & { id: string }>(prepared(READ_BETWEEN, [after.toString(), through.toString(), tenantIds]));
-  return res.rows.map((r) => eventOf(r.id, r));
+  return res.rows.map((r) => taskEventRowOf(r.id, r));
 }
 
 /**

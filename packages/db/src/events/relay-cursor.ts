@@ -35,3 +35,14 @@ export async function saveRelayCursor(client: Queryable, lastEventId: bigint, st
     [stream, lastEventId.toString()],
   );
 }
+
+/**
+ * The relay's cursor without creating it: null while no relay has started.
+ * The relay moves it only after publishing, so every event up to it has been
+ * published and its id is final.
+ */
+export async function readRelayCursor(client: Queryable, stream = TASK_EVENT_STREAM): Promise<bigint | null> {
+  const res = await client.query<{ last_event_id: string }>(`SELECT last_event_id::text FROM event_relay_cursors WHERE name = $1`, [stream]);
+  const value = res.rows[0]?.last_event_id;
+  return value === undefined ? null : BigInt(value);
+}

@@ -19,6 +19,10 @@ export interface ScriptedSocket {
   received(): Promise<void>;
   /** Resolves once `n` subscriptions are open. */
   subscribed(n?: number): Promise<void>;
+  /** The variables of every subscribe message received, in order (a resubscribe after a reconnect adds one). */
+  readonly subscribeVariables: Array<Record<string, unknown> | undefined>;
+  /** Drops every socket without a close handshake, as a lost network would. */
+  dropSockets(): void;
   close(): Promise<void>;
 }
 
@@ -28,17 +32,19 @@ export async function startScriptedSocket(opts: { refuseKey?: boolean } = {}): P
   const subscriptions = new Map<WebSocket, Set<string>>();
   let waiters: (() => void)[] = [];
   let pongWaiters: (() => void)[] = [];
+  const subscribeVariables: Array<Record<string, unknown> | undefined> = [];
   const count = () => [...subscriptions.values()].reduce((n, ids) => n + ids.size, 0);
   server.on("connection", (socket) => {
     subscriptions.set(socket, new Set());
     socket.on("close", () => subscriptions.delete(socket));
     socket.on("message", (raw) => {
-      const message = JSON.parse(String(raw)) as { type: string; id?: string };
+      const message = JSON.parse(String(raw)) as { type: string; id?: string; payload?: { variables?: Record<string, unknown> } };
       if (message.type === "connection_init") {
         if (opts.refuseKey) socket.close(4401, "Unauthorized");
         else socket.send(JSON.stringify({ type: "connection_ack" }));
       } else if (message.type === "subscribe" && message.id !== undefined) {
         subscriptions.get(socket)?.add(message.id);
+        subscribeVariables.push(message.payload?.variables);
         for (const wake of waiters) wake();
       } else if (message.type === "pong") {
         for (const wake of pongWaiters) wake();
@@ -61,6 +67,10 @@ export async function startScriptedSocket(opts: { refuseKey?: boolean } = {}): P
       return sent;
     },
     openSockets: () => server.clients.size,
+    subscribeVariables,
+    dropSockets() {
+      for (const socket of server.clients) socket.terminate();
+    },
     async received() {
       for (const socket of server.clients) {
         const ponged = new Promise<void>((resolve) => pongWaiters.push(resolve));

@@ -10,7 +10,7 @@ import { requireTenant } from "../../auth/guards.js";
 import { Permission } from "../../auth/scopes.js";
 import type { TaskUpdate } from "../../realtime/realtime-service.js";
 import type { GatewayContext } from "../context.js";
-import { idArgSchema, queueNameArgSchema } from "../input-schemas.js";
+import { eventIdArgSchema, idArgSchema, queueNameArgSchema } from "../input-schemas.js";
 import { toTask } from "../mappers.js";
 import { TaskEvent } from "../types/task.js";
 import { Workflow } from "../types/workflow.js";
@@ -30,12 +30,14 @@ function freshLoaders(ctx: GatewayContext): void {
 @Resolver()
 export class SubscriptionResolver {
   @Subscription(() => TaskEvent, {
-    description: "no arguments: every task of the caller's tenant; a taskId or queue the tenant does not have: NOT_FOUND",
+    description:
+      "no arguments: every task of the caller's tenant; a taskId or queue the tenant does not have: NOT_FOUND. With `after` (a TaskEvent.id): the events after it first, read back, then live ones, in id order and each once (README \"Subscriptions\")",
     subscribe: async ({ args, context }: SubscribeData) => {
       const caller = requireTenant(context.principal, Permission.READ);
       const taskId = args.taskId == null ? null : parseArg(idArgSchema, "taskId", args.taskId);
       const queueName = args.queue == null ? null : parseArg(queueNameArgSchema, "queue", args.queue);
-      return context.services.realtime.taskUpdates(caller.tenantId, { taskId, queueName });
+      const after = args.after == null ? null : parseArg(eventIdArgSchema, "after", args.after);
+      return context.services.realtime.taskUpdates(caller.tenantId, { taskId, queueName, after });
     },
   })
   taskUpdated(
@@ -43,9 +45,11 @@ export class SubscriptionResolver {
     @Ctx() ctx: GatewayContext,
     @Arg("taskId", () => ID, { nullable: true }) _taskId: string | null,
     @Arg("queue", () => String, { nullable: true }) _queue: string | null,
+    @Arg("after", () => ID, { nullable: true }) _after: string | null,
   ): TaskEvent {
     freshLoaders(ctx);
     return {
+      id: update.event.eventId,
       taskId: update.event.taskId,
       status: update.event.to,
       previousStatus: update.event.from,

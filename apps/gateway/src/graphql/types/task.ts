@@ -269,6 +269,9 @@ export class HeartbeatResult {
 
 @ObjectType("TaskEvent", { simpleResolvers: true })
 export class TaskEvent {
+  @Field(() => ID, { description: "the event's id, as TaskAuditEvent.id: ascending along a feed; pass the last one as taskUpdated's `after` to resume" })
+  id!: string;
+
   @Field(() => ID)
   taskId!: string;
 

@@ -1,0 +1,195 @@
+/**
+ * Resumed subscriptions (`taskUpdated(after:)`): a real gateway in-process,
+ * the notifier process (the event relay), a real graphql-ws client. Tasks
+ * are PULL tasks changed through the API (submitted, cancelled), so no
+ * scheduler or worker runs.
+ *
+ * What is checked against Postgres: the events a resumed subscription sends
+ * are exactly the tenant's task_events rows after the cursor (narrowed as
+ * asked), in id order, none twice, then live ones.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitFor, type AppProcess } from "../helpers/app-process.js";
+import { useGateway } from "../helpers/gateway-fixture.js";
+import { httpToWs, openSubscription, type LiveSubscription } from "../helpers/graphql-ws-client.js";
+import { asTenant, createTenant, type CreatedTenant } from "../helpers/platform.js";
+import { startTestNotifier } from "../helpers/test-notifier.js";
+
+interface EventView {
+  taskUpdated: { id: string; taskId: string; status: string; previousStatus: string | null; task: { id: string; queue: string } };
+}
+
+const SUBSCRIPTION = `subscription ($taskId: ID, $queue: String, $after: ID) {
+  taskUpdated(taskId: $taskId, queue: $queue, after: $after) { id taskId status previousStatus task { id queue } }
+}`;
+
+describe("taskUpdated(after:) resumes a feed", () => {
+  const platform = useGateway();
+  let notifier: AppProcess;
+  let a: CreatedTenant;
+  let b: CreatedTenant;
+  const open: LiveSubscription<unknown>[] = [];
+
+  beforeAll(async () => {
+    notifier = startTestNotifier(platform.database, platform.redis);
+    a = await createTenant(platform.gateway);
+    b = await createTenant(platform.gateway);
+    await asTenant(platform.gateway, a)(`mutation { upsertQueue(input: { name: "other", mode: PULL }) { name } }`);
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(open.map((s) => s.close().catch(() => undefined)));
+    await notifier?.stop();
+  });
+
+  function subscribe(tenant: CreatedTenant, variables: Record<string, unknown> = {}): LiveSubscription<EventView> {
+    const sub = openSubscription<EventView>(httpToWs(platform.gateway.url), `Bearer ${tenant.apiKey}`, SUBSCRIPTION, variables);
+    open.push(sub as LiveSubscription<unknown>);
+    return sub;
+  }
+
+  async function submit(tenant: CreatedTenant, queue = "default"): Promise<string> {
+    const data = await asTenant(platform.gateway, tenant)<{ submitTask: { id: string } }>(
+      `mutation ($q: String!) { submitTask(input: { type: "resume.job", queue: $q }) { id } }`,
+      { q: queue },
+    );
+    return data.submitTask.id;
+  }
+
+  async function cancel(tenant: CreatedTenant, id: string): Promise<void> {
+    await asTenant(platform.gateway, tenant)(`mutation ($id: ID!) { cancelTask(id: $id) { id } }`, { id });
+  }
+
+  /** The tenant's events after `after` as Postgres has them (narrowed by task or queue name), ascending. */
+  async function eventsInPostgres(tenant: CreatedTenant, after: string, narrow: { taskId?: string; queue?: string } = {}): Promise<Array<{ id: string; taskId: string; status: string }>> {
+    const res = await platform.database.db.pool.query<{ id: string; task_id: string; to_status: string }>(
+      `SELECT e.id::text AS id, e.task_id, e.to_status FROM task_events e JOIN tasks t ON t.id = e.task_id JOIN queues q ON q.id = t.queue_id
+        WHERE e.tenant_id = $1 AND e.id > $2::bigint AND ($3::text IS NULL OR e.task_id = $3) AND ($4::text IS NULL OR q.name = $4)
+        ORDER BY e.id`,
+      [tenant.tenantId, after, narrow.taskId ?? null, narrow.queue ?? null],
+    );
+    return res.rows.map((r) => ({ id: r.id, taskId: r.task_id, status: r.to_status }));
+  }
+
+  const view = (vs: EventView[]) => vs.map((v) => ({ id: v.taskUpdated.id, taskId: v.taskUpdated.taskId, status: v.taskUpdated.status }));
+
+  /**
+   * A subscription is live once an event of a task submitted after it has arrived (a probe sent
+   * before it listened is not heard: another is sent). Answers that event's id, a cursor.
+   */
+  async function untilLive(sub: LiveSubscription<EventView>, tenant: CreatedTenant): Promise<string> {
+    for (let i = 0; i < 15; i++) {
+      const probe = await submit(tenant);
+      const heard = await sub.until("the probe's event", (vs) => vs.some((v) => v.taskUpdated.taskId === probe), 2_000).catch(() => null);
+      const event = heard?.find((v) => v.taskUpdated.taskId === probe);
+      if (event !== undefined) return event.taskUpdated.id;
+    }
+    throw new Error("the subscription never heard a probe");
+  }
+
+  it("sends what happened while the client was away, in id order and each once, then live events; the ids are the audit trail's", async () => {
+    const first = subscribe(a);
+    const cursor = await untilLive(first, a);
+    await first.close();
+
+    // Away: changes to tenant a's tasks in two queues, and tenant b's.
+    const t1 = await submit(a);
+    const t2 = await submit(a, "other");
+    await cancel(a, t1);
+    await submit(b);
+    const missed = await eventsInPostgres(a, cursor);
+    expect(missed.map((e) => [e.taskId, e.status])).toEqual([
+      [t1, "QUEUED"],
+      [t2, "QUEUED"],
+      [t1, "CANCELLED"],
+    ]);
+
+    const resumed = subscribe(a, { after: cursor });
+    await resumed.until("the missed events", (vs) => vs.length >= missed.length);
+    const t3 = await submit(a);
+    await resumed.until("a live event after them", (vs) => vs.some((v) => v.taskUpdated.taskId === t3));
+    expect(view(resumed.values)).toEqual([...missed, ...(await eventsInPostgres(a, (missed.at(-1) as { id: string }).id))]);
+    expect(view(resumed.values).at(-1)).toMatchObject({ taskId: t3, status: "QUEUED" });
+
+    // TaskEvent.id is TaskAuditEvent.id of the same change.
+    const audit = await asTenant(platform.gateway, a)<{ task: { events: Array<{ id: string; status: string }> } }>(
+      `query ($id: ID!) { task(id: $id) { events { id status } } }`,
+      { id: t1 },
+    );
+    const cancelled = resumed.values.find((v) => v.taskUpdated.taskId === t1 && v.taskUpdated.status === "CANCELLED");
+    expect(audit.task.events.find((e) => e.status === "CANCELLED")?.id).toBe(cancelled?.taskUpdated.id);
+  });
+
+  it("narrowed to a task or a queue, sends only that task's or that queue's events after the cursor", async () => {
+    const watcher = subscribe(a);
+    const cursor = await untilLive(watcher, a);
+    const task = await submit(a);
+    const elsewhere = await submit(a, "other");
+    await cancel(a, task);
+    await cancel(a, elsewhere);
+    await watcher.until("all four events", (vs) => vs.filter((v) => v.taskUpdated.taskId === task || v.taskUpdated.taskId === elsewhere).length === 4);
+
+    const byTask = subscribe(a, { taskId: task, after: cursor });
+    const byQueue = subscribe(a, { queue: "other", after: cursor });
+    await byTask.until("the task's two events", (vs) => vs.length >= 2);
+    await byQueue.until("the queue's two events", (vs) => vs.length >= 2);
+    // A live event of each narrowing, so that nothing else can be on its way before it.
+    await cancel(a, await submit(a, "other"));
+    await byQueue.until("the live events", (vs) => vs.length >= 4);
+    expect(view(byTask.values)).toEqual(await eventsInPostgres(a, cursor, { taskId: task }));
+    expect(view(byTask.values).map((e) => e.status)).toEqual(["QUEUED", "CANCELLED"]);
+    expect(view(byQueue.values)).toEqual(await eventsInPostgres(a, cursor, { queue: "other" }));
+    expect(byQueue.values.every((v) => v.taskUpdated.task.queue === "other")).toBe(true);
+  });
+
+  it("loses nothing and repeats nothing when it resumes while the tenant's tasks keep changing", async () => {
+    const watcher = subscribe(a);
+    const cursor = await untilLive(watcher, a);
+    await watcher.close();
+    // Changes before, during and after the resume, each awaited (bounded: 60 tasks).
+    const busy = (async () => {
+      for (let i = 0; i < 30; i++) await cancel(a, await submit(a, i % 2 === 0 ? "default" : "other"));
+    })();
+    const resumed = subscribe(a, { after: cursor });
+    await busy;
+    const last = await submit(a);
+    await resumed.until("the last task's event", (vs) => vs.some((v) => v.taskUpdated.taskId === last), 60_000);
+    const expected = await eventsInPostgres(a, cursor);
+    expect(expected.length).toBeGreaterThanOrEqual(61);
+    expect(view(resumed.values)).toEqual(expected);
+  });
+
+  it("sends another tenant's events never, whatever the cursor", async () => {
+    const watcher = subscribe(b, { after: "0" });
+    const own = await submit(b);
+    await watcher.until("b's own event", (vs) => vs.some((v) => v.taskUpdated.taskId === own));
+    const events = await eventsInPostgres(b, "0");
+    expect(view(watcher.values)).toEqual(events);
+    const tenantA = await platform.database.db.pool.query(`SELECT count(*)::int AS n FROM task_events WHERE tenant_id = $1`, [a.tenantId]);
+    expect(tenantA.rows[0].n).toBeGreaterThan(0);
+  });
+
+  it("answers BAD_USER_INPUT, and sends nothing, for a malformed cursor, one newer than every event, or a tenant's feed too far behind", async () => {
+    const errorOf = async (variables: Record<string, unknown>) => {
+      const sub = subscribe(a, variables);
+      await waitFor("the subscription's error", () => sub.errors.length > 0, 10_000, 20);
+      expect(sub.values).toEqual([]);
+      return sub.errors[0];
+    };
+    expect((await errorOf({ after: "x1" }))?.extensions?.code).toBe("BAD_USER_INPUT");
+    expect((await errorOf({ after: "-1" }))?.extensions?.code).toBe("BAD_USER_INPUT");
+    const future = await errorOf({ after: "9000000000" });
+    expect(future?.extensions).toMatchObject({ code: "BAD_USER_INPUT", reason: "UNKNOWN_EVENT" });
+
+    // More than 200,000 ids behind: the sequence moved on as if that many events had been written.
+    const task = await submit(a);
+    const [old] = await eventsInPostgres(a, "0", { taskId: task });
+    await platform.database.db.pool.query(`SELECT setval(pg_get_serial_sequence('task_events', 'id'), nextval(pg_get_serial_sequence('task_events', 'id')) + 250000)`);
+    const tooFar = await errorOf({ after: String(BigInt((old as { id: string }).id) - 1n) });
+    expect(tooFar?.extensions).toMatchObject({ code: "BAD_USER_INPUT", reason: "RESUME_TOO_FAR" });
+    // One task's feed reads by its own index: no such bound.
+    const byTask = subscribe(a, { taskId: task, after: String(BigInt((old as { id: string }).id) - 1n) });
+    await byTask.until("the task's creation", (vs) => vs.length === 1);
+    expect(view(byTask.values)).toEqual([{ id: (old as { id: string }).id, taskId: task, status: "QUEUED" }]);
+  });
+});
