@@ -172,6 +172,49 @@ describe("SDK live updates", () => {
     await socketsClosed();
   }, 60_000);
 
+  it("taskUpdates loses no event while its socket is lost: it resumes after the last one it received, in order, each once", async () => {
+    await client.queues.upsert({ name: "live-resumed", mode: "PULL" });
+    const { proxy, proxied } = await throughProxy();
+    const connected: boolean[] = [];
+    const events: TaskEvent[] = [];
+    const updates = proxied.live.taskUpdates({ queue: "live-resumed" }, { signal: AbortSignal.timeout(50_000), onConnected: (reconnected) => connected.push(reconnected) });
+    const reading = (async () => {
+      for await (const event of updates) {
+        events.push(event);
+        if (event.task.type === "last") break;
+      }
+    })();
+    try {
+      await waitFor(
+        "the stream to hear a probe",
+        async () => {
+          if (events.length > 0) return true;
+          await client.tasks.submit({ type: "probe", queue: "live-resumed", delaySeconds: 3600 });
+          return false;
+        },
+        20_000,
+        250,
+      );
+      const heardBefore = events.length;
+      // The socket is lost; five tasks are submitted and one cancelled meanwhile; then the gateway can be reached again.
+      await proxy.cut();
+      const away = [];
+      for (let i = 0; i < 5; i++) away.push(await client.tasks.submit({ type: "away", queue: "live-resumed", delaySeconds: 3600 }));
+      await client.tasks.cancel((away[0] as { id: string }).id);
+      await proxy.restore();
+      await waitFor("the socket to be made again", () => connected.includes(true), 20_000);
+      await client.tasks.submit({ type: "last", queue: "live-resumed", delaySeconds: 3600 });
+      await reading;
+      const after = events.slice(heardBefore).map((e) => [e.taskId, e.status]);
+      expect(after).toEqual([...away.map((t) => [t.id, "SCHEDULED"]), [(away[0] as { id: string }).id, "CANCELLED"], [expect.any(String), "SCHEDULED"]]);
+      const ids = events.map((e) => BigInt(e.id));
+      expect(ids.every((id, i) => i === 0 || id > (ids[i - 1] as bigint))).toBe(true);
+    } finally {
+      await proxy.close();
+    }
+    await socketsClosed();
+  }, 60_000);
+
   it("drops a socket the network lost without a close once a ping goes unanswered, makes it again, and the stream goes on", async () => {
     await client.queues.upsert({ name: "live-silenced", mode: "PULL" });
     const { proxy, proxied } = await throughProxy({ liveKeepAliveMs: 500, livePongTimeoutMs: 1_000 });
