@@ -8,7 +8,7 @@
  * minted by the server, so a real client only ever subscribes to ids it has.
  */
 import { ErrorCode, NotFoundError, UserError } from "@tasklane/core";
-import { newestTaskEventId, type Database, type TaskRecord, type WorkflowRecord } from "@tasklane/db";
+import { newestTaskEventId, readRelayCursor, type Database, type TaskRecord, type WorkflowRecord } from "@tasklane/db";
 import type { TaskEventMessage } from "@tasklane/queue";
 import type { Logger } from "../observability/logger.js";
 import type { QueueService } from "../services/queue-service.js";
@@ -18,6 +18,7 @@ import { CatchUp } from "./catch-up.js";
 import type { TaskEventHub } from "./event-hub.js";
 import { eventReplayReads } from "./event-replay.js";
 import { openEventStream } from "./event-stream.js";
+import { NextRead } from "./next-read.js";
 
 export interface TaskUpdate {
   readonly event: TaskEventMessage;
@@ -45,6 +46,9 @@ export const RESUME_MAX_BEHIND = 200_000n;
 export type WorkflowReader = Pick<WorkflowService, "get">;
 
 export class RealtimeService {
+  /** Every resumed subscription of this gateway polls the relay's cursor through this one reader. */
+  readonly #relayCursor = new NextRead(() => readRelayCursor(this.db.pool));
+
   constructor(
     private readonly db: Database,
     private readonly hub: TaskEventHub,
@@ -87,7 +91,8 @@ export class RealtimeService {
         { reason: "RESUME_TOO_FAR", maxBehind: Number(RESUME_MAX_BEHIND) },
       );
     }
-    return new CatchUp({ after, reads: eventReplayReads(this.db, { tenantId, taskId, queueId }, (tenant, id) => this.tasks.get(tenant, id)) });
+    const loadTask = (tenant: string, id: string) => this.tasks.get(tenant, id);
+    return new CatchUp({ after, reads: eventReplayReads(this.db, { tenantId, taskId, queueId }, loadTask, () => this.#relayCursor.get()) });
   }
 
   /** Emits the workflow each time one of its tasks changes status. */
