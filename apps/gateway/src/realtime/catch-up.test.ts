@@ -1,22 +1,8 @@
-import type { TaskEventMessage } from "@tasklane/queue";
 import { describe, expect, it } from "vitest";
 import { CatchUp, type CatchUpReads } from "./catch-up.js";
-import type { HubEvent, HubListener } from "./event-hub.js";
+import type { HubListener } from "./event-hub.js";
 import { SlowConsumerError, openEventStream } from "./event-stream.js";
-
-function event(n: number): HubEvent {
-  const message: TaskEventMessage = {
-    eventId: String(n),
-    taskId: "task_a",
-    tenantId: "ten_1",
-    queueId: "que_1",
-    workflowId: null,
-    from: null,
-    to: "QUEUED",
-    at: new Date(n).toISOString(),
-  };
-  return { message, task: async () => null };
-}
+import { hubEvent as event } from "./test-support/hub-event.js";
 
 /**
  * Postgres as the catch-up sees it: the subscription's events (ids) and the
@@ -30,7 +16,7 @@ function fakeLog(ids: number[], relay: number | null, pageSize = 2) {
       state.pages.push([after, through]);
       const inRange = state.ids.filter((id) => BigInt(id) > after && BigInt(id) <= through).slice(0, pageSize);
       const full = inRange.length === pageSize;
-      return { events: inRange.map(event), readTo: full ? BigInt(inRange.at(-1) as number) : through };
+      return { events: inRange.map((id) => event(id)), readTo: full ? BigInt(inRange.at(-1) as number) : through };
     },
   };
   return { state, reads };

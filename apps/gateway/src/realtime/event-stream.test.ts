@@ -1,21 +1,7 @@
-import type { TaskEventMessage } from "@tasklane/queue";
 import { describe, expect, it } from "vitest";
 import type { HubEvent, HubListener } from "./event-hub.js";
 import { SlowConsumerError, openEventStream, type EventStreamOptions } from "./event-stream.js";
-
-function event(n: number, taskId = "task_a"): HubEvent {
-  const message: TaskEventMessage = {
-    eventId: String(n),
-    taskId,
-    tenantId: "ten_1",
-    queueId: "que_1",
-    workflowId: null,
-    from: null,
-    to: "QUEUED",
-    at: new Date(n).toISOString(),
-  };
-  return { message, task: async () => null };
-}
+import { hubEvent as event } from "./test-support/hub-event.js";
 
 /** A stand-in for the hub: records the listener and whether it was removed. */
 function fakeHub() {
