@@ -8,6 +8,7 @@
  * are exactly the tenant's task_events rows after the cursor (narrowed as
  * asked), in id order, none twice, then live ones.
  */
+import { createDatabase } from "@tasklane/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor, type AppProcess } from "../helpers/app-process.js";
 import { useGateway } from "../helpers/gateway-fixture.js";
@@ -24,6 +25,11 @@ const SUBSCRIPTION = `subscription ($taskId: ID, $queue: String, $after: ID) {
 }`;
 
 describe("taskUpdated(after:) resumes a feed", () => {
+  /** Closed after everything else, the fixture's gateways included: after hooks run last-registered first. */
+  const closeAfter: Array<() => Promise<void>> = [];
+  afterAll(async () => {
+    for (const close of closeAfter) await close();
+  });
   const platform = useGateway();
   let notifier: AppProcess;
   let a: CreatedTenant;
@@ -168,6 +174,52 @@ describe("taskUpdated(after:) resumes a feed", () => {
     const tenantA = await platform.database.db.pool.query(`SELECT count(*)::int AS n FROM task_events WHERE tenant_id = $1`, [a.tenantId]);
     expect(tenantA.rows[0].n).toBeGreaterThan(0);
   });
+
+  it("a tenant resuming many feeds at once has their catch-up reads of the log made one at a time on a gateway", async () => {
+    // A gateway whose database tells how many catch-up reads of the whole log are out at once.
+    const db = createDatabase({ url: platform.database.url, applicationName: "tasklane-test-replay-pages" });
+    let out = 0;
+    let mostOut = 0;
+    let reads = 0;
+    const query = db.pool.query.bind(db.pool) as (...args: unknown[]) => Promise<unknown>;
+    db.pool.query = ((...args: unknown[]) => {
+      const [config] = args;
+      const text = typeof config === "object" && config !== null && "text" in config ? String(config.text) : String(config);
+      if (!text.includes("h.read_to")) return query(...args);
+      reads += 1;
+      out += 1;
+      mostOut = Math.max(mostOut, out);
+      return query(...args).finally(() => (out -= 1));
+    }) as typeof db.pool.query;
+    const gateway = await platform.startAnother({ deps: { db } });
+    const feeds: LiveSubscription<EventView>[] = [];
+    try {
+      const watcher = subscribe(a);
+      const cursor = await untilLive(watcher, a);
+      await watcher.close();
+      // 5,100 events after the cursor: each feed's catch-up walks the log in more than one read of 5,000 ids.
+      const submitMany = `mutation ($inputs: [SubmitTaskInput!]!) { submitTasks(inputs: $inputs) { id } }`;
+      for (const size of [1_000, 1_000, 1_000, 1_000, 1_000, 100]) {
+        await asTenant(gateway, a)(submitMany, { inputs: Array.from({ length: size }, () => ({ type: "resume.bulk", queue: "other", delaySeconds: 3600 })) });
+      }
+      // Once the relay has passed them, they can only be read back (a relay still behind would publish them live).
+      await waitFor("the relay to pass the new events", async () => {
+        const res = await platform.database.db.pool.query<{ passed: boolean }>(
+          `SELECT (SELECT last_event_id FROM event_relay_cursors) >= (SELECT max(id) FROM task_events) AS passed`,
+        );
+        return res.rows[0]?.passed === true;
+      }, 20_000, 50);
+      feeds.push(...Array.from({ length: 2 }, () => openSubscription<EventView>(httpToWs(gateway.url), `Bearer ${a.apiKey}`, SUBSCRIPTION, { after: cursor })));
+      for (const feed of feeds) await feed.until("5,100 events read back", (vs) => vs.length >= 5_100, 60_000);
+      expect(reads).toBeGreaterThanOrEqual(4);
+      expect(mostOut).toBe(1);
+      for (const feed of feeds) expect(view(feed.values)).toEqual(await eventsInPostgres(a, cursor));
+    } finally {
+      await Promise.all(feeds.map((feed) => feed.close()));
+      // Once the fixture has closed this gateway, whose close() leaves a pool it was given open.
+      closeAfter.push(() => db.close());
+    }
+  }, 120_000);
 
   it("answers BAD_USER_INPUT, and sends nothing, for a malformed cursor, one newer than every event, or a tenant's feed too far behind", async () => {
     const errorOf = async (variables: Record<string, unknown>) => {

@@ -7,12 +7,20 @@ import { taskEventMessageOf } from "@tasklane/queue";
 import type { CatchUpReads } from "./catch-up.js";
 import type { HubEvent, TaskLoader } from "./event-hub.js";
 
-/** `relayCursor`: the gateway's one reader of the relay's cursor, shared by every catch-up (next-read.ts). */
-export function eventReplayReads(db: Database, filter: ReplayFilter, loadTask: TaskLoader, relayCursor: () => Promise<bigint | null>): CatchUpReads {
+export interface ReplayReadsOptions {
+  loadTask: TaskLoader;
+  /** The gateway's one reader of the relay's cursor, shared by every catch-up (next-read.ts). */
+  relayCursor(): Promise<bigint | null>;
+  /** Runs one page's read when the tenant and the gateway have room for it. */
+  pageSlot<T>(tenantId: string, read: () => Promise<T>): Promise<T>;
+}
+
+export function eventReplayReads(db: Database, filter: ReplayFilter, opts: ReplayReadsOptions): CatchUpReads {
+  const { loadTask } = opts;
   return {
-    relayCursor,
+    relayCursor: () => opts.relayCursor(),
     async page(after, through) {
-      const page = await readReplayPage(db.pool, filter, after, through);
+      const page = await opts.pageSlot(filter.tenantId, () => readReplayPage(db.pool, filter, after, through));
       const events: HubEvent[] = [];
       for (const row of page.events) {
         const message = taskEventMessageOf(row);

@@ -16,6 +16,7 @@ import type { TaskService } from "../services/task-service.js";
 import type { WorkflowService } from "../services/workflow-service.js";
 import { CatchUp } from "./catch-up.js";
 import type { TaskEventHub } from "./event-hub.js";
+import { EventExecutions } from "./event-executions.js";
 import { eventReplayReads } from "./event-replay.js";
 import { openEventStream } from "./event-stream.js";
 import { NextRead } from "./next-read.js";
@@ -42,12 +43,22 @@ export interface TaskUpdateFilter {
  */
 export const RESUME_MAX_BEHIND = 200_000n;
 
+/**
+ * Catch-up pages read at once on one gateway: a tenant's or a queue's page
+ * walks 5,000 ids of the whole log, so a tenant resuming many feeds at once
+ * reads one page at a time and cannot hold Postgres for the others.
+ */
+export const REPLAY_PAGES_PER_TENANT = 1;
+export const REPLAY_PAGES_PER_GATEWAY = 2;
+
 /** The workflow seam: WorkflowService today; anything that reads one workflow of a tenant will do. */
 export type WorkflowReader = Pick<WorkflowService, "get">;
 
 export class RealtimeService {
   /** Every resumed subscription of this gateway polls the relay's cursor through this one reader. */
   readonly #relayCursor = new NextRead(() => readRelayCursor(this.db.pool));
+  /** EventExecutions' fair slots, here for catch-up pages: first come first served, a tenant at its share passed by others. */
+  readonly #replayPages = new EventExecutions(REPLAY_PAGES_PER_TENANT, REPLAY_PAGES_PER_GATEWAY);
 
   constructor(
     private readonly db: Database,
@@ -91,8 +102,12 @@ export class RealtimeService {
         { reason: "RESUME_TOO_FAR", maxBehind: Number(RESUME_MAX_BEHIND) },
       );
     }
-    const loadTask = (tenant: string, id: string) => this.tasks.get(tenant, id);
-    return new CatchUp({ after, reads: eventReplayReads(this.db, { tenantId, taskId, queueId }, loadTask, () => this.#relayCursor.get()) });
+    const reads = eventReplayReads(this.db, { tenantId, taskId, queueId }, {
+      loadTask: (tenant, id) => this.tasks.get(tenant, id),
+      relayCursor: () => this.#relayCursor.get(),
+      pageSlot: (tenant, read) => this.#replayPages.run(tenant, read),
+    });
+    return new CatchUp({ after, reads });
   }
 
   /** Emits the workflow each time one of its tasks changes status. */
