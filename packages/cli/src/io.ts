@@ -27,7 +27,16 @@ export interface CliIo {
    * to say when stopped (submit, dead-letters redrive/discard: how far it got) takes it over.
    */
   onInterrupt(listener: () => void): () => void;
+  /**
+   * Calls `listener` on SIGINT and on SIGTERM instead of ending the process, until the function
+   * answered is called. For a command that runs until it is stopped (tasks tail), for which either
+   * signal is its ordinary end, not a run cut short.
+   */
+  onStop(listener: () => void): () => void;
 }
+
+/** Ctrl-C, and what a service manager or `kill` sends. */
+const STOP_SIGNALS = ["SIGINT", "SIGTERM"] as const;
 
 export function processIo(): CliIo {
   return {
@@ -57,6 +66,10 @@ export function processIo(): CliIo {
     onInterrupt(listener) {
       process.on("SIGINT", listener);
       return () => void process.off("SIGINT", listener);
+    },
+    onStop(listener) {
+      for (const signal of STOP_SIGNALS) process.on(signal, listener);
+      return () => STOP_SIGNALS.forEach((signal) => process.off(signal, listener));
     },
   };
 }

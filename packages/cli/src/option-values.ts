@@ -3,6 +3,7 @@
  * naming the option, before anything is sent.
  */
 import { InvalidArgumentError } from "commander";
+import { isEventId } from "@tasklane/core/schemas/pagination";
 import { TaskStatus } from "@tasklane/sdk";
 
 /** An integer from `min` to `max`. */
@@ -39,4 +40,10 @@ export function taskStatuses(value: string): TaskStatus[] {
     throw new InvalidArgumentError(`expected statuses from ${STATUSES.join(", ")}, comma-separated.`);
   }
   return [...new Set(statuses)];
+}
+
+/** An event id (TaskEvent.id) as the API takes it: decimal digits, no leading zero, at most a Postgres bigint. */
+export function eventId(value: string): string {
+  if (!isEventId(value)) throw new InvalidArgumentError("expected an event id: the digits of a line's id as tasks tail prints it.");
+  return value;
 }

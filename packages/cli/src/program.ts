@@ -14,7 +14,8 @@ export const CLI_VERSION = "0.1.0";
 
 const HELP = `
 Exit codes: 0 done, 1 the operation failed (the API's error code and message
-on stderr), 2 a usage error (nothing was sent), 130 stopped by Ctrl-C.
+on stderr), 2 a usage error (nothing was sent), 130 stopped by Ctrl-C
+(tasks tail, which runs until stopped: 0).
 Times are UTC. A --url without a path means the gateway's /graphql.
 
 Examples:
@@ -22,6 +23,7 @@ Examples:
   tasklane submit --queue emails --type email.send --file emails.ndjson
   tasklane tasks list --status DEAD,RETRYING --limit 20
   tasklane tasks watch task_... && echo done
+  tasklane tasks tail --queue emails --json
   tasklane queues purge emails --yes
   tasklane dead-letters redrive --all --queue emails
 `;
@@ -32,7 +34,7 @@ export function buildProgram(ctx: CliContext): Command {
     .version(CLI_VERSION, "-V, --version")
     .addOption(new Option("--url <url>", "the gateway's GraphQL endpoint").env("TASKLANE_URL").default(DEFAULT_URL))
     .addOption(new Option("--api-key <key>", "a tenant API key (never printed)").env("TASKLANE_API_KEY"))
-    .option("--json", "print JSON for scripts: one document, or one object per line for a stream (tasks watch)")
+    .option("--json", "print JSON for scripts: one document, or one object per line for a stream (tasks watch, tasks tail)")
     .option("-q, --quiet", "no progress lines on stderr")
     .exitOverride()
     .configureOutput({ writeOut: (text) => ctx.io.out(text), writeErr: (text) => ctx.io.err(text) })

@@ -80,6 +80,7 @@ describe("tasklane: parsing and exit codes", () => {
       "tasks get",
       "tasks cancel",
       "tasks watch",
+      "tasks tail",
       "queues",
       "queues list",
       "queues pause",
@@ -243,7 +244,7 @@ describe("tasklane tasks watch", () => {
       expect(ok.code).toBe(ExitCode.OK);
       expect(ok.calls.map((c) => c.operation)).toEqual(["Task"]);
       expect(live.connectionParams).toEqual([{ authorization: `Bearer ${KEY}` }]);
-      expect(live.variables).toEqual([{ taskId: "task_1", queue: null }]);
+      expect(live.variables).toEqual([{ taskId: "task_1", queue: null, after: null }]);
       // The read's QUEUED and the event's QUEUED are one line.
       expect(ok.stdout.split("\n").map((l) => l.split("  ").slice(1).join("  "))).toEqual(["QUEUED  attempt 0 of 3", "RUNNING  attempt 1 of 3", 'SUCCEEDED  attempt 1 of 3  result {"sent":true}', ""]);
       // The watch closed its socket when it ended.

@@ -1,10 +1,11 @@
-/** `tasklane tasks list|get|cancel|watch`. */
+/** `tasklane tasks list|get|cancel|watch|tail`. */
 import type { Command } from "commander";
 import { ErrorCode, TasklaneError, type TaskFilter, type TaskStatus } from "@tasklane/sdk";
 import { answer, clientFor, type CliContext } from "../context.js";
 import { integerIn, taskStatuses } from "../option-values.js";
 import { formatTaskDetail, formatTaskTable, shownOf } from "../output/task-views.js";
 import { readPages } from "../paging.js";
+import { addTailCommand } from "./task-tail.js";
 import { addWatchCommand } from "./task-watch.js";
 
 /** The most `tasks list` and `dead-letters list` print. */
@@ -18,7 +19,7 @@ interface ListOptions {
 }
 
 export function addTasksCommand(program: Command, ctx: CliContext): void {
-  const tasks = program.command("tasks").description("list, read, cancel and watch tasks");
+  const tasks = program.command("tasks").description("list, read, cancel, watch and tail tasks");
 
   tasks
     .command("list")
@@ -58,4 +59,5 @@ export function addTasksCommand(program: Command, ctx: CliContext): void {
     });
 
   addWatchCommand(tasks, ctx);
+  addTailCommand(tasks, ctx);
 }

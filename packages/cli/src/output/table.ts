@@ -22,7 +22,7 @@ export function formatTable(headers: readonly string[], rows: readonly (readonly
 }
 
 /** One line, at most MAX_CELL_WIDTH characters. */
-function cell(text: string): string {
+export function cell(text: string): string {
   const flat = printable(text.replace(/\s*[\r\n]+\s*/g, " "));
   const chars = Array.from(flat);
   return chars.length > MAX_CELL_WIDTH ? `${chars.slice(0, MAX_CELL_WIDTH - 1).join("")}…` : flat;

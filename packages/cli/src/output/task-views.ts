@@ -1,7 +1,7 @@
-/** The human forms of tasks: a table of many, the fields and attempts of one, a line of a watch. */
-import type { Task, TaskWithAttempts } from "@tasklane/sdk";
+/** The human forms of tasks: a table of many, the fields and attempts of one, a line of a watch or a tail. */
+import { TaskStatus, type Task, type TaskEvent, type TaskWithAttempts } from "@tasklane/sdk";
 import { count, json, printable, text, time } from "./format.js";
-import { formatFields, formatTable } from "./table.js";
+import { cell, formatFields, formatTable } from "./table.js";
 
 export function formatTaskTable(tasks: readonly Task[], { lastError = false }: { lastError?: boolean } = {}): string {
   const headers = ["ID", "TYPE", "QUEUE", "STATUS", "PRIORITY", "ATTEMPTS", "CREATED", ...(lastError ? ["FINISHED", "LAST ERROR"] : [])];
@@ -60,4 +60,18 @@ export function formatWatchLine(task: Task, seenAt: Date): string {
   if (task.status === "SUCCEEDED") parts.push(`result ${json(task.result)}`);
   else if (task.lastError !== null && task.status !== "RUNNING") parts.push(`last error: ${task.lastError}`);
   return `${printable(parts.join("  "))}\n`;
+}
+
+/** The longest status name: a tail's status columns line up whatever the change. */
+const STATUS_WIDTH = Math.max(...Object.values(TaskStatus).map((status) => status.length));
+
+/**
+ * One line of `tasks tail`: when the change happened, the event's id (what --after takes), the task,
+ * the change, then the queue and the type. The type, the one field of any length, comes last so
+ * the columns before it stay aligned from one line to the next.
+ */
+export function formatTailLine(event: TaskEvent): string {
+  const change = `${(event.previousStatus ?? "-").padEnd(STATUS_WIDTH)} → ${event.status.padEnd(STATUS_WIDTH)}`;
+  const [at, id, taskId, queue, type] = [time(event.at), event.id, event.taskId, event.task.queue, event.task.type].map(cell);
+  return `${[at, id, taskId, change, queue, type].join("  ")}\n`;
 }

@@ -7,8 +7,10 @@ export interface RecordingIo extends CliIo {
   readonly stderr: string;
   /** The questions asked, in order. */
   readonly asked: string[];
-  /** Ctrl-C: calls the listeners onInterrupt registered (as a SIGINT would). */
+  /** Ctrl-C: calls the listeners onInterrupt and onStop registered (as a SIGINT would). */
   interrupt(): void;
+  /** SIGTERM: calls the listeners onStop registered. */
+  terminate(): void;
 }
 
 export interface RecordingIoOptions {
@@ -26,6 +28,7 @@ export function recordingIo(options: RecordingIoOptions = {}): RecordingIo {
   const asked: string[] = [];
   const answers = [...(options.answers ?? [])];
   const interruptListeners = new Set<() => void>();
+  const stopListeners = new Set<() => void>();
   return {
     out: (text) => void (stdout += text),
     err: (text) => void (stderr += text),
@@ -50,7 +53,13 @@ export function recordingIo(options: RecordingIoOptions = {}): RecordingIo {
       interruptListeners.add(own);
       return () => void interruptListeners.delete(own);
     },
-    interrupt: () => [...interruptListeners].forEach((listener) => listener()),
+    onStop(listener) {
+      const own = () => listener();
+      stopListeners.add(own);
+      return () => void stopListeners.delete(own);
+    },
+    interrupt: () => [...interruptListeners, ...stopListeners].forEach((listener) => listener()),
+    terminate: () => [...stopListeners].forEach((listener) => listener()),
     get stdout() {
       return stdout;
     },

@@ -1,11 +1,14 @@
 /**
- * A graphql-ws endpoint for unit tests of `tasks watch`: every subscription
- * gets the scripted `taskUpdated` values, once `ready()` resolves, then stays
- * open as the gateway's do. It records the connectionParams and the variables
- * each subscription sent, and how many sockets are open.
+ * A graphql-ws endpoint for unit tests of `tasks watch` and `tasks tail`:
+ * every subscription gets the scripted `taskUpdated` values, once `ready()`
+ * resolves, then stays open as the gateway's do. A GraphQLError among them is
+ * sent as the operation's error (the gateway's refusals: BAD_USER_INPUT,
+ * OVERLOADED); a function is awaited before what follows it (a pause the test
+ * ends). It records the connectionParams and the variables each subscription
+ * sent, and how many sockets are open.
  */
 import type { AddressInfo } from "node:net";
-import { buildSchema, parse } from "graphql";
+import { GraphQLError, buildSchema, parse } from "graphql";
 import { useServer } from "graphql-ws/use/ws";
 import { WebSocketServer } from "ws";
 
@@ -35,7 +38,11 @@ export async function startScriptedLive(events: unknown[], ready: () => Promise<
       },
       subscribe: async function* () {
         await ready();
-        for (const taskUpdated of events) yield { data: { taskUpdated } };
+        for (const item of events) {
+          if (typeof item === "function") await (item as () => Promise<void>)();
+          else if (item instanceof GraphQLError) yield { errors: [item] };
+          else yield { data: { taskUpdated: item } };
+        }
         await new Promise<never>(() => undefined);
       },
     },
