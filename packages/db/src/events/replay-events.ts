@@ -40,8 +40,9 @@ const TASK_PAGE = `SELECT e.id::text AS id, e.task_id, e.tenant_id, t.queue_id, 
  * every event an entry on the hot path), so a page is the next $5 ids of the
  * whole log, walked on the primary key, of which the tenant's are answered
  * with their task's queue and workflow. The one-row head answers where the
- * page ended even when none of it was the tenant's. $1 tenant, $2 queue or
- * null, $3 after, $4 through, $5 page.
+ * page ended even when none of it was the tenant's. At most $6 are
+ * answered, as a task's page: the page then ends at the last of them.
+ * $1 tenant, $2 queue or null, $3 after, $4 through, $5 ids walked, $6 events.
  */
 const LOG_PAGE = `WITH w AS (
     SELECT ev.id, ev.task_id, ev.tenant_id, ev.from_status, ev.to_status, ev.at
@@ -52,6 +53,7 @@ const LOG_PAGE = `WITH w AS (
   LEFT JOIN LATERAL (
     SELECT e.*, t.queue_id, t.workflow_id FROM w e ${taskOfEvent()}
      WHERE e.tenant_id = $1 AND ($2::text IS NULL OR t.queue_id = $2)
+     ORDER BY e.id LIMIT $6
   ) r ON true
  ORDER BY r.id`;
 
@@ -70,11 +72,13 @@ export async function readReplayPage(client: Queryable, filter: ReplayFilter, af
     return { events: res.rows.map((r) => taskEventRowOf(r.id as string, r)), readTo };
   }
   const res = await client.query<ReplayRow & { read_to: string }>(
-    prepared(LOG_PAGE, [filter.tenantId, filter.queueId, after.toString(), through.toString(), REPLAY_LOG_PAGE]),
+    prepared(LOG_PAGE, [filter.tenantId, filter.queueId, after.toString(), through.toString(), REPLAY_LOG_PAGE, REPLAY_PAGE]),
   );
   const head = res.rows[0];
   if (head === undefined) throw new Error("replay page query returned no row");
-  return { events: res.rows.flatMap((r) => (r.id === null ? [] : [taskEventRowOf(r.id, r)])), readTo: BigInt(head.read_to) };
+  const events = res.rows.flatMap((r) => (r.id === null ? [] : [taskEventRowOf(r.id, r)]));
+  const last = events.at(-1);
+  return { events, readTo: events.length === REPLAY_PAGE && last !== undefined ? BigInt(last.id) : BigInt(head.read_to) };
 }
 
 /**
