@@ -122,6 +122,15 @@ describe("a resumed subscription's catch-up", () => {
     expect(hub.removed).toBe(true);
   });
 
+  it("keeps live events it will read back out of the buffer, so a long catch-up's repeats do not fill it", async () => {
+    const log = fakeLog([4, 5, 6, 7, 8], 8);
+    const hub = fakeHub();
+    const stream = await openResumed(hub, log.reads, 3, { maxBuffered: 2 });
+    // Four repeats of read-back events and one new one: only the new one takes room.
+    hub.emit(5, 6, 7, 8, 9);
+    expect(await take(stream, 6)).toEqual([4, 5, 6, 7, 8, 9]);
+  });
+
   it("a read that fails ends the subscription with its error and removes the listener", async () => {
     const hub = fakeHub();
     const reads: CatchUpReads = {

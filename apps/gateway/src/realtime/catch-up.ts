@@ -77,6 +77,11 @@ export class CatchUp {
     if (cursor !== null && cursor > this.#target) this.#target = cursor;
   }
 
+  /** Whether event `id` is, or will be, read back (or is the client's own): its live copy is not needed. */
+  covers(id: bigint): boolean {
+    return id <= this.#target;
+  }
+
   /** Live events at or below this were sent from Postgres (or are the client's): drop them. */
   get through(): bigint {
     return this.#readTo;

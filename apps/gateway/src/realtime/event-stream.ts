@@ -78,8 +78,11 @@ export async function openEventStream<T>(opts: EventStreamOptions<T>): Promise<A
     signal();
   };
 
+  let catchUp = opts.catchUp;
   unlisten = await opts.listen((event) => {
     if (done || !opts.accept(event)) return;
+    // Read back from Postgres anyway: kept out of the buffer, where a long catch-up's repeats would fill it.
+    if (catchUp !== undefined && catchUp.covers(BigInt(event.message.eventId))) return;
     if (buffer.length >= maxBuffered) {
       opts.onOverflow?.();
       failure = new SlowConsumerError(maxBuffered);
@@ -90,7 +93,6 @@ export async function openEventStream<T>(opts: EventStreamOptions<T>): Promise<A
     signal();
   });
 
-  let catchUp = opts.catchUp;
   /** Set once a catch-up has handed over: live events at or below it were sent from Postgres. */
   let sentThrough: bigint | undefined;
   const live: LiveBuffer = {
