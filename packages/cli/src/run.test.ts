@@ -10,36 +10,13 @@ import { buildProgram } from "./program.js";
 import { runCli } from "./run.js";
 import { recordingIo, scriptedFetch, type RecordingIoOptions } from "./test-support/recording-io.js";
 import { startScriptedLive } from "./test-support/scripted-live.js";
+import { taskAnswer } from "./test-support/task-answer.js";
 
 const KEY = "tlk_secret_key_value";
 const UNAUTHENTICATED = { status: 401, body: { errors: [{ message: "Invalid API key", extensions: { code: "UNAUTHENTICATED" } }] } };
 
 function task(overrides: Record<string, unknown> = {}) {
-  return {
-    id: "task_1",
-    type: "t",
-    queue: "default",
-    payload: null,
-    status: "QUEUED",
-    priority: "NORMAL",
-    runAt: "2026-12-06T10:00:00.000Z",
-    createdAt: "2026-12-06T10:00:00.000Z",
-    startedAt: null,
-    completedAt: null,
-    attempts: 0,
-    maxAttempts: 3,
-    timeoutSeconds: 300,
-    result: null,
-    lastError: null,
-    idempotencyKey: null,
-    orderingKey: null,
-    workflowId: null,
-    scheduleId: null,
-    cancelRequested: false,
-    traceParent: null,
-    attemptHistory: [],
-    ...overrides,
-  };
+  return taskAnswer({ attemptHistory: [], ...overrides });
 }
 
 const queue = (overrides: Record<string, unknown> = {}) => ({

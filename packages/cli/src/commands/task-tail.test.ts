@@ -10,6 +10,7 @@ import { ExitCode } from "../errors.js";
 import { runCli } from "../run.js";
 import { recordingIo } from "../test-support/recording-io.js";
 import { startScriptedLive, type ScriptedLive } from "../test-support/scripted-live.js";
+import { taskAnswer } from "../test-support/task-answer.js";
 
 const KEY = "tlk_tail_key_value";
 
@@ -20,30 +21,7 @@ function event(id: string, taskId: string, previousStatus: string | null, status
     previousStatus,
     status,
     at: "2026-12-06T10:00:01.250Z",
-    task: {
-      id: taskId,
-      type: "email.send",
-      queue: "emails",
-      payload: null,
-      status,
-      priority: "NORMAL",
-      runAt: "2026-12-06T10:00:00.000Z",
-      createdAt: "2026-12-06T10:00:00.000Z",
-      startedAt: null,
-      completedAt: null,
-      attempts: 0,
-      maxAttempts: 3,
-      timeoutSeconds: 300,
-      result: null,
-      lastError: null,
-      idempotencyKey: null,
-      orderingKey: null,
-      workflowId: null,
-      scheduleId: null,
-      cancelRequested: false,
-      traceParent: null,
-      ...overrides,
-    },
+    task: taskAnswer({ id: taskId, type: "email.send", queue: "emails", status, ...overrides }),
   };
 }
 
