@@ -72,6 +72,23 @@ describe("SDK live updates", () => {
     return { proxy, proxied: new TasklaneClient({ url: proxy.rewrite(platform.gateway.url), apiKey: a.apiKey, ...options }) };
   }
 
+  /**
+   * `live.taskUpdates` of `queue` through `reader`, its events gathered until one of a task of type
+   * `lastType` (`reading` then resolves), each onConnected's `reconnected` in `connected`.
+   */
+  function readQueue(reader: TasklaneClient, queue: string, lastType: string) {
+    const connected: boolean[] = [];
+    const events: TaskEvent[] = [];
+    const updates = reader.live.taskUpdates({ queue }, { signal: AbortSignal.timeout(50_000), onConnected: (reconnected) => connected.push(reconnected) });
+    const reading = (async () => {
+      for await (const event of updates) {
+        events.push(event);
+        if (event.task.type === lastType) break;
+      }
+    })();
+    return { connected, events, reading };
+  }
+
   const socketsClosed = () => waitFor("the gateway to see every SDK socket closed", () => openSockets.size === 0, 10_000);
 
   /** Leases the queue's one task and completes it. */
@@ -175,15 +192,7 @@ describe("SDK live updates", () => {
   it("taskUpdates loses no event while its socket is lost: it resumes after the last one it received, in order, each once", async () => {
     await client.queues.upsert({ name: "live-resumed", mode: "PULL" });
     const { proxy, proxied } = await throughProxy();
-    const connected: boolean[] = [];
-    const events: TaskEvent[] = [];
-    const updates = proxied.live.taskUpdates({ queue: "live-resumed" }, { signal: AbortSignal.timeout(50_000), onConnected: (reconnected) => connected.push(reconnected) });
-    const reading = (async () => {
-      for await (const event of updates) {
-        events.push(event);
-        if (event.task.type === "last") break;
-      }
-    })();
+    const { connected, events, reading } = readQueue(proxied, "live-resumed", "last");
     try {
       await waitFor(
         "the stream to hear a probe",
@@ -218,15 +227,7 @@ describe("SDK live updates", () => {
   it("drops a socket the network lost without a close once a ping goes unanswered, makes it again, and the stream goes on", async () => {
     await client.queues.upsert({ name: "live-silenced", mode: "PULL" });
     const { proxy, proxied } = await throughProxy({ liveKeepAliveMs: 500, livePongTimeoutMs: 1_000 });
-    const connected: boolean[] = [];
-    const events: TaskEvent[] = [];
-    const updates = proxied.live.taskUpdates({ queue: "live-silenced" }, { signal: AbortSignal.timeout(50_000), onConnected: (reconnected) => connected.push(reconnected) });
-    const reading = (async () => {
-      for await (const event of updates) {
-        events.push(event);
-        if (event.task.type === "after") break;
-      }
-    })();
+    const { connected, events, reading } = readQueue(proxied, "live-silenced", "after");
     // Probes until one is heard: the gateway acknowledges no subscribe, so this is when the stream listens.
     const heard = (type: string) =>
       waitFor(
