@@ -11,6 +11,7 @@ import {
   TERMINAL_TASK_STATUSES,
   WorkflowStatus,
   isTerminalStatus,
+  priorityOfRank,
   priorityRank,
 } from "./statuses.js";
 
@@ -42,6 +43,13 @@ describe("status groups", () => {
 
   it("isTerminalStatus", () => {
     expect(Object.values(TaskStatus).filter(isTerminalStatus).sort()).toEqual(["CANCELLED", "DEAD", "SKIPPED", "SUCCEEDED"]);
+  });
+});
+
+describe("priorityOfRank", () => {
+  it("inverts priorityRank, and takes a lane outside 1..3 as the nearest", () => {
+    for (const p of [Priority.HIGH, Priority.NORMAL, Priority.LOW]) expect(priorityOfRank(priorityRank(p))).toBe(p);
+    expect([0, 4].map(priorityOfRank)).toEqual([Priority.HIGH, Priority.LOW]);
   });
 });
 

@@ -158,3 +158,9 @@ export function priorityRank(p: Priority): 1 | 2 | 3 {
       return assertNever(p);
   }
 }
+
+/** The priority of a rank (a job's lane): the inverse of priorityRank, a lane outside 1..3 taken as the nearest. */
+export function priorityOfRank(rank: number): Priority {
+  if (rank <= 1) return Priority.HIGH;
+  return rank >= 3 ? Priority.LOW : Priority.NORMAL;
+}

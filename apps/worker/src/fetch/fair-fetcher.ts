@@ -1,5 +1,5 @@
-import { pickStarts, StartBatchCap, WeightedFairPicker, type TenantSlots } from "@tasklane/core";
-import { startAttemptsByIds, type PushTaskRecord, type StartedAttempt } from "@tasklane/db";
+import { pickStarts, priorityOfRank, StartBatchCap, WeightedFairPicker, type TenantSlots } from "@tasklane/core";
+import { startAttemptsByIds, type DispatchIntent, type PushTaskRecord, type StartedAttempt } from "@tasklane/db";
 import { FleetLimits, JobTaker, taskSlotId, type TakenJob } from "@tasklane/queue";
 import type { WorkerContext } from "../context.js";
 import { ActiveQueues } from "./active-queues.js";
@@ -373,6 +373,35 @@ export class FairFetcher {
     return jobs.map((job, i) => ({ job, slotId: slots[i] as string }));
   }
 
+  /**
+   * Jobs taken whose start statement failed (Postgres unreachable or failing): their tasks are
+   * still waiting, but their jobs are out of Redis, where only the reconciler's sweep would find
+   * them, up to a pass later (RECONCILE_INTERVAL_SECONDS, then 2,000 tasks a second). They go back
+   * due after the back-off, under the same job ids (a repeat of the sweep's is harmless), with
+   * their slots and start tokens, so their tasks run as soon as Postgres answers. Should Redis
+   * refuse too, the sweep is left to find them.
+   */
+  private async putBack(jobs: Fetched[]): Promise<void> {
+    const runAt = new Date(Date.now() + START_FAILURE_BACKOFF_MS);
+    const intents: DispatchIntent[] = jobs.map(({ job: { data } }) => ({
+      taskId: data.taskId,
+      tenantId: data.tenantId,
+      queueId: data.queueId,
+      dispatchGeneration: data.dispatchGeneration,
+      priority: priorityOfRank(data.lane ?? 2),
+      runAt,
+    }));
+    try {
+      await Promise.all([
+        this.ctx.dispatcher.dispatch(intents),
+        ...jobs.map((j) => this.limits.release(j.job.data.tenantId, j.job.data.queueId, j.slotId)),
+        ...this.returnTokens(jobs),
+      ]);
+    } catch (error: unknown) {
+      this.ctx.log.warn({ err: error, jobs: jobs.length }, "could not put taken jobs back; the reconciler's sweep re-adds them");
+    }
+  }
+
   /** One refund per rate-limited queue among jobs that did not start. */
   private returnTokens(refused: Fetched[]): Promise<void>[] {
     if (refused.length === 0) return [];
@@ -402,10 +431,10 @@ export class FairFetcher {
     this.starting += jobs.length;
     for (const j of jobs) this.hold(this.held, j.job.data.tenantId, j.job.data.queueId, 1);
     const start: Promise<void> = this.startAll(jobs)
-      .catch((error: unknown) => {
-        // The jobs are out of Redis already: the reconciler re-adds their tasks, which are still waiting.
-        this.ctx.log.error({ err: error, jobs: jobs.length }, "could not start fetched tasks; backing off");
+      .catch(async (error: unknown) => {
+        this.ctx.log.error({ err: error, jobs: jobs.length }, "could not start fetched tasks; putting them back and backing off");
         this.backoffUntil = Date.now() + START_FAILURE_BACKOFF_MS;
+        await this.putBack(jobs);
       })
       .finally(() => {
         this.starting -= jobs.length;
