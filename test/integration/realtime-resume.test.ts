@@ -165,6 +165,20 @@ describe("taskUpdated(after:) resumes a feed", () => {
     expect(view(resumed.values)).toEqual(expected);
   });
 
+  it("follows a list from its eventCursor: every change after the list was read, none missed (list, then watch)", async () => {
+    const before = await submit(a);
+    const page = await asTenant(platform.gateway, a)<{ tasks: { nodes: Array<{ id: string; status: string }>; eventCursor: string } }>(
+      `query { tasks(first: 5) { nodes { id status } eventCursor } }`,
+    );
+    expect(page.tasks.nodes.find((t) => t.id === before)?.status).toBe("QUEUED");
+    const after = await submit(a, "other");
+    await cancel(a, before);
+    const feed = subscribe(a, { after: page.tasks.eventCursor });
+    await feed.until("the cancellation", (vs) => vs.some((v) => v.taskUpdated.taskId === before && v.taskUpdated.status === "CANCELLED"));
+    expect(view(feed.values)).toEqual(await eventsInPostgres(a, page.tasks.eventCursor));
+    expect(view(feed.values).filter((e) => e.taskId === after).map((e) => e.status)).toEqual(["QUEUED"]);
+  });
+
   it("sends another tenant's events never, whatever the cursor", async () => {
     const watcher = subscribe(b, { after: "0" });
     const own = await submit(b);

@@ -131,6 +131,8 @@ describe("SDK live updates", () => {
     ]);
     expect(watched.every((e) => e.task.id === task.id && typeof e.at === "string")).toBe(true);
     expect(watched.at(-1)?.task).toMatchObject({ status: "SUCCEEDED", result: { ok: true } });
+    // A list says where a feed following it starts (an event id), for live.taskUpdates({ after }).
+    expect((await client.tasks.list({ queue: "live" }, { first: 1 })).eventCursor).toMatch(/^\d+$/);
     await socketsClosed();
   }, 60_000);
 

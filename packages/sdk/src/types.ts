@@ -88,6 +88,12 @@ export interface TaskConnection<TPayload = unknown, TResult = unknown> {
   pageInfo: PageInfo;
   /** Exact. */
   totalCount: number;
+  /**
+   * `tasks.list`: where a feed following this page starts, read before the page: pass it as
+   * `live.taskUpdates({ after })` and no change after the page is missed (one already in it may come
+   * again). Absent from `tasks.deadLetters`.
+   */
+  eventCursor?: string | null;
 }
 
 export interface BackoffInput {

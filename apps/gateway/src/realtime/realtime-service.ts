@@ -92,6 +92,20 @@ export class RealtimeService {
     });
   }
 
+  /**
+   * Where a feed that follows a list read after this may start: a list, then
+   * `taskUpdated(after:)` with it, misses no change (Kubernetes' list-then-watch
+   * from a resourceVersion). The relay's cursor, not the newest id drawn: an
+   * id below the newest may belong to a transaction that commits after the
+   * list was read, which neither the list nor a feed after the newest id would
+   * show; every id up to the relay's cursor is final. While no relay has ever
+   * run, the newest id drawn.
+   */
+  async eventCursor(): Promise<string> {
+    const cursor = (await this.#relayCursor.get()) ?? (await newestTaskEventId(this.db.pool));
+    return cursor.toString();
+  }
+
   async #catchUp(tenantId: string, taskId: string | null, queueId: string | null, after: bigint): Promise<CatchUp> {
     const newest = await newestTaskEventId(this.db.pool);
     if (after > newest) throw new UserError(ErrorCode.BAD_USER_INPUT, "after: no event has that id yet", { reason: "UNKNOWN_EVENT" });

@@ -28,7 +28,7 @@ const GET = `query Task($id: ID!) { task(id: $id) { ...TaskFields attemptHistory
 ${TASK_FIELDS}
 ${ATTEMPT_FIELDS}`;
 const LIST = `query Tasks($filter: TaskFilter, $first: Int, $after: String) {
-  tasks(filter: $filter, first: $first, after: $after) { nodes { ...TaskFields } pageInfo { hasNextPage endCursor } totalCount }
+  tasks(filter: $filter, first: $first, after: $after) { nodes { ...TaskFields } pageInfo { hasNextPage endCursor } totalCount eventCursor }
 }
 ${TASK_FIELDS}`;
 const DEAD_LETTERS = `query DeadLetterTasks($queue: String, $first: Int, $after: String) {

@@ -25,7 +25,7 @@ import { Permission } from "../../auth/scopes.js";
 import type { GatewayContext } from "../context.js";
 import { idArgSchema, queueNameArgSchema } from "../input-schemas.js";
 import { toAttempt, toTask, toTaskAuditEvent } from "../mappers.js";
-import { selectsOnly } from "../selection.js";
+import { selectsField, selectsOnly } from "../selection.js";
 import { Attempt, SubmitTaskInput, Task, TaskConnection, TaskFilter } from "../types/task.js";
 import { TaskAuditEvent } from "../types/task-audit-event.js";
 
@@ -46,10 +46,13 @@ export class TaskResolver {
     @Arg("first", () => Int, { nullable: true }) first: number | null | undefined,
     @Arg("after", () => String, { nullable: true }) after: string | null | undefined,
     @Ctx() ctx: GatewayContext,
+    @Info() info: GraphQLResolveInfo,
   ): Promise<TaskConnection> {
     const caller = requireTenant(ctx.principal, Permission.READ);
     const parsedFilter = parseInput(taskFilterSchema, filter ?? {});
-    return listPage(ctx, caller, parsedFilter, { first, after });
+    // Read before the page, never after: a change between the page and a later read would be in neither.
+    const eventCursor = selectsField(info, "eventCursor") ? await ctx.services.realtime.eventCursor() : null;
+    return { ...(await listPage(ctx, caller, parsedFilter, { first, after })), eventCursor };
   }
 
   @Query(() => TaskConnection, { description: "DEAD tasks, the one that died last first (by completedAt, then id)" })

@@ -172,6 +172,13 @@ export class TaskConnection {
 
   @Field(() => Int, { description: "exact" })
   totalCount!: number;
+
+  @Field(() => ID, {
+    nullable: true,
+    description:
+      "tasks: the newest event id before this page was read; pass it as taskUpdated's `after` to follow the list from here with no change missed (a change already in the page may come again). Null for deadLetterTasks",
+  })
+  eventCursor?: string | null;
 }
 
 @InputType("TaskFilter")
