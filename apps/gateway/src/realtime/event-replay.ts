@@ -18,7 +18,7 @@ export interface ReplayReadsOptions {
 export function eventReplayReads(db: Database, filter: ReplayFilter, opts: ReplayReadsOptions): CatchUpReads {
   const { loadTask } = opts;
   return {
-    relayCursor: () => opts.relayCursor(),
+    relayCursor: opts.relayCursor,
     async page(after, through) {
       const page = await opts.pageSlot(filter.tenantId, () => readReplayPage(db.pool, filter, after, through));
       const events: HubEvent[] = [];

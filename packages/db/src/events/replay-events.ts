@@ -67,18 +67,21 @@ export async function readReplayPage(client: Queryable, filter: ReplayFilter, af
   if (through <= after) return { events: [], readTo: through };
   if (filter.taskId !== null) {
     const res = await client.query<ReplayRow>(prepared(TASK_PAGE, [filter.taskId, filter.tenantId, after.toString(), through.toString(), REPLAY_PAGE]));
-    const last = res.rows.at(-1);
-    const readTo = res.rows.length < REPLAY_PAGE || last === undefined ? through : BigInt(last.id as string);
-    return { events: res.rows.map((r) => taskEventRowOf(r.id as string, r)), readTo };
+    return pageOf(res.rows, through);
   }
   const res = await client.query<ReplayRow & { read_to: string }>(
     prepared(LOG_PAGE, [filter.tenantId, filter.queueId, after.toString(), through.toString(), REPLAY_LOG_PAGE, REPLAY_PAGE]),
   );
   const head = res.rows[0];
   if (head === undefined) throw new Error("replay page query returned no row");
-  const events = res.rows.flatMap((r) => (r.id === null ? [] : [taskEventRowOf(r.id, r)]));
+  return pageOf(res.rows, BigInt(head.read_to));
+}
+
+/** A full page ends at its last event; a shorter one read everything up to `readTo`. */
+function pageOf(rows: readonly ReplayRow[], readTo: bigint): ReplayPage {
+  const events = rows.flatMap((r) => (r.id === null ? [] : [taskEventRowOf(r.id, r)]));
   const last = events.at(-1);
-  return { events, readTo: events.length === REPLAY_PAGE && last !== undefined ? BigInt(last.id) : BigInt(head.read_to) };
+  return { events, readTo: events.length === REPLAY_PAGE && last !== undefined ? BigInt(last.id) : readTo };
 }
 
 /**
