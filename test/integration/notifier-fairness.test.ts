@@ -121,16 +121,21 @@ describe("notifier fairness between tenants", () => {
   it("delivers B's webhook at once while ten other tenants' slow receivers hold every slot", async () => {
     // Ten tenants, five deliveries due each to the slow receiver: 4 in flight per tenant and origin
     // would be 40, so the notifier's 32 slots are all held (3 or 4 a tenant) until the requests time out.
+    // All fifty become due in one statement: written tenant by tenant, on a loaded machine the first
+    // eight filled every slot before the last two had any, and those two, under their owed share,
+    // were rightly lent a slot each (the receiver held 34).
+    const crowd = [];
     for (let i = 0; i < 10; i++) {
       const a = await seedNotifierTenant(tdb.db);
-      const hook = await addWebhook(tdb.db, a.tenantId, `${slow.url}/crowd${i}`, ["*"]);
-      await tdb.db.pool.query(
-        `INSERT INTO webhook_deliveries (id, tenant_id, webhook_id, url, event, body, next_attempt_at)
-         SELECT 'dlv_crowd' || $4 || '_' || g, $1, $2, $3, 'task.succeeded', '{}', now() - interval '1 minute'
-         FROM generate_series(1, 5) g`,
-        [a.tenantId, hook.id, `${slow.url}/crowd${i}`, i],
-      );
+      const url = `${slow.url}/crowd${i}`;
+      crowd.push({ tenantId: a.tenantId, webhookId: (await addWebhook(tdb.db, a.tenantId, url, ["*"])).id, url });
     }
+    await tdb.db.pool.query(
+      `INSERT INTO webhook_deliveries (id, tenant_id, webhook_id, url, event, body, next_attempt_at)
+       SELECT 'dlv_crowd' || c.ord || '_' || g, c.tenant_id, c.webhook_id, c.url, 'task.succeeded', '{}', now() - interval '1 minute'
+       FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS c(tenant_id, webhook_id, url, ord), generate_series(1, 5) g`,
+      [crowd.map((c) => c.tenantId), crowd.map((c) => c.webhookId), crowd.map((c) => c.url)],
+    );
     await waitFor("every slot held by the slow receiver", () => holding >= 32, 10_000);
     // Until its first request ends (the 10 s timeout) no slot is free: B must start on one lent to it.
     const ms = await quietTenantLatency("/after-crowd");
