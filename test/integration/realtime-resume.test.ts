@@ -189,16 +189,25 @@ describe("taskUpdated(after:) resumes a feed", () => {
     expect(tenantA.rows[0].n).toBeGreaterThan(0);
   });
 
-  it("a tenant resuming many feeds at once has their catch-up reads of the log made one at a time on a gateway", async () => {
+  it("a tenant resuming many feeds at once has their catch-up reads of the log made one at a time on a gateway, and their tasks read a chunk of events at a time", async () => {
     // A gateway whose database tells how many catch-up reads of the whole log are out at once.
     const db = createDatabase({ url: platform.database.url, applicationName: "tasklane-test-replay-pages" });
     let out = 0;
     let mostOut = 0;
     let reads = 0;
+    const textOf = (config: unknown) => (typeof config === "object" && config !== null && "text" in config ? String(config.text) : String(config));
+    // And how many reads of tasks by id its clients make (tenant-scoped reads run in a transaction on a client).
+    let taskReads = 0;
+    db.pool.on("connect", (client) => {
+      const clientQuery = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+      client.query = ((...args: unknown[]) => {
+        if (textOf(args[0]).includes("ON q.id = t.queue_id WHERE t.id =")) taskReads += 1;
+        return clientQuery(...args);
+      }) as typeof client.query;
+    });
     const query = db.pool.query.bind(db.pool) as (...args: unknown[]) => Promise<unknown>;
     db.pool.query = ((...args: unknown[]) => {
-      const [config] = args;
-      const text = typeof config === "object" && config !== null && "text" in config ? String(config.text) : String(config);
+      const text = textOf(args[0]);
       if (!text.includes("h.read_to")) return query(...args);
       reads += 1;
       out += 1;
@@ -228,6 +237,10 @@ describe("taskUpdated(after:) resumes a feed", () => {
       expect(reads).toBeGreaterThanOrEqual(4);
       expect(mostOut).toBe(1);
       for (const feed of feeds) expect(view(feed.values)).toEqual(await eventsInPostgres(a, cursor));
+      // Each event with its own task, the tasks read a chunk of events at a time, not one read per event.
+      for (const feed of feeds) expect(feed.values.filter((v) => v.taskUpdated.task.id !== v.taskUpdated.taskId)).toEqual([]);
+      expect(taskReads).toBeGreaterThan(0);
+      expect(taskReads).toBeLessThan(1_000);
     } finally {
       await Promise.all(feeds.map((feed) => feed.close()));
       // Once the fixture has closed this gateway, whose close() leaves a pool it was given open.

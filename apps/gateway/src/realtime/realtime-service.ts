@@ -63,7 +63,7 @@ export class RealtimeService {
   constructor(
     private readonly db: Database,
     private readonly hub: TaskEventHub,
-    private readonly tasks: Pick<TaskService, "get">,
+    private readonly tasks: Pick<TaskService, "get" | "getMany">,
     private readonly queues: Pick<QueueService, "find">,
     private readonly workflows: WorkflowReader,
     private readonly log: Logger,
@@ -117,7 +117,7 @@ export class RealtimeService {
       );
     }
     const reads = eventReplayReads(this.db, { tenantId, taskId, queueId }, {
-      loadTask: (tenant, id) => this.tasks.get(tenant, id),
+      readTasks: (tenant, ids) => this.tasks.getMany(tenant, ids),
       relayCursor: () => this.#relayCursor.get(),
       pageSlot: (tenant, read) => this.#replayPages.run(tenant, read),
     });

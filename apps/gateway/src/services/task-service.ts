@@ -10,6 +10,7 @@ import type { DeadLetterBatchArgs } from "@tasklane/core/schemas/dead-letter-bat
 import {
   cancelTask,
   getTask,
+  getTasks,
   listAttempts,
   listTaskAuditEvents,
   listTasks,
@@ -58,6 +59,8 @@ export interface TaskService {
   /** submit for a caller that reads back no more than each task's id (and queue and status). */
   submitRefs(tenantId: string, specs: TaskSpec[], actor: string, traceParent?: string | null): Promise<SubmittedTaskRef[]>;
   get(tenantId: string, id: string): Promise<TaskRecord | null>;
+  /** The tenant's tasks among `ids`, in one read, by id; absent ones (or another tenant's) are not in the map. */
+  getMany(tenantId: string, ids: readonly string[]): Promise<Map<string, TaskRecord>>;
   list(tenantId: string, filter: TaskFilter, page: Page): Promise<TaskPage>;
   attempts(taskIds: string[]): Promise<Map<string, AttemptRecord[]>>;
   /** Audit trails (oldest first, a page per task) of tasks the caller may see. */
@@ -175,6 +178,10 @@ export function createTaskService({ db, dispatcher, log, announceCancel, horizon
     submitRefs: async (tenantId, specs, actor, traceParent = null) => (await accept(refs, tenantId, specs, actor, traceParent)).tasks,
     // Reads run confined to the tenant by row-level security (defence in depth; packages/db tenant-scope.ts).
     get: (tenantId, id) => withTenantScope(db.pool, tenantId, (client) => getTask({ pool: client }, tenantId, id)),
+    getMany: async (tenantId, ids) => {
+      const tasks = await withTenantScope(db.pool, tenantId, (client) => getTasks({ pool: client }, tenantId, ids));
+      return new Map(tasks.map((t) => [t.id, t]));
+    },
     list: (tenantId, filter, page) => withTenantScope(db.pool, tenantId, (client) => listTasks({ pool: client }, tenantId, filter, page)),
     attempts: (taskIds) => listAttempts(db, taskIds),
     events: (tenantId, taskIds, page) =>
