@@ -15,13 +15,12 @@ const SLOWEST_FIRST = [
   "test/integration/chaos.test.ts", // 100 s
   "test/e2e/console.test.ts", // 80 s
   "test/e2e/console-forms.test.ts", // 74 s
+  "test/e2e/console-pages.test.ts", // 55 s alone: six journeys on one platform
   "test/integration/fairness-limits.test.ts", // 60 s
   "test/integration/schedules.test.ts", // 45 s
   "test/integration/durability-postgres-silence.test.ts", // 43 s
   "test/integration/realtime-resume.test.ts", // 34 s
-  "test/e2e/console-not-found.test.ts", // 31 s
   "test/integration/app-startup-failures.test.ts", // 29 s
-  "test/e2e/console-task-reschedule.test.ts", // 29 s
   "test/e2e/console-resilience.test.ts", // 29 s
   "test/integration/cli.test.ts", // 28 s
   "test/integration/metrics-live-scrape.test.ts", // 27 s

@@ -1,9 +1,11 @@
 /**
- * The whole platform for the console's browser test: an in-process gateway,
+ * The whole platform for the console's browser tests: an in-process gateway,
  * scheduler, worker and notifier processes, the built console (`next start`),
- * a PUSH receiver whose answers the test steers per task type, a fresh
- * database, a Redis key prefix of its own on DB 0 (never flushed), a tenant,
- * and Debian's headless Chromium driven by playwright-core.
+ * a fresh database, a Redis key prefix of its own on DB 0 (never flushed) and
+ * Debian's headless Chromium driven by playwright-core; and on it, sessions:
+ * a tenant, a PUSH receiver whose answers the test steers per task type, and
+ * a browser context and page. A file has the platform with one session
+ * (startConsolePlatform) or shares it among suites (startSharedConsolePlatform).
  */
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
@@ -45,27 +47,45 @@ export interface ConsolePlatform {
   open(pathname: string): Promise<void>;
   /**
    * Takes the gateway away (closed: its port refuses connections) and answers a function that
-   * starts it again on the same port, address and operator token, as after a restart.
+   * starts it again on the same port, address and operator token, as after a restart. On a shared
+   * platform the gateway is every session's.
    */
   stopGateway(): Promise<() => Promise<void>>;
   /** docs/screenshots/<name>.png, only with SAVE_SCREENSHOTS=1 (CI never rewrites the committed pictures). */
   screenshot(name: string): Promise<void>;
+  /** Closes the session's context and receiver; the platform too when it is the file's own (startConsolePlatform). */
   stop(): Promise<void>;
 }
 
-export async function startConsolePlatform(tenantName: string, limits: Record<string, unknown>): Promise<ConsolePlatform> {
+/**
+ * The platform under a console, shared by the sessions opened on it: one
+ * database, Redis prefix, gateway, scheduler, worker, notifier, console and
+ * browser. Starting these costs a file ~12 s of a 2-core machine, so the
+ * console's shorter journeys share one (console-pages.test.ts), each in a
+ * session of its own tenant.
+ */
+export interface SharedConsolePlatform {
+  /** A new tenant with its own PUSH receiver, browser context and page on this platform. */
+  session(tenantName: string, limits: Record<string, unknown>): Promise<ConsolePlatform>;
+  stop(): Promise<void>;
+}
+
+interface ConsoleInfrastructure {
+  tdb: TestDatabase;
+  /** The one answering now (stopGateway's restart replaces it). */
+  gateway(): StartedGateway;
+  consoleApp: ConsoleProcess;
+  browser: Browser;
+  stopGateway(): Promise<() => Promise<void>>;
+  stop(): Promise<void>;
+}
+
+async function startConsoleInfrastructure(): Promise<ConsoleInfrastructure> {
   const tdb = await createTestDatabase("console");
   const redis = createTestRedis();
-  const behaviour = new Map<string, Behaviour>();
-  const receiver = await startReceiver(async (req, res) => {
-    const body = req.json as { type: string; attempt: number };
-    const answer = behaviour.get(body.type)?.(body.attempt) ?? { status: 200 };
-    if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
-    res.writeHead(answer.status, { "content-type": "application/json" }).end(JSON.stringify({ handled: body.type, attempt: body.attempt }));
-  });
   // Whatever started before a failure in this setup is undone here: a missing browser
   // must not leave the apps running as orphans of the test run.
-  const undo: (() => Promise<unknown>)[] = [() => tdb.drop(), () => redis.cleanup(), () => receiver.close()];
+  const undo: (() => Promise<unknown>)[] = [() => tdb.drop(), () => redis.cleanup()];
   const started = async <T>(value: Promise<T>, stop: (v: T) => Promise<unknown>): Promise<T> => {
     try {
       const v = await value;
@@ -83,19 +103,67 @@ export async function startConsolePlatform(tenantName: string, limits: Record<st
     Promise.resolve([startApp("scheduler", env), startApp("worker", env), startApp("notifier", env)]),
     (list) => Promise.all(list.map((a) => a.stop())),
   );
-  const tenant = await started(createTenant(gateway, tenantName, limits), async () => undefined);
   const consoleApp = await started(startConsole(gateway.url), (c) => c.stop());
   const browser: Browser = await started(chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS }), (b) => b.close());
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, deviceScaleFactor: 1 });
-  const page = await context.newPage();
-
-  const api = <T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>, key = tenant.apiKey) => gql<T>(gateway.url, query, variables, key);
-  const statusOf = async (id: string) => (await api<{ task: TaskView | null }>(`query ($id: ID!) { task(id: $id) { id status attempts } }`, { id })).data?.task?.status;
   return {
     tdb,
-    // The one answering now (stopGateway's restart replaces it).
+    gateway: () => gateway,
+    consoleApp,
+    browser,
+    async stopGateway() {
+      const port = new URL(gateway.url).port;
+      const adminToken = gateway.adminToken;
+      await gateway.close();
+      gatewayUp = false;
+      return async () => {
+        if (gatewayUp) return;
+        gateway = await startGateway({ databaseUrl: tdb.url, redis, env: { ALLOW_PRIVATE_TARGETS: "1", PORT: port, ADMIN_TOKEN: adminToken } });
+        gatewayUp = true;
+      };
+    },
+    async stop() {
+      await browser.close();
+      await consoleApp.stop();
+      await Promise.all(apps.map((a) => a.stop()));
+      if (gatewayUp) await gateway.close();
+      await redis.cleanup();
+      await tdb.drop();
+    },
+  };
+}
+
+/** A tenant on `infra` with its own receiver, browser context and page; `stop` closes those, then runs `andThen`. */
+async function openConsoleSession(
+  infra: ConsoleInfrastructure,
+  tenantName: string,
+  limits: Record<string, unknown>,
+  andThen: () => Promise<void> = async () => undefined,
+): Promise<ConsolePlatform> {
+  const behaviour = new Map<string, Behaviour>();
+  const receiver = await startReceiver(async (req, res) => {
+    const body = req.json as { type: string; attempt: number };
+    const answer = behaviour.get(body.type)?.(body.attempt) ?? { status: 200 };
+    if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
+    res.writeHead(answer.status, { "content-type": "application/json" }).end(JSON.stringify({ handled: body.type, attempt: body.attempt }));
+  });
+  let tenant: CreatedTenant;
+  let context: BrowserContext;
+  let page: Page;
+  try {
+    tenant = await createTenant(infra.gateway(), tenantName, limits);
+    context = await infra.browser.newContext({ viewport: { width: 1280, height: 860 }, deviceScaleFactor: 1 });
+    page = await context.newPage();
+  } catch (error) {
+    await receiver.close();
+    throw error;
+  }
+  const { consoleApp } = infra;
+  const api = <T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>, key = tenant.apiKey) => gql<T>(infra.gateway().url, query, variables, key);
+  const statusOf = async (id: string) => (await api<{ task: TaskView | null }>(`query ($id: ID!) { task(id: $id) { id status attempts } }`, { id })).data?.task?.status;
+  return {
+    tdb: infra.tdb,
     get gateway() {
-      return gateway;
+      return infra.gateway();
     },
     receiver,
     consoleApp,
@@ -118,17 +186,7 @@ export async function startConsolePlatform(tenantName: string, limits: Record<st
       await page.getByText("Loading…", { exact: true }).first().waitFor({ state: "detached", timeout: 30_000 });
       if ((await page.getByText("This page could not be shown").count()) > 0) throw new Error(`${pathname} rendered the error boundary`);
     },
-    async stopGateway() {
-      const port = new URL(gateway.url).port;
-      const adminToken = gateway.adminToken;
-      await gateway.close();
-      gatewayUp = false;
-      return async () => {
-        if (gatewayUp) return;
-        gateway = await startGateway({ databaseUrl: tdb.url, redis, env: { ALLOW_PRIVATE_TARGETS: "1", PORT: port, ADMIN_TOKEN: adminToken } });
-        gatewayUp = true;
-      };
-    },
+    stopGateway: () => infra.stopGateway(),
     async screenshot(name) {
       if (process.env.SAVE_SCREENSHOTS !== "1") return;
       await mkdir(SCREENSHOT_DIR, { recursive: true });
@@ -139,14 +197,29 @@ export async function startConsolePlatform(tenantName: string, limits: Record<st
     },
     async stop() {
       await context.close();
-      await browser.close();
-      await consoleApp.stop();
-      await Promise.all(apps.map((a) => a.stop()));
-      if (gatewayUp) await gateway.close();
       await receiver.close();
-      await redis.cleanup();
-      await tdb.drop();
+      await andThen();
     },
+  };
+}
+
+/** The platform with one session: the file's own, stopped with it. */
+export async function startConsolePlatform(tenantName: string, limits: Record<string, unknown>): Promise<ConsolePlatform> {
+  const infra = await startConsoleInfrastructure();
+  try {
+    return await openConsoleSession(infra, tenantName, limits, () => infra.stop());
+  } catch (error) {
+    await infra.stop().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** The platform for several sessions (each its own tenant), stopped once they are done. */
+export async function startSharedConsolePlatform(): Promise<SharedConsolePlatform> {
+  const infra = await startConsoleInfrastructure();
+  return {
+    session: (tenantName, limits) => openConsoleSession(infra, tenantName, limits),
+    stop: () => infra.stop(),
   };
 }
 
