@@ -15,7 +15,7 @@ const SLOWEST_FIRST = [
   "test/integration/chaos.test.ts", // 100 s
   "test/e2e/console.test.ts", // 80 s
   "test/e2e/console-forms.test.ts", // 74 s
-  "test/e2e/console-pages.test.ts", // 55 s alone: six journeys on one platform
+  "test/e2e/console-pages.test.ts", // 111 s (six journeys on one platform; 55 s alone)
   "test/integration/fairness-limits.test.ts", // 60 s
   "test/integration/schedules.test.ts", // 45 s
   "test/integration/durability-postgres-silence.test.ts", // 43 s
