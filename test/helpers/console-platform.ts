@@ -236,14 +236,14 @@ export async function createConsoleUser(p: ConsolePlatform, email: string, passw
 
 /**
  * A console user of the platform's tenant, signed in on `p.page` through the sign-in form
- * (the console sends an anonymous visitor there), left on the Tasks page.
+ * (the console sends an anonymous visitor there), left on the page asked for (Tasks unless told).
  */
-export async function signInNewConsoleUser(p: ConsolePlatform, email: string, password: string): Promise<void> {
+export async function signInNewConsoleUser(p: ConsolePlatform, email: string, password: string, landing = { path: "/tasks", heading: "Tasks" }): Promise<void> {
   await createConsoleUser(p, email, password);
-  await p.page.goto(`${p.consoleApp.url}/tasks`);
+  await p.page.goto(`${p.consoleApp.url}${landing.path}`);
   await p.page.waitForURL(/\/signin/);
   await p.page.getByLabel("Email").fill(email);
   await p.page.getByLabel("Password").fill(password);
   await p.page.getByRole("button", { name: "Sign in" }).click();
-  await p.page.getByRole("heading", { name: "Tasks", level: 1 }).waitFor({ timeout: 30_000 });
+  await p.page.getByRole("heading", { name: landing.heading, level: 1 }).waitFor({ timeout: 30_000 });
 }

@@ -7,7 +7,7 @@
  */
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createConsoleUser, type ConsolePlatform, type SharedConsolePlatform } from "../../helpers/console-platform.js";
+import { signInNewConsoleUser, type ConsolePlatform, type SharedConsolePlatform } from "../../helpers/console-platform.js";
 
 const EMAIL = "grace@example.com";
 const PASSWORD = "a password long enough";
@@ -27,7 +27,6 @@ export function describeQueueLifecycle(platform: () => SharedConsolePlatform): v
     beforeAll(async () => {
       p = await platform().session("Lifecycle Ltd", { dailyTaskQuota: 1_000 });
       page = p.page;
-      await createConsoleUser(p, EMAIL, PASSWORD);
       const created = await p.api(`mutation { upsertQueue(input: { name: "bulk", mode: PULL }) { name } }`);
       if (created.errors) throw new Error(JSON.stringify(created.errors));
       const first = await p.api<{ submitTask: { id: string } }>(`mutation { submitTask(input: { type: "first", queue: "bulk", priority: HIGH }) { id } }`);
@@ -45,12 +44,7 @@ export function describeQueueLifecycle(platform: () => SharedConsolePlatform): v
     });
 
     it("sign in", async () => {
-      await page.goto(`${p.consoleApp.url}/queues`);
-      await page.waitForURL(/\/signin/);
-      await page.getByLabel("Email").fill(EMAIL);
-      await page.getByLabel("Password").fill(PASSWORD);
-      await page.getByRole("button", { name: "Sign in" }).click();
-      await page.getByRole("heading", { name: "Queues", level: 1 }).waitFor({ timeout: 30_000 });
+      await signInNewConsoleUser(p, EMAIL, PASSWORD, { path: "/queues", heading: "Queues" });
     });
 
     it("shows the API's refusal when a queue with unfinished tasks is deleted, and deletes nothing", async () => {

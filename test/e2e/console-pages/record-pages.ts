@@ -6,7 +6,7 @@
  */
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createConsoleUser, type ConsolePlatform, type SharedConsolePlatform } from "../../helpers/console-platform.js";
+import { signInNewConsoleUser, type ConsolePlatform, type SharedConsolePlatform } from "../../helpers/console-platform.js";
 
 const EMAIL = "linus@example.com";
 const PASSWORD = "a password long enough";
@@ -32,7 +32,6 @@ export function describeRecordPages(platform: () => SharedConsolePlatform): void
     beforeAll(async () => {
       p = await platform().session("Missing Things Ltd", { dailyTaskQuota: 1_000 });
       page = p.page;
-      await createConsoleUser(p, EMAIL, PASSWORD);
     }, 180_000);
 
     afterAll(async () => {
@@ -40,12 +39,7 @@ export function describeRecordPages(platform: () => SharedConsolePlatform): void
     });
 
     it("sign in", async () => {
-      await page.goto(`${p.consoleApp.url}/tasks`);
-      await page.waitForURL(/\/signin/);
-      await page.getByLabel("Email").fill(EMAIL);
-      await page.getByLabel("Password").fill(PASSWORD);
-      await page.getByRole("button", { name: "Sign in" }).click();
-      await page.getByRole("heading", { name: "Tasks", level: 1 }).waitFor({ timeout: 30_000 });
+      await signInNewConsoleUser(p, EMAIL, PASSWORD);
     });
 
     it("answer 404 with the not-found page for a record that does not exist", async () => {

@@ -8,7 +8,7 @@
 import { IdPrefix, newId } from "@tasklane/core";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createConsoleUser, type ConsolePlatform, type SharedConsolePlatform } from "../../helpers/console-platform.js";
+import { signInNewConsoleUser, type ConsolePlatform, type SharedConsolePlatform } from "../../helpers/console-platform.js";
 
 const EMAIL = "margaret@example.com";
 const PASSWORD = "a password long enough";
@@ -27,7 +27,6 @@ export function describeWebhookRotation(platform: () => SharedConsolePlatform): 
     beforeAll(async () => {
       p = await platform().session("Rotation Ltd", { dailyTaskQuota: 1_000 });
       page = p.page;
-      await createConsoleUser(p, EMAIL, PASSWORD);
       const created = await p.api<{ createWebhook: { webhook: { id: string }; secret: string } }>(
         `mutation ($u: String!) { createWebhook(input: { url: $u, events: ["*"] }) { webhook { id } secret } }`,
         { u: `${p.receiver.url}/hooks` },
@@ -43,12 +42,7 @@ export function describeWebhookRotation(platform: () => SharedConsolePlatform): 
     });
 
     it("sign in", async () => {
-      await page.goto(`${p.consoleApp.url}/webhooks`);
-      await page.waitForURL(/\/signin/);
-      await page.getByLabel("Email").fill(EMAIL);
-      await page.getByLabel("Password").fill(PASSWORD);
-      await page.getByRole("button", { name: "Sign in" }).click();
-      await page.getByRole("heading", { name: "Webhooks", level: 1 }).waitFor({ timeout: 30_000 });
+      await signInNewConsoleUser(p, EMAIL, PASSWORD, { path: "/webhooks", heading: "Webhooks" });
     });
 
     it("asks first, saying the old secret keeps signing for 24 h; cancelled, nothing changes", async () => {
