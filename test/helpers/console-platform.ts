@@ -147,16 +147,18 @@ async function openConsoleSession(
     res.writeHead(answer.status, { "content-type": "application/json" }).end(JSON.stringify({ handled: body.type, attempt: body.attempt }));
   });
   let tenant: CreatedTenant;
-  let context: BrowserContext;
+  let context: BrowserContext | undefined;
   let page: Page;
   try {
     tenant = await createTenant(infra.gateway(), tenantName, limits);
     context = await infra.browser.newContext({ viewport: { width: 1280, height: 860 }, deviceScaleFactor: 1 });
     page = await context.newPage();
   } catch (error) {
+    await context?.close().catch(() => undefined);
     await receiver.close();
     throw error;
   }
+  const sessionContext = context;
   const { consoleApp } = infra;
   const api = <T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>, key = tenant.apiKey) => gql<T>(infra.gateway().url, query, variables, key);
   const statusOf = async (id: string) => (await api<{ task: TaskView | null }>(`query ($id: ID!) { task(id: $id) { id status attempts } }`, { id })).data?.task?.status;
@@ -168,7 +170,7 @@ async function openConsoleSession(
     receiver,
     consoleApp,
     tenant,
-    context,
+    context: sessionContext,
     page,
     behaviour,
     api,
@@ -196,7 +198,7 @@ async function openConsoleSession(
       await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
     },
     async stop() {
-      await context.close();
+      await sessionContext.close();
       await receiver.close();
       await andThen();
     },

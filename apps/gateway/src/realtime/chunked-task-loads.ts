@@ -16,8 +16,9 @@ export type TasksReader = (tenantId: string, ids: readonly string[]) => Promise<
 
 /**
  * For events sent in order: `taskOf(i)` is the task of the i-th event (the
- * task as it is when its chunk is read, null when it is gone), reading the
- * tasks of events i … i + perRead − 1 together when the chunk is first asked.
+ * task as it is when its chunk is read, null when it is gone). The events
+ * come in chunks of `perRead`; the first ask of a chunk reads all its tasks
+ * at once and lets go of the chunk before.
  */
 export function chunkedTaskLoads(
   tenantId: string,
