@@ -42,7 +42,11 @@ export class SlowestFirstSequencer extends BaseSequencer {
     const rankOf = (spec: TestSpecification) => rank.get(spec.moduleId.replace(root, ""));
     // Vitest's order keeps each project's files together; within each, the listed files go first, in list order.
     const byProject = new Map<string, TestSpecification[]>();
-    for (const spec of sorted) byProject.set(spec.project.name, [...(byProject.get(spec.project.name) ?? []), spec]);
+    for (const spec of sorted) {
+      const specs = byProject.get(spec.project.name) ?? [];
+      specs.push(spec);
+      byProject.set(spec.project.name, specs);
+    }
     return [...byProject.values()].flatMap((specs) => [
       ...specs.filter((s) => rankOf(s) !== undefined).sort((a, b) => rankOf(a)! - rankOf(b)!),
       ...specs.filter((s) => rankOf(s) === undefined),

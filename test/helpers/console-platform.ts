@@ -139,6 +139,8 @@ async function openConsoleSession(
   limits: Record<string, unknown>,
   andThen: () => Promise<void> = async () => undefined,
 ): Promise<ConsolePlatform> {
+  // Made first: a tenant left behind by a later failure harms nothing.
+  const tenant = await createTenant(infra.gateway(), tenantName, limits);
   const behaviour = new Map<string, Behaviour>();
   const receiver = await startReceiver(async (req, res) => {
     const body = req.json as { type: string; attempt: number };
@@ -146,19 +148,15 @@ async function openConsoleSession(
     if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
     res.writeHead(answer.status, { "content-type": "application/json" }).end(JSON.stringify({ handled: body.type, attempt: body.attempt }));
   });
-  let tenant: CreatedTenant;
-  let context: BrowserContext | undefined;
-  let page: Page;
-  try {
-    tenant = await createTenant(infra.gateway(), tenantName, limits);
-    context = await infra.browser.newContext({ viewport: { width: 1280, height: 860 }, deviceScaleFactor: 1 });
-    page = await context.newPage();
-  } catch (error) {
-    await context?.close().catch(() => undefined);
+  const context = await infra.browser.newContext({ viewport: { width: 1280, height: 860 }, deviceScaleFactor: 1 }).catch(async (error: unknown) => {
     await receiver.close();
     throw error;
-  }
-  const sessionContext = context;
+  });
+  const page = await context.newPage().catch(async (error: unknown) => {
+    await context.close().catch(() => undefined);
+    await receiver.close();
+    throw error;
+  });
   const { consoleApp } = infra;
   const api = <T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>, key = tenant.apiKey) => gql<T>(infra.gateway().url, query, variables, key);
   const statusOf = async (id: string) => (await api<{ task: TaskView | null }>(`query ($id: ID!) { task(id: $id) { id status attempts } }`, { id })).data?.task?.status;
@@ -170,7 +168,7 @@ async function openConsoleSession(
     receiver,
     consoleApp,
     tenant,
-    context: sessionContext,
+    context,
     page,
     behaviour,
     api,
@@ -198,7 +196,7 @@ async function openConsoleSession(
       await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
     },
     async stop() {
-      await sessionContext.close();
+      await context.close();
       await receiver.close();
       await andThen();
     },

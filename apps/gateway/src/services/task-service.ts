@@ -178,10 +178,7 @@ export function createTaskService({ db, dispatcher, log, announceCancel, horizon
     submitRefs: async (tenantId, specs, actor, traceParent = null) => (await accept(refs, tenantId, specs, actor, traceParent)).tasks,
     // Reads run confined to the tenant by row-level security (defence in depth; packages/db tenant-scope.ts).
     get: (tenantId, id) => withTenantScope(db.pool, tenantId, (client) => getTask({ pool: client }, tenantId, id)),
-    getMany: async (tenantId, ids) => {
-      const tasks = await withTenantScope(db.pool, tenantId, (client) => getTasks({ pool: client }, tenantId, ids));
-      return new Map(tasks.map((t) => [t.id, t]));
-    },
+    getMany: (tenantId, ids) => withTenantScope(db.pool, tenantId, (client) => getTasks({ pool: client }, tenantId, ids)),
     list: (tenantId, filter, page) => withTenantScope(db.pool, tenantId, (client) => listTasks({ pool: client }, tenantId, filter, page)),
     attempts: (taskIds) => listAttempts(db, taskIds),
     events: (tenantId, taskIds, page) =>

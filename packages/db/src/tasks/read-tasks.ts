@@ -43,15 +43,15 @@ export async function getTask(db: Database | { pool: Queryable }, tenantId: stri
   return res.rows[0] ? mapTaskRow(res.rows[0]) : null;
 }
 
-/** The tenant's tasks among `ids`, in one read; an id absent or another tenant's is simply not in the answer. */
-export async function getTasks(db: Database | { pool: Queryable }, tenantId: string, ids: readonly string[]): Promise<TaskRecord[]> {
+/** The tenant's tasks among `ids`, in one read, by id; an id absent or another tenant's is simply not in the map. */
+export async function getTasks(db: Database | { pool: Queryable }, tenantId: string, ids: readonly string[]): Promise<Map<string, TaskRecord>> {
   const wellFormed = [...new Set(ids)].filter((id) => isWellFormedId("task", id));
-  if (wellFormed.length === 0) return [];
+  if (wellFormed.length === 0) return new Map();
   const res = await db.pool.query(
     `SELECT ${TASK_COLUMNS} FROM tasks t JOIN queues q ON q.id = t.queue_id WHERE t.id = ANY($1::text[]) AND t.tenant_id = $2`,
     [wellFormed, tenantId],
   );
-  return res.rows.map(mapTaskRow);
+  return new Map(res.rows.map((r) => [r.id as string, mapTaskRow(r)]));
 }
 
 /**
