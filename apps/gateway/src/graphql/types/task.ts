@@ -176,7 +176,7 @@ export class TaskConnection {
   @Field(() => ID, {
     nullable: true,
     description:
-      "tasks: the newest event id before this page was read; pass it as taskUpdated's `after` to follow the list from here with no change missed (a change already in the page may come again). Null for deadLetterTasks",
+      "tasks: the newest event id that was final (published to feeds) before this page was read; pass it as taskUpdated's `after` to follow the list from here with no change missed (a change already in the page may come again). Null for deadLetterTasks",
   })
   eventCursor?: string | null;
 }
